@@ -1,0 +1,21 @@
+package dev.zarrdirect.api;
+
+/** A codec failed on one chunk; the message names the codec, the chunk and where it came from. */
+public class CodecException extends ZarrDirectException {
+    private static final long serialVersionUID = 1L;
+    private final String codec;
+
+    public CodecException(String codec, String message, Throwable cause) {
+        super(message, cause);
+        this.codec = codec;
+    }
+
+    public CodecException(String codec, String message) {
+        this(codec, message, null);
+    }
+
+    /** The codec's name as in the metadata, e.g. {@code zstd}. */
+    public String codec() {
+        return codec;
+    }
+}

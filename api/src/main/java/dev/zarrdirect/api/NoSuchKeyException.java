@@ -1,0 +1,10 @@
+package dev.zarrdirect.api;
+
+/** A key that had to exist does not. */
+public class NoSuchKeyException extends StoreException {
+    private static final long serialVersionUID = 1L;
+
+    public NoSuchKeyException(String store, String key) {
+        super(store, key, "key \"" + key + "\" not found in " + store);
+    }
+}

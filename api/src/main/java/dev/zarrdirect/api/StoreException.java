@@ -1,0 +1,28 @@
+package dev.zarrdirect.api;
+
+/** A store operation failed; the message names the store and the key. */
+public class StoreException extends ZarrDirectException {
+    private static final long serialVersionUID = 1L;
+    private final String store;
+    private final String key;
+
+    public StoreException(String store, String key, String message, Throwable cause) {
+        super(message, cause);
+        this.store = store;
+        this.key = key;
+    }
+
+    public StoreException(String store, String key, String message) {
+        this(store, key, message, null);
+    }
+
+    /** A short description of the store, e.g. {@code FileSystemStore(root=/data/era5.zarr)}. */
+    public String store() {
+        return store;
+    }
+
+    /** The key involved, or null when the operation had none. */
+    public String key() {
+        return key;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.zarrdirect.api.backend;
+
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.codec.CodecProvider;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * One started device family: memory, copies and the codec implementations native to it. Knows
+ * nothing of Zarr metadata; the core plans and calls it. Safe for concurrent use.
+ *
+ * <p>Closing a backend frees its pools; closing it twice is harmless.
+ */
+public interface Backend extends AutoCloseable {
+
+    String name();
+
+    List<Device> devices();
+
+    /** The device a read lands on when the caller names none. */
+    default Device defaultDevice() {
+        return devices().getFirst();
+    }
+
+    /** Allocates {@code bytes} of {@code kind} memory on {@code device}; the caller closes it. */
+    Buffer allocate(Device device, MemoryKind kind, long bytes);
+
+    /**
+     * Copies {@code bytes} bytes between any two buffers this backend can reach (host to device,
+     * device to host, within a device). Returns when the copy is complete.
+     */
+    void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes);
+
+    /** Fills {@code count} elements of {@code dst} from {@code offset} with {@code pattern}, repeated. */
+    void fill(Buffer dst, long offset, long count, MemorySegment pattern);
+
+    /** How many chunks the core should hand to one codec call; 1 for the CPU, hundreds for a GPU. */
+    int preferredBatchSize();
+
+    /** The codec implementations that run natively on this backend's devices. */
+    CodecProvider codecs();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,18 @@
+package dev.zarrdirect.api.buffer;
+
+/** Where a buffer's bytes live, which decides who can touch them and how fast they move. */
+public enum MemoryKind {
+    /** Ordinary host memory, pageable. */
+    HOST,
+    /** Host memory pinned (page-locked) for a device's DMA engine. */
+    HOST_PINNED,
+    /** Memory on a device, reachable only through its backend. */
+    DEVICE,
+    /** Unified memory that migrates between host and device on demand. */
+    MANAGED;
+
+    /** True when the JVM can read and write the bytes through a {@link java.lang.foreign.MemorySegment}. */
+    public boolean hostAccessible() {
+        return this == HOST || this == HOST_PINNED;
+    }
+}

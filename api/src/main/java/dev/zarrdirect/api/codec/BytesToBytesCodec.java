@@ -1,0 +1,25 @@
+package dev.zarrdirect.api.codec;
+
+/** Transforms bytes into bytes: compressors and checksums. */
+public non-sealed interface BytesToBytesCodec extends Codec {
+
+    @Override
+    default CodecKind kind() {
+        return CodecKind.BYTES_TO_BYTES;
+    }
+
+    /** Exact encoded size for {@code decodedSize} input bytes, or -1 if it depends on the data. */
+    long encodedSize(long decodedSize);
+
+    /** Upper bound on the encoded size, for allocating encode outputs. */
+    long maxEncodedSize(long decodedSize);
+
+    /**
+     * Decodes each item; each output is exactly the expected decoded size, and a chunk that decodes
+     * to any other size fails with a {@link dev.zarrdirect.api.CorruptChunkException}.
+     */
+    void decode(CodecBatch batch);
+
+    /** Encodes each item into an output of {@link #maxEncodedSize} bytes and reports the size written. */
+    void encode(CodecBatch batch);
+}
