@@ -43,8 +43,16 @@ public final class Tensor implements AutoCloseable {
         if (byteOffset < 0) {
             throw new IllegalArgumentException("negative byte offset " + byteOffset);
         }
-        long[] span = span();
-        if (span[1] > 0 && (byteOffset + span[0] < 0 || byteOffset + span[1] > buffer.byteSize())) {
+        long[] span;
+        try {
+            span = span();
+            // Exact sums: a huge stride or offset must not wrap around into a range that looks in bounds.
+            span = new long[]{Math.addExact(byteOffset, span[0]), Math.addExact(byteOffset, span[1]), span[1]};
+        } catch (ArithmeticException e) {
+            throw new IndexOutOfBoundsException("tensor " + dataType + Arrays.toString(shape) + " strides "
+                    + Arrays.toString(strides) + " at byte offset " + byteOffset + " overflows 64-bit byte offsets");
+        }
+        if (span[2] > 0 && (span[0] < 0 || span[1] > buffer.byteSize())) {
             throw new IndexOutOfBoundsException("tensor " + dataType + Arrays.toString(shape) + " strides "
                     + Arrays.toString(strides) + " at byte offset " + byteOffset + " does not fit in " + buffer);
         }
@@ -135,6 +143,11 @@ public final class Tensor implements AutoCloseable {
 
     /** True when the elements are packed in C order. */
     public boolean isContiguous() {
+        if (elementCount() == 0) {
+            // No elements, nothing to be out of place; contiguousStrides() for shape [3, 0] gives
+            // strides the loop below would otherwise reject.
+            return true;
+        }
         long expect = 1;
         for (int i = shape.length - 1; i >= 0; i--) {
             if (shape[i] != 1 && strides[i] != expect) {
@@ -181,14 +194,15 @@ public final class Tensor implements AutoCloseable {
             if (shape[i] == 0) {
                 return new long[]{0, 0};
             }
-            long reach = (shape[i] - 1) * strides[i];
+            long reach = Math.multiplyExact(shape[i] - 1, strides[i]);
             if (reach < 0) {
-                lo += reach;
+                lo = Math.addExact(lo, reach);
             } else {
-                hi += reach;
+                hi = Math.addExact(hi, reach);
             }
         }
-        return new long[]{lo * dataType.byteSize(), (hi + 1) * dataType.byteSize()};
+        return new long[]{Math.multiplyExact(lo, (long) dataType.byteSize()),
+                Math.multiplyExact(Math.addExact(hi, 1), (long) dataType.byteSize())};
     }
 
     /** True when this tensor owns its buffer. */

@@ -15,6 +15,15 @@ public non-sealed interface BytesToBytesCodec extends Codec {
     long maxEncodedSize(long decodedSize);
 
     /**
+     * Exact decoded size for {@code encodedSize} input bytes when the codec can tell without
+     * decoding (a checksum codec: input minus the checksum), else -1. The pipeline uses it when
+     * the size math of the chain cannot say how large a decoded stage is.
+     */
+    default long decodedSize(long encodedSize) {
+        return -1;
+    }
+
+    /**
      * Decodes each item; each output is exactly the expected decoded size, and a chunk that decodes
      * to any other size fails with a {@link dev.zarrdirect.api.CorruptChunkException}.
      */

@@ -1,0 +1,179 @@
+package dev.zarrdirect.conformance.store;
+
+import dev.zarrdirect.api.StoreException;
+import dev.zarrdirect.api.store.ByteRange;
+import dev.zarrdirect.api.store.Store;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+/**
+ * A store that misbehaves on purpose, wrapped around a real one: it fails the n-th read with an
+ * I/O error, serves truncated values, or flips a bit, so that tests can prove that readers report
+ * such damage instead of decoding garbage. Writes, deletes and listings pass through unchanged.
+ * <p>
+ * Faults apply to what reads see, as if the stored bytes were damaged: a truncated key reports the
+ * truncated size, and a range beyond it fails as it would on a short file.
+ */
+public final class FaultInjectingStore implements Store {
+
+    private record Truncation(Predicate<String> keys, long length) {
+    }
+
+    private record BitFlip(Predicate<String> keys, long offset, int bit) {
+    }
+
+    private final Store delegate;
+    private final AtomicLong gets = new AtomicLong();
+    private final AtomicLong failingGet = new AtomicLong(-1);
+    private final List<Truncation> truncations = new CopyOnWriteArrayList<>();
+    private final List<BitFlip> flips = new CopyOnWriteArrayList<>();
+
+    public FaultInjectingStore(Store delegate) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+    }
+
+    /**
+     * Makes the {@code n}-th {@link #get} from now on ({@code 1} is the next one) throw a
+     * {@link StoreException} caused by an {@link IOException}; later gets succeed again.
+     */
+    public FaultInjectingStore failNthGet(long n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("n counts from 1, got " + n);
+        }
+        failingGet.set(gets.get() + n);
+        return this;
+    }
+
+    /** Serves keys matching {@code keys} cut to their first {@code length} bytes. */
+    public FaultInjectingStore truncate(Predicate<String> keys, long length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative truncation length " + length);
+        }
+        truncations.add(new Truncation(Objects.requireNonNull(keys, "keys"), length));
+        return this;
+    }
+
+    /** Serves keys matching {@code keys} with bit {@code bit} (0 is the lowest) of byte {@code offset} flipped. */
+    public FaultInjectingStore flipBit(Predicate<String> keys, long offset, int bit) {
+        if (offset < 0 || bit < 0 || bit > 7) {
+            throw new IllegalArgumentException("bad bit flip at byte " + offset + ", bit " + bit + " (bits are 0-7)");
+        }
+        flips.add(new BitFlip(Objects.requireNonNull(keys, "keys"), offset, bit));
+        return this;
+    }
+
+    /** Removes every fault; the count of gets goes on. */
+    public FaultInjectingStore clearFaults() {
+        failingGet.set(-1);
+        truncations.clear();
+        flips.clear();
+        return this;
+    }
+
+    /** How many gets this store has served or failed. */
+    public long gets() {
+        return gets.get();
+    }
+
+    @Override
+    public Optional<MemorySegment> get(String key, ByteRange range, SegmentAllocator allocator) {
+        long n = gets.incrementAndGet();
+        if (failingGet.compareAndSet(n, -1)) {
+            throw new StoreException(toString(), key, "injected I/O failure on get #" + n + " of key \"" + key
+                    + "\" (" + range + ") in " + this, new IOException("injected failure on get #" + n));
+        }
+        long cut = truncatedLength(key);
+        Optional<MemorySegment> got;
+        long start;
+        if (cut < 0) {
+            long size = flips.isEmpty() ? 0 : delegate.size(key);
+            got = delegate.get(key, range, allocator);
+            start = got.isPresent() && !flips.isEmpty() ? range.start(size) : 0;
+        } else {
+            long real = delegate.size(key);
+            if (real < 0) {
+                return Optional.empty();
+            }
+            long size = Math.min(real, cut);
+            if (!range.fits(size)) {
+                throw new StoreException(toString(), key, "range " + range + " does not fit in key \"" + key
+                        + "\" (length " + size + ", truncated by fault injection) in " + this);
+            }
+            start = range.start(size);
+            got = delegate.get(key, ByteRange.of(start, range.lengthIn(size)), allocator);
+        }
+        got.ifPresent(segment -> applyFlips(key, segment, start));
+        return got;
+    }
+
+    private long truncatedLength(String key) {
+        long cut = -1;
+        for (Truncation t : truncations) {
+            if (t.keys.test(key)) {
+                cut = cut < 0 ? t.length : Math.min(cut, t.length);
+            }
+        }
+        return cut;
+    }
+
+    private void applyFlips(String key, MemorySegment segment, long start) {
+        for (BitFlip f : flips) {
+            long at = f.offset - start;
+            if (f.keys.test(key) && at >= 0 && at < segment.byteSize()) {
+                byte b = segment.get(ValueLayout.JAVA_BYTE, at);
+                segment.set(ValueLayout.JAVA_BYTE, at, (byte) (b ^ (1 << f.bit)));
+            }
+        }
+    }
+
+    @Override
+    public long size(String key) {
+        long size = delegate.size(key);
+        long cut = truncatedLength(key);
+        return size < 0 || cut < 0 ? size : Math.min(size, cut);
+    }
+
+    @Override
+    public void set(String key, MemorySegment value) {
+        delegate.set(key, value);
+    }
+
+    @Override
+    public void delete(String key) {
+        delegate.delete(key);
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+        return delegate.list(prefix);
+    }
+
+    @Override
+    public List<String> listDir(String prefix) {
+        return delegate.listDir(prefix);
+    }
+
+    @Override
+    public boolean isReadOnly() {
+        return delegate.isReadOnly();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return "FaultInjectingStore(" + delegate + ")";
+    }
+}

@@ -1,0 +1,148 @@
+package dev.zarrdirect.core;
+
+import dev.zarrdirect.api.InvalidMetadataException;
+import dev.zarrdirect.api.NoSuchKeyException;
+import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.api.store.StoreKeys;
+import dev.zarrdirect.core.metadata.ArrayMetadata;
+import dev.zarrdirect.core.metadata.GroupMetadata;
+import dev.zarrdirect.core.metadata.Metadata;
+import dev.zarrdirect.core.store.Stores;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Entry points: open and create arrays and groups.
+ *
+ * {@snippet :
+ * try (Store store = FileSystemStore.create(dir)) {
+ *     ZarrArray a = Zarr.createArray(store, "t2m", ArrayMetadata.create(new long[]{4, 721, 1440},
+ *             DataType.FLOAT32, new long[]{1, 721, 1440}, FillValue.zero(DataType.FLOAT32),
+ *             List.of(CodecMetadata.of("bytes", Map.of("endian", "little")),
+ *                     CodecMetadata.of("zstd", Map.of("level", 3L, "checksum", false)))));
+ *     try (Tensor t = a.read(Selection.parse("0:2", a.shape()))) {
+ *         // t is a [2, 721, 1440] float32 host tensor
+ *     }
+ * }
+ * }
+ *
+ * Methods without a {@link ZarrContext} use {@link ZarrContext#defaultContext()}.
+ */
+public final class Zarr {
+    private Zarr() {
+    }
+
+    /** The key of the metadata document of the node at {@code path}. */
+    public static String metadataKey(String path) {
+        return path.isEmpty() ? "zarr.json" : path + "/zarr.json";
+    }
+
+    /** Opens whatever is at {@code path}: a {@link ZarrArray} or a {@link ZarrGroup}. */
+    public static Object open(ZarrContext ctx, Store store, String path) {
+        String p = normalise(store, path);
+        String key = metadataKey(p);
+        String json = readText(store, key).orElseThrow(() -> new NoSuchKeyException(store.toString(), key));
+        Object md = Metadata.parseNode(json, key);
+        if (md instanceof ArrayMetadata a) {
+            return new ZarrArray(ctx, store, p, a, Map.of());
+        }
+        return new ZarrGroup(ctx, store, p, (GroupMetadata) md);
+    }
+
+    public static Object open(Store store, String path) {
+        return open(ZarrContext.defaultContext(), store, path);
+    }
+
+    /** Opens a local directory, file: URI or other location {@link Stores#open} understands; the root node. */
+    public static Object open(String location) {
+        return open(Stores.open(location), "");
+    }
+
+    public static ZarrArray openArray(ZarrContext ctx, Store store, String path) {
+        Object n = open(ctx, store, path);
+        if (n instanceof ZarrArray a) {
+            return a;
+        }
+        throw new InvalidMetadataException("\"" + metadataKey(normalise(store, path)) + "\" in " + store
+                + " describes a group, not an array");
+    }
+
+    public static ZarrArray openArray(Store store, String path) {
+        return openArray(ZarrContext.defaultContext(), store, path);
+    }
+
+    public static ZarrGroup openGroup(ZarrContext ctx, Store store, String path) {
+        Object n = open(ctx, store, path);
+        if (n instanceof ZarrGroup g) {
+            return g;
+        }
+        throw new InvalidMetadataException("\"" + metadataKey(normalise(store, path)) + "\" in " + store
+                + " describes an array, not a group");
+    }
+
+    public static ZarrGroup openGroup(Store store, String path) {
+        return openGroup(ZarrContext.defaultContext(), store, path);
+    }
+
+    /**
+     * Creates (or replaces the metadata of) the array at {@code path}. The codec chain is resolved
+     * first, so an unknown codec or a bad configuration fails before anything is written.
+     */
+    public static ZarrArray createArray(ZarrContext ctx, Store store, String path, ArrayMetadata md) {
+        String p = normalise(store, path);
+        ZarrArray a = new ZarrArray(ctx, store, p, md, Map.of());
+        writeText(store, metadataKey(p), md.toJson());
+        return a;
+    }
+
+    public static ZarrArray createArray(Store store, String path, ArrayMetadata md) {
+        return createArray(ZarrContext.defaultContext(), store, path, md);
+    }
+
+    public static ZarrGroup createGroup(ZarrContext ctx, Store store, String path, Map<String, Object> attributes) {
+        String p = normalise(store, path);
+        GroupMetadata md = GroupMetadata.empty().withAttributes(attributes);
+        writeText(store, metadataKey(p), md.toJson());
+        return new ZarrGroup(ctx, store, p, md);
+    }
+
+    public static ZarrGroup createGroup(Store store, String path, Map<String, Object> attributes) {
+        return createGroup(ZarrContext.defaultContext(), store, path, attributes);
+    }
+
+    /** Deletes every key of the node at {@code path} (for the root: the whole store). */
+    public static void delete(Store store, String path) {
+        String p = normalise(store, path);
+        store.deletePrefix(p.isEmpty() ? "" : p + "/");
+    }
+
+    private static String normalise(Store store, String path) {
+        String p = path == null ? "" : path;
+        while (p.startsWith("/")) {
+            p = p.substring(1);
+        }
+        while (p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        if (!p.isEmpty()) {
+            StoreKeys.validate(store.toString(), p);
+        }
+        return p;
+    }
+
+    static Optional<String> readText(Store store, String key) {
+        try (Arena arena = Arena.ofConfined()) {
+            return store.get(key, arena).map(seg -> new String(seg.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
+        }
+    }
+
+    static void writeText(Store store, String key, String text) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        store.set(key, MemorySegment.ofArray(b));
+    }
+}

@@ -1,0 +1,248 @@
+package dev.zarrdirect.core;
+
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.codec.ChunkSpec;
+import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.grid.RegularChunkGrid;
+import dev.zarrdirect.core.grid.Shapes;
+import dev.zarrdirect.core.metadata.ArrayMetadata;
+import dev.zarrdirect.core.pipeline.ChunkIO;
+import dev.zarrdirect.core.pipeline.CodecChain;
+import dev.zarrdirect.core.pipeline.HostRegion;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Zarr v3 array in a store: its metadata, and reads and writes of any hyper-rectangle.
+ *
+ * <h2>Reads</h2>
+ * Chunks are fetched and decoded concurrently on the context's workers; a chunk wholly inside the
+ * selection whose place in the output is contiguous decodes straight into the output. Chunks that
+ * were never written read as the fill value. Reads are thread-safe.
+ *
+ * <h2>Writes</h2>
+ * A write replaces the selected elements; chunks only partly covered are read, patched and written
+ * back. A chunk that ends up holding nothing but the fill value is deleted rather than stored. Writes
+ * to disjoint chunks may run concurrently; concurrent writes to the same chunk are not coordinated.
+ */
+public final class ZarrArray {
+
+    private final ZarrContext ctx;
+    private final Store store;
+    private final String path;
+    private final ArrayMetadata metadata;
+    private final CodecChain chain;
+    private final Map<String, String> codecChoices;
+
+    ZarrArray(ZarrContext ctx, Store store, String path, ArrayMetadata metadata, Map<String, String> codecChoices) {
+        this.ctx = ctx;
+        this.store = store;
+        this.path = path;
+        this.metadata = metadata;
+        this.codecChoices = Map.copyOf(codecChoices);
+        ChunkSpec spec = new ChunkSpec(metadata.dataType(), metadata.chunkShape());
+        this.chain = CodecChain.build(metadata.codecs(), spec, metadata.fillValue().bytes(),
+                new CodecChain.Context(ctx.codecs(), Device.CPU, this.codecChoices), describe());
+    }
+
+    /** The same array with codec implementations chosen per codec name ({@code zstd -> cpu}). */
+    public ZarrArray withCodecChoices(Map<String, String> choices) {
+        return new ZarrArray(ctx, store, path, metadata, choices);
+    }
+
+    public ArrayMetadata metadata() {
+        return metadata;
+    }
+
+    public long[] shape() {
+        return metadata.shape();
+    }
+
+    public int rank() {
+        return metadata.rank();
+    }
+
+    public DataType dataType() {
+        return metadata.dataType();
+    }
+
+    public long[] chunkShape() {
+        return metadata.chunkShape();
+    }
+
+    public Map<String, Object> attributes() {
+        return metadata.attributes();
+    }
+
+    /** The path of the array in its store, "" for the root. */
+    public String path() {
+        return path;
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    public ZarrContext context() {
+        return ctx;
+    }
+
+    /** The codec implementations in use, e.g. {@code [bytes@cpu, zstd@cpu]}. */
+    public List<String> codecImplementations() {
+        return chain.describe();
+    }
+
+    /** The store key of the chunk at {@code chunkIndex}. */
+    public String chunkKey(long[] chunkIndex) {
+        return prefix() + metadata.chunkKey(chunkIndex);
+    }
+
+    private String prefix() {
+        return path.isEmpty() ? "" : path + "/";
+    }
+
+    /** Number of chunks in the grid. */
+    public long chunkCount() {
+        return metadata.chunkGrid().chunkCount(metadata.shape());
+    }
+
+    /** Reads the whole array into a new host tensor, which the caller closes. */
+    public Tensor read() {
+        return read(Selection.all(shape()));
+    }
+
+    /** Reads {@code selection} into a new C-order host tensor, which the caller closes. */
+    public Tensor read(Selection selection) {
+        selection.checkWithin(shape(), describe());
+        Tensor out = Tensor.allocateHost(dataType(), selection.shape());
+        try {
+            read(selection, out);
+            return out;
+        } catch (RuntimeException | Error e) {
+            out.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Reads {@code selection} into a new tensor on the context's device; for a host backend this is
+     * {@link #read(Selection)}, otherwise the data are decoded on the host and copied to the device.
+     */
+    public Tensor readToDevice(Selection selection) {
+        Backend b = ctx.backend();
+        Device dev = b.defaultDevice();
+        if (dev.isHost()) {
+            return read(selection);
+        }
+        try (Tensor host = read(selection)) {
+            Buffer buf = b.allocate(dev, MemoryKind.DEVICE, host.byteSize());
+            try {
+                b.copy(host.buffer(), 0, buf, 0, host.byteSize());
+                return Tensor.owning(buf, 0, dataType(), host.shape(), host.strides());
+            } catch (RuntimeException | Error e) {
+                buf.close();
+                throw e;
+            }
+        }
+    }
+
+    /** Reads {@code selection} into {@code dest}, a host tensor of the selection's shape and the array's type. */
+    public void read(Selection selection, Tensor dest) {
+        selection.checkWithin(shape(), describe());
+        checkTensor(selection, dest, "read into");
+        HostRegion target = HostRegion.of(dest);
+        RegularChunkGrid grid = metadata.chunkGrid();
+        long[] chunkShape = metadata.chunkShape();
+        try (ParallelChunks tasks = tasks(selection)) {
+            grid.forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) -> {
+                long[] ext = extent(cs, ce);
+                tasks.submit(() -> ChunkIO.read(chain, store, chunkKey(ci), cs, ext, target, out, label(ci)));
+            });
+            tasks.await();
+        }
+        assert chunkShape.length == rank();
+    }
+
+    /** Writes the whole array from {@code source}. */
+    public void write(Tensor source) {
+        write(Selection.all(shape()), source);
+    }
+
+    /** Writes {@code source} (a host tensor of the array's type) into the box of its shape at {@code offset}. */
+    public void write(long[] offset, Tensor source) {
+        write(Selection.at(offset, source.shape()), source);
+    }
+
+    /** Writes {@code source} into {@code selection}. */
+    public void write(Selection selection, Tensor source) {
+        if (store.isReadOnly()) {
+            throw new UnsupportedOperationException(store + " is read-only; cannot write " + describe());
+        }
+        selection.checkWithin(shape(), describe());
+        checkTensor(selection, source, "write from");
+        HostRegion src = HostRegion.of(source);
+        try (ParallelChunks tasks = tasks(selection)) {
+            metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) -> {
+                long[] ext = extent(cs, ce);
+                tasks.submit(() -> ChunkIO.write(chain, store, chunkKey(ci), cs, ext, src, out, label(ci)));
+            });
+            tasks.await();
+        }
+    }
+
+    private ParallelChunks tasks(Selection selection) {
+        long chunks = 1;
+        long[] cs = chunkShape();
+        long[] a = selection.start();
+        long[] b = selection.stop();
+        for (int i = 0; i < cs.length; i++) {
+            chunks *= a[i] == b[i] ? 0 : (b[i] - 1) / cs[i] - a[i] / cs[i] + 1;
+        }
+        boolean inline = chunks <= 1 || ctx.parallelism() == 1
+                || Thread.currentThread().getName().startsWith("zarr-direct-worker");
+        return new ParallelChunks(ctx.workers(), ctx.parallelism(), inline);
+    }
+
+    private static long[] extent(long[] cs, long[] ce) {
+        long[] e = new long[cs.length];
+        for (int i = 0; i < e.length; i++) {
+            e[i] = ce[i] - cs[i];
+        }
+        return e;
+    }
+
+    private void checkTensor(Selection sel, Tensor t, String verb) {
+        if (!t.dataType().equals(dataType())) {
+            throw new IllegalArgumentException("cannot " + verb + " a " + t.dataType() + " tensor: " + describe()
+                    + " holds " + dataType());
+        }
+        if (!Arrays.equals(t.shape(), sel.shape())) {
+            throw new IllegalArgumentException("cannot " + verb + " a tensor of shape " + Shapes.format(t.shape())
+                    + " for the selection " + sel + " of shape " + Shapes.format(sel.shape()) + " of " + describe());
+        }
+        if (!t.buffer().kind().hostAccessible()) {
+            throw new IllegalArgumentException("cannot " + verb + " " + t + ": host memory needed; use readToDevice");
+        }
+    }
+
+    private String label(long[] chunkIndex) {
+        return "chunk " + Arrays.toString(chunkIndex) + " of " + describe() + " (key \"" + chunkKey(chunkIndex) + "\")";
+    }
+
+    /** {@code array "/t2m" in FileSystemStore(root=...)}. */
+    public String describe() {
+        return "array \"/" + path + "\" in " + store;
+    }
+
+    @Override
+    public String toString() {
+        return "ZarrArray[/" + path + " " + dataType() + Shapes.format(shape()) + " chunks " + Shapes.format(chunkShape()) + "]";
+    }
+}

@@ -1,0 +1,131 @@
+package dev.zarrdirect.core;
+
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.core.registry.BackendRegistry;
+import dev.zarrdirect.core.registry.CodecRegistry;
+
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What reads and writes run on: a started backend, the codec registry resolved against it, and a
+ * bounded pool of worker threads that fetch and decode chunks concurrently.
+ *
+ * <p>Threads: {@code zarrdirect.threads} (system property) or {@code ZARRDIRECT_THREADS}, default the
+ * number of available processors. Close the context to stop its threads and its backend; closing
+ * twice is harmless.
+ */
+public final class ZarrContext implements AutoCloseable {
+
+    private static volatile ZarrContext defaultContext;
+
+    private final BackendRegistry backends;
+    private final Backend backend;
+    private final CodecRegistry codecs;
+    private final ExecutorService workers;
+    private final int parallelism;
+    private volatile boolean closed;
+
+    private ZarrContext(BackendRegistry backends, Backend backend, int parallelism) {
+        this.backends = backends;
+        this.backend = backend;
+        ClassLoader cl = ZarrContext.class.getClassLoader();
+        this.codecs = CodecRegistry.discover(List.of(backend.codecs()), cl);
+        this.parallelism = parallelism;
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory tf = r -> {
+            Thread t = new Thread(r, "zarr-direct-worker-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        this.workers = Executors.newFixedThreadPool(parallelism, tf);
+    }
+
+    /** Starts the backend named {@code backendName} ({@code "auto"} or null: the best available). */
+    public static ZarrContext open(String backendName) {
+        return open(backendName, defaultThreads());
+    }
+
+    public static ZarrContext open(String backendName, int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+        }
+        BackendRegistry reg = BackendRegistry.discover(ZarrContext.class.getClassLoader());
+        return new ZarrContext(reg, reg.open(backendName), threads);
+    }
+
+    /** A process-wide context on the best backend, started on first use and never closed. */
+    public static ZarrContext defaultContext() {
+        ZarrContext c = defaultContext;
+        if (c == null) {
+            synchronized (ZarrContext.class) {
+                c = defaultContext;
+                if (c == null) {
+                    c = open(null);
+                    defaultContext = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    static int defaultThreads() {
+        String v = System.getProperty("zarrdirect.threads");
+        if (v == null || v.isBlank()) {
+            v = System.getenv("ZARRDIRECT_THREADS");
+        }
+        if (v != null && !v.isBlank()) {
+            try {
+                return Math.max(1, Integer.parseInt(v.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("zarrdirect.threads must be a number, got \"" + v + "\"", e);
+            }
+        }
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    public Backend backend() {
+        return backend;
+    }
+
+    public BackendRegistry backends() {
+        return backends;
+    }
+
+    public CodecRegistry codecs() {
+        return codecs;
+    }
+
+    /** The device reads land on unless told otherwise. */
+    public Device device() {
+        return backend.defaultDevice();
+    }
+
+    public int parallelism() {
+        return parallelism;
+    }
+
+    ExecutorService workers() {
+        if (closed) {
+            throw new IllegalStateException("ZarrContext on backend \"" + backend.name() + "\" is closed");
+        }
+        return workers;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (this == defaultContext) {
+            return;
+        }
+        closed = true;
+        workers.shutdownNow();
+        backend.close();
+    }
+}

@@ -1,0 +1,283 @@
+package dev.zarrdirect.core.metadata;
+
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.InvalidMetadataException;
+import dev.zarrdirect.core.grid.RegularChunkGrid;
+import dev.zarrdirect.core.grid.Shapes;
+import dev.zarrdirect.core.json.Json;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The {@code zarr.json} of a Zarr v3 array. Immutable: arrays are copied in and out, maps and lists
+ * are deep unmodifiable copies. Extension fields marked {@code "must_understand": false} are kept in
+ * {@link #extraFields()} and written back unchanged; every other unknown field is an error.
+ *
+ * @param dimensionNames one name (or {@code null}) per dimension, or {@code null} when absent
+ */
+public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid chunkGrid,
+                            ChunkKeyEncoding chunkKeyEncoding, FillValue fillValue, List<CodecMetadata> codecs,
+                            Map<String, Object> attributes, List<String> dimensionNames,
+                            Map<String, Object> extraFields) {
+
+    static final Set<String> KNOWN_FIELDS = Set.of("zarr_format", "node_type", "shape", "data_type", "chunk_grid",
+            "chunk_key_encoding", "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names");
+
+    public ArrayMetadata {
+        Objects.requireNonNull(shape, "shape");
+        Objects.requireNonNull(dataType, "dataType");
+        Objects.requireNonNull(chunkGrid, "chunkGrid");
+        Objects.requireNonNull(chunkKeyEncoding, "chunkKeyEncoding");
+        Objects.requireNonNull(fillValue, "fillValue");
+        Objects.requireNonNull(codecs, "codecs");
+        shape = shape.clone();
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] < 0) {
+                throw new IllegalArgumentException("shape " + Shapes.format(shape) + " has the negative extent "
+                        + shape[i] + " in dimension " + i);
+            }
+        }
+        if (chunkGrid.rank() != shape.length) {
+            throw new IllegalArgumentException("chunk shape " + Shapes.format(chunkGrid.chunkShape()) + " has rank "
+                    + chunkGrid.rank() + " but shape " + Shapes.format(shape) + " has rank " + shape.length);
+        }
+        if (!fillValue.dataType().equals(dataType)) {
+            throw new IllegalArgumentException("fill value " + fillValue + " is of " + fillValue.dataType()
+                    + " but the array is of " + dataType);
+        }
+        codecs = List.copyOf(codecs);
+        if (codecs.isEmpty()) {
+            throw new IllegalArgumentException("an array needs at least one codec (an array-to-bytes codec such as bytes)");
+        }
+        attributes = attributes == null ? Map.of() : Json.freezeObject(attributes, "attributes");
+        if (dimensionNames != null) {
+            if (dimensionNames.size() != shape.length) {
+                throw new IllegalArgumentException("dimension names " + dimensionNames + " are " + dimensionNames.size()
+                        + " for shape " + Shapes.format(shape) + " of rank " + shape.length);
+            }
+            // Not List.copyOf: a dimension may be unnamed (null).
+            dimensionNames = Collections.unmodifiableList(new ArrayList<>(dimensionNames));
+        }
+        extraFields = extraFields == null ? Map.of() : Json.freezeObject(extraFields, "extra fields");
+        for (String k : extraFields.keySet()) {
+            if (KNOWN_FIELDS.contains(k)) {
+                throw new IllegalArgumentException("extra field \"" + k + "\" is a field of array metadata itself");
+            }
+        }
+    }
+
+    /**
+     * New metadata with the default chunk key encoding (separator {@code /}), no attributes and no
+     * dimension names.
+     */
+    public static ArrayMetadata create(long[] shape, DataType dt, long[] chunkShape, FillValue fill,
+                                       List<CodecMetadata> codecs) {
+        return new ArrayMetadata(shape, dt, new RegularChunkGrid(chunkShape), new DefaultChunkKeyEncoding('/'), fill,
+                codecs, Map.of(), null, Map.of());
+    }
+
+    @Override
+    public long[] shape() {
+        return shape.clone();
+    }
+
+    public int rank() {
+        return shape.length;
+    }
+
+    /** The chunk grid's chunk shape (a copy). */
+    public long[] chunkShape() {
+        return chunkGrid.chunkShape();
+    }
+
+    /** Chunks per dimension. */
+    public long[] gridShape() {
+        return chunkGrid.gridShape(shape);
+    }
+
+    /** The key of a chunk relative to the array's path, such as {@code c/0/3/1}. */
+    public String chunkKey(long[] chunkIndex) {
+        return chunkKeyEncoding.encode(chunkIndex);
+    }
+
+    public ArrayMetadata withAttributes(Map<String, Object> attributes) {
+        return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
+                dimensionNames, extraFields);
+    }
+
+    public ArrayMetadata withDimensionNames(List<String> dimensionNames) {
+        return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
+                dimensionNames, extraFields);
+    }
+
+    public ArrayMetadata withCodecs(List<CodecMetadata> codecs) {
+        return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
+                dimensionNames, extraFields);
+    }
+
+    public ArrayMetadata withChunkKeyEncoding(ChunkKeyEncoding chunkKeyEncoding) {
+        return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
+                dimensionNames, extraFields);
+    }
+
+    public ArrayMetadata withShape(long[] shape) {
+        return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
+                dimensionNames, extraFields);
+    }
+
+    public ArrayMetadata withFillValue(FillValue fillValue) {
+        return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
+                dimensionNames, extraFields);
+    }
+
+    /**
+     * Reads and validates an array's {@code zarr.json}.
+     *
+     * @param key the store key of the document, named in every error
+     * @throws InvalidMetadataException naming key and field for anything the spec does not allow
+     */
+    public static ArrayMetadata parse(String json, String key) {
+        Map<String, Object> doc = Json.object(Json.parse(json, "array metadata \"" + key + "\""),
+                "array metadata \"" + key + "\"");
+        return fromJson(doc, key);
+    }
+
+    static ArrayMetadata fromJson(Map<String, Object> doc, String key) {
+        Metadata.checkFormat(doc, key, "array");
+        Map<String, Object> extra = Metadata.extensionFields(doc, key, KNOWN_FIELDS, "array");
+
+        long[] shape = Json.longArray(Metadata.required(doc, "shape", key), Json.where("shape", key));
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] < 0) {
+                throw new InvalidMetadataException(Json.where("shape", key) + " is " + Shapes.format(shape)
+                        + ": extents must be 0 or more, dimension " + i + " is " + shape[i]);
+            }
+        }
+        DataType dataType = dataType(Metadata.required(doc, "data_type", key), Json.where("data_type", key));
+        RegularChunkGrid grid = RegularChunkGrid.parse(Metadata.required(doc, "chunk_grid", key), shape.length,
+                Json.where("chunk_grid", key));
+        ChunkKeyEncoding cke = ChunkKeyEncoding.parse(Metadata.required(doc, "chunk_key_encoding", key),
+                Json.where("chunk_key_encoding", key));
+        FillValue fill = FillValue.parse(Metadata.required(doc, "fill_value", key), dataType,
+                Json.where("fill_value", key));
+
+        String codecsWhere = Json.where("codecs", key);
+        List<Object> codecList = Json.array(Metadata.required(doc, "codecs", key), codecsWhere);
+        if (codecList.isEmpty()) {
+            throw new InvalidMetadataException(codecsWhere + " is empty; an array needs at least an array-to-bytes"
+                    + " codec such as {\"name\": \"bytes\"}");
+        }
+        List<CodecMetadata> codecs = new ArrayList<>(codecList.size());
+        for (int i = 0; i < codecList.size(); i++) {
+            codecs.add(CodecMetadata.parse(codecList.get(i), Json.element(codecsWhere, i)));
+        }
+
+        Map<String, Object> attributes = doc.containsKey("attributes")
+                ? Json.object(doc.get("attributes"), Json.where("attributes", key)) : Map.of();
+
+        Object st = doc.get("storage_transformers");
+        if (st != null) {
+            List<Object> transformers = Json.array(st, Json.where("storage_transformers", key));
+            if (!transformers.isEmpty()) {
+                throw new InvalidMetadataException("array metadata \"" + key + "\" uses the storage transformers "
+                        + transformers + "; storage transformers are not supported");
+            }
+        }
+
+        List<String> dimensionNames = null;
+        // zarr-python writes "dimension_names": null for unnamed dimensions; read it as absent.
+        Object dn = doc.get("dimension_names");
+        if (dn != null) {
+            String dnWhere = Json.where("dimension_names", key);
+            List<Object> names = Json.array(dn, dnWhere);
+            if (names.size() != shape.length) {
+                throw new InvalidMetadataException(dnWhere + " has " + names.size() + " entries, but shape "
+                        + Shapes.format(shape) + " has rank " + shape.length);
+            }
+            dimensionNames = new ArrayList<>(names.size());
+            for (int i = 0; i < names.size(); i++) {
+                Object n = names.get(i);
+                dimensionNames.add(n == null ? null : Json.string(n, Json.element(dnWhere, i)));
+            }
+        }
+        return new ArrayMetadata(shape, dataType, grid, cke, fill, codecs, attributes, dimensionNames, extra);
+    }
+
+    private static DataType dataType(Object json, String where) {
+        String name;
+        if (json instanceof Map<?, ?>) {
+            // An extension data type written as an object; we know only those whose name alone says all.
+            Map<String, Object> obj = Json.object(json, where);
+            name = Json.string(obj.get("name"), Json.child(where, "name"));
+            Object cfg = obj.get("configuration");
+            if (cfg != null && !(cfg instanceof Map<?, ?> m && m.isEmpty())) {
+                throw new InvalidMetadataException(where + " is the data type \"" + name
+                        + "\" with a configuration, which this reader does not support");
+            }
+        } else {
+            name = Json.string(json, where);
+        }
+        try {
+            return DataType.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidMetadataException(where + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The document as a JSON object of the plain value model, fields in the spec's order. */
+    public Map<String, Object> toJsonObject() {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("zarr_format", 3L);
+        doc.put("node_type", "array");
+        List<Object> shapeJson = new ArrayList<>(shape.length);
+        for (long s : shape) {
+            shapeJson.add(s);
+        }
+        doc.put("shape", shapeJson);
+        doc.put("data_type", dataType.name());
+        doc.put("chunk_grid", chunkGrid.toJson());
+        doc.put("chunk_key_encoding", chunkKeyEncoding.toJson());
+        doc.put("fill_value", fillValue.toJson());
+        doc.put("codecs", codecs.stream().map(CodecMetadata::toJson).toList());
+        doc.put("attributes", attributes);
+        if (dimensionNames != null) {
+            doc.put("dimension_names", dimensionNames);
+        }
+        doc.putAll(extraFields);
+        return doc;
+    }
+
+    /** The {@code zarr.json} text. */
+    public String toJson() {
+        return Json.write(toJsonObject());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ArrayMetadata m && Arrays.equals(m.shape, shape) && m.dataType.equals(dataType)
+                && m.chunkGrid.equals(chunkGrid) && m.chunkKeyEncoding.equals(chunkKeyEncoding)
+                && m.fillValue.equals(fillValue) && m.codecs.equals(codecs) && m.attributes.equals(attributes)
+                && Objects.equals(m.dimensionNames, dimensionNames) && m.extraFields.equals(extraFields);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(Arrays.hashCode(shape), dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs,
+                attributes, dimensionNames, extraFields);
+    }
+
+    @Override
+    public String toString() {
+        return "ArrayMetadata[shape=" + Shapes.format(shape) + ", dataType=" + dataType + ", chunkShape="
+                + Shapes.format(chunkGrid.chunkShape()) + ", chunkKeyEncoding=" + chunkKeyEncoding + ", fillValue="
+                + fillValue + ", codecs=" + codecs + ", attributes=" + attributes + ", dimensionNames="
+                + dimensionNames + (extraFields.isEmpty() ? "" : ", extraFields=" + extraFields) + "]";
+    }
+}

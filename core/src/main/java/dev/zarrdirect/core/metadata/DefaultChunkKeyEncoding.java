@@ -1,0 +1,30 @@
+package dev.zarrdirect.core.metadata;
+
+/** The {@code default} encoding: {@code c} then the index, {@code c/0/3/1} or {@code c.0.3.1}; {@code c} at rank 0. */
+public record DefaultChunkKeyEncoding(char separator) implements ChunkKeyEncoding {
+    public static final String NAME = "default";
+
+    public DefaultChunkKeyEncoding {
+        ChunkKeys.checkSeparator(separator, NAME);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String encode(long[] chunkIndex) {
+        return ChunkKeys.join("c", chunkIndex, separator);
+    }
+
+    @Override
+    public long[] decode(String relativeKey, int rank) {
+        if (rank == 0) {
+            return relativeKey.equals("c") ? new long[0] : null;
+        }
+        String prefix = "c" + separator;
+        return relativeKey.startsWith(prefix)
+                ? ChunkKeys.split(relativeKey.substring(prefix.length()), separator, rank) : null;
+    }
+}

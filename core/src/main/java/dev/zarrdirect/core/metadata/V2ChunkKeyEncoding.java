@@ -1,0 +1,28 @@
+package dev.zarrdirect.core.metadata;
+
+/** The {@code v2} encoding: the index alone, {@code 0.3.1} or {@code 0/3/1}; {@code 0} at rank 0. */
+public record V2ChunkKeyEncoding(char separator) implements ChunkKeyEncoding {
+    public static final String NAME = "v2";
+
+    public V2ChunkKeyEncoding {
+        ChunkKeys.checkSeparator(separator, NAME);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String encode(long[] chunkIndex) {
+        return chunkIndex.length == 0 ? "0" : ChunkKeys.join("", chunkIndex, separator);
+    }
+
+    @Override
+    public long[] decode(String relativeKey, int rank) {
+        if (rank == 0) {
+            return relativeKey.equals("0") ? new long[0] : null;
+        }
+        return ChunkKeys.split(relativeKey, separator, rank);
+    }
+}

@@ -1,0 +1,28 @@
+/**
+ * Zarr v3 metadata: the {@code zarr.json} of arrays and groups, codecs as written in metadata,
+ * fill values and chunk key encodings.
+ *
+ * <h2>Reading</h2>
+ * {@link dev.zarrdirect.core.metadata.Metadata#parseNode} reads any node;
+ * {@link dev.zarrdirect.core.metadata.ArrayMetadata#parse} and
+ * {@link dev.zarrdirect.core.metadata.GroupMetadata#parse} read one kind. Each takes the store key of
+ * the document and names it, with the field and the value seen, in every
+ * {@link dev.zarrdirect.api.InvalidMetadataException}. Validation follows the spec: what it does not
+ * allow is refused, not guessed at. Two leniencies, both for documents zarr-python writes:
+ * {@code "dimension_names": null} reads as absent, and {@code "consolidated_metadata": null} in a
+ * group is kept as an ignorable extension field.
+ *
+ * <h2>Extension fields</h2>
+ * An unknown top-level field is allowed only as an object with {@code "must_understand": false}; it
+ * is kept in {@code extraFields()} and written back as read. Codec names are not checked here: the
+ * codec registry does that when an array is opened.
+ *
+ * <h2>Writing</h2>
+ * {@code toJson()} writes canonical documents: fields in the spec's order, fill values in the form
+ * that reads back to the same bytes (NaN payloads as hex), a newline at the end.
+ *
+ * <h2>Values</h2>
+ * All types are immutable. Records with array components copy them in and out, and compare them by
+ * content.
+ */
+package dev.zarrdirect.core.metadata;

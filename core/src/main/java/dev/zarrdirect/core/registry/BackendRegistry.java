@@ -1,0 +1,135 @@
+package dev.zarrdirect.core.registry;
+
+import dev.zarrdirect.api.MissingBackendException;
+import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.backend.BackendProvider;
+import dev.zarrdirect.api.backend.ProbeResult;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.ServiceLoader;
+
+/**
+ * The backends on the class path, found with {@link ServiceLoader}. Discovery never throws: a
+ * provider that fails to load or whose probe throws is listed as unavailable with the reason.
+ *
+ * <p>The backend used when none is named: the system property {@value #BACKEND_PROPERTY}, else the
+ * environment variable {@value #BACKEND_ENV}, else the available backend of highest priority.
+ */
+public final class BackendRegistry {
+
+    public static final String BACKEND_PROPERTY = "zarrdirect.backend";
+    public static final String BACKEND_ENV = "ZARRDIRECT_BACKEND";
+
+    /** One provider and what its probe said. */
+    public record Entry(String name, int priority, ProbeResult probe, BackendProvider provider) {
+    }
+
+    private final List<Entry> entries;
+
+    private BackendRegistry(List<Entry> entries) {
+        this.entries = List.copyOf(entries);
+    }
+
+    /** Loads and probes every provider on the class path of {@code loader}. */
+    public static BackendRegistry discover(ClassLoader loader) {
+        List<Entry> found = new ArrayList<>();
+        ServiceLoader<BackendProvider> sl = ServiceLoader.load(BackendProvider.class, loader);
+        var it = sl.stream().iterator();
+        while (true) {
+            ServiceLoader.Provider<BackendProvider> p;
+            try {
+                if (!it.hasNext()) {
+                    break;
+                }
+                p = it.next();
+            } catch (java.util.ServiceConfigurationError e) {
+                found.add(new Entry("?", Integer.MIN_VALUE, ProbeResult.unavailable(
+                        "a backend provider could not be loaded: " + e.getMessage()), null));
+                continue;
+            }
+            BackendProvider provider;
+            try {
+                provider = p.get();
+            } catch (Throwable t) {
+                found.add(new Entry(p.type().getName(), Integer.MIN_VALUE, ProbeResult.unavailable(
+                        p.type().getSimpleName() + " could not be created: " + t), null));
+                continue;
+            }
+            ProbeResult probe;
+            try {
+                probe = provider.probe();
+            } catch (Throwable t) {
+                probe = ProbeResult.unavailable(provider.name() + ": probe failed: " + t);
+            }
+            found.add(new Entry(provider.name(), provider.priority(), probe, provider));
+        }
+        found.sort(Comparator.comparingInt(Entry::priority).reversed().thenComparing(Entry::name));
+        return new BackendRegistry(found);
+    }
+
+    public static BackendRegistry discover() {
+        return discover(Thread.currentThread().getContextClassLoader() != null
+                ? Thread.currentThread().getContextClassLoader() : BackendRegistry.class.getClassLoader());
+    }
+
+    /** Every provider found, preferred first. */
+    public List<Entry> entries() {
+        return entries;
+    }
+
+    /** The names of the available backends, preferred first. */
+    public List<String> availableNames() {
+        return entries.stream().filter(e -> e.probe().available()).map(Entry::name).toList();
+    }
+
+    /** The backend the user asked for through the property or environment, else the best available. */
+    public String defaultName() {
+        String chosen = System.getProperty(BACKEND_PROPERTY);
+        if (chosen == null || chosen.isBlank()) {
+            chosen = System.getenv(BACKEND_ENV);
+        }
+        if (chosen != null && !chosen.isBlank() && !chosen.equalsIgnoreCase("auto")) {
+            return chosen.trim().toLowerCase(Locale.ROOT);
+        }
+        return entries.stream().filter(e -> e.probe().available()).map(Entry::name).findFirst()
+                .orElseThrow(() -> new MissingBackendException("no backend is available: " + describeAll()));
+    }
+
+    /**
+     * Starts the backend named {@code name} ({@code "auto"} or null for {@link #defaultName()}).
+     *
+     * @throws MissingBackendException naming the backends found and why the requested one is unusable
+     */
+    public Backend open(String name) {
+        String n = (name == null || name.isBlank() || name.equalsIgnoreCase("auto")) ? defaultName()
+                : name.trim().toLowerCase(Locale.ROOT);
+        for (Entry e : entries) {
+            if (e.name().equals(n)) {
+                if (!e.probe().available()) {
+                    throw new MissingBackendException("backend \"" + n + "\" is unavailable: " + e.probe().reason());
+                }
+                return e.provider().open();
+            }
+        }
+        throw new MissingBackendException("no backend named \"" + n + "\"; found: " + describeAll()
+                + ". Put the backend's jar on the class path, or choose one of " + availableNames() + ".");
+    }
+
+    private String describeAll() {
+        if (entries.isEmpty()) {
+            return "none (no BackendProvider on the class path)";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Entry e : entries) {
+            if (!sb.isEmpty()) {
+                sb.append("; ");
+            }
+            sb.append(e.name()).append(e.probe().available() ? " (available)" : " (unavailable: "
+                    + e.probe().reason() + ")");
+        }
+        return sb.toString();
+    }
+}

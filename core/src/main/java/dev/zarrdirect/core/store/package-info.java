@@ -1,0 +1,21 @@
+/**
+ * The stores that hold Zarr hierarchies, and {@link dev.zarrdirect.core.store.Stores#open} to pick one
+ * from a location string.
+ *
+ * <h2>Implementations</h2>
+ * <ul>
+ *   <li>{@link dev.zarrdirect.core.store.fs.FileSystemStore}: a directory, with atomic writes
+ *       (temporary file and rename) and positional reads straight into the caller's memory.</li>
+ *   <li>{@link dev.zarrdirect.core.store.memory.MemoryStore}: values in native memory.</li>
+ * </ul>
+ *
+ * <h2>Contract</h2>
+ * Every store follows {@link dev.zarrdirect.api.store.Store}: keys are validated with
+ * {@link dev.zarrdirect.api.store.StoreKeys}, ranges that do not fit throw a
+ * {@link dev.zarrdirect.api.StoreException} naming the key, the range and the value's length,
+ * and writes are atomic per key. {@code StoreContract} in the conformance tests checks each one.
+ *
+ * <h2>Missing</h2>
+ * Zip and HTTP stores are not written yet; {@code Stores.open} says so when asked for one.
+ */
+package dev.zarrdirect.core.store;
