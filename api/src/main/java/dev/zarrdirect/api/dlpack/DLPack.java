@@ -210,7 +210,7 @@ public final class DLPack {
             m.set(JAVA_SHORT, OFF_LANES, (short) 1);
             m.set(ADDRESS, OFF_SHAPE, shapeArray);
             m.set(ADDRESS, OFF_STRIDES, stridesArray);
-            m.set(JAVA_LONG, OFF_BYTE_OFFSET, 0L);
+            m.set(JAVA_LONG, OFF_BYTE_OFFSET, tensor.byteOffset());
             EXPORTS.put(id, new Export(tensor, arena, owned));
             LIVE_STRUCTS.put(m.address(), id);
             success = true;
