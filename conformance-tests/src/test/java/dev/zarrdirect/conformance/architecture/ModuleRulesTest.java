@@ -1,0 +1,65 @@
+package dev.zarrdirect.conformance.architecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The dependency rules of DESIGN.md: api imports only the JDK; backends never import core; core
+ * never imports a backend; the CLI reaches backends only through the registries.
+ */
+class ModuleRulesTest {
+
+    static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.zarrdirect");
+    }
+
+    @Test
+    void theImportFindsEveryModule() {
+        // ArchUnit before 1.4.1 silently read nothing from Java 25 class files; make sure the rules see code.
+        for (String pkg : new String[]{"dev.zarrdirect.api", "dev.zarrdirect.core", "dev.zarrdirect.cpu", "dev.zarrdirect.cli"}) {
+            assertTrue(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg)),
+                    "no classes of " + pkg + " were imported; the rules below would check nothing");
+        }
+    }
+
+    @Test
+    void apiDependsOnTheJdkOnly() {
+        ArchRule rule = noClasses().that().resideInAPackage("dev.zarrdirect.api..")
+                .should().dependOnClassesThat().resideOutsideOfPackages("dev.zarrdirect.api..", "java..", "javax..", "jdk..");
+        rule.check(classes);
+    }
+
+    @Test
+    void backendsNeverImportCore() {
+        noClasses().that().resideInAPackage("dev.zarrdirect.cpu..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.core..", "dev.zarrdirect.cli..")
+                .check(classes);
+    }
+
+    @Test
+    void coreNeverImportsABackend() {
+        noClasses().that().resideInAPackage("dev.zarrdirect.core..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..",
+                        "dev.zarrdirect.opencl..", "dev.zarrdirect.cli..")
+                .check(classes);
+    }
+
+    @Test
+    void theCliReachesBackendsOnlyThroughTheRegistries() {
+        noClasses().that().resideInAPackage("dev.zarrdirect.cli..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..",
+                        "dev.zarrdirect.opencl..")
+                .check(classes);
+    }
+}
