@@ -174,6 +174,7 @@ public final class HostBufferPool implements AutoCloseable {
         return base + ((over + step - 1) / step) * step;
     }
 
+    @SuppressWarnings("restricted") // reinterpret only narrows a lifetime here; size and address stay
     private HostBuffer acquire(long bytes, MemoryKind kind, boolean zeroed) {
         if (bytes < 0) {
             throw new IllegalArgumentException("negative buffer size " + bytes);

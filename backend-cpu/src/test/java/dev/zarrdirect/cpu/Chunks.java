@@ -3,6 +3,7 @@ package dev.zarrdirect.cpu;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 
 import java.lang.foreign.MemorySegment;
@@ -55,6 +56,32 @@ public final class Chunks {
             b[i] = (byte) ((i / 64) + (r.nextInt(8) == 0 ? r.nextInt(4) : 0));
         }
         return b;
+    }
+
+    /** Encodes {@code data} as one chunk labelled "chunk [0]"; throws the item's failure. */
+    public static byte[] encode(CpuBackend backend, BytesToBytesCodec codec, byte[] data) {
+        try (HostBuffer in = buffer(backend, data);
+             HostBuffer out = empty(backend, codec.maxEncodedSize(data.length))) {
+            CodecBatch b = CodecBatch.of(in, out, "chunk [0]");
+            codec.encode(b);
+            b.throwIfFailed();
+            return bytes(out, b.written(0));
+        }
+    }
+
+    /** Decodes {@code encoded} into {@code decodedSize} bytes as one chunk labelled {@code label}. */
+    public static byte[] decode(CpuBackend backend, BytesToBytesCodec codec, byte[] encoded, long decodedSize,
+                                String label) {
+        try (HostBuffer in = buffer(backend, encoded); HostBuffer out = empty(backend, decodedSize)) {
+            CodecBatch b = CodecBatch.of(in, out, label);
+            codec.decode(b);
+            b.throwIfFailed();
+            if (b.written(0) != decodedSize) {
+                throw new AssertionError("decode of " + label + " reported " + b.written(0) + " bytes, expected "
+                        + decodedSize);
+            }
+            return bytes(out);
+        }
     }
 
     /** A batch over the given buffers, pairwise, labelled "chunk [i]". */

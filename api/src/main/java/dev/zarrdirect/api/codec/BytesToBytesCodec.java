@@ -24,6 +24,15 @@ public non-sealed interface BytesToBytesCodec extends Codec {
     }
 
     /**
+     * Exact decoded size of {@code encoded} when the codec can read it from the data without
+     * decoding (a zstd frame header that declares its content size), else -1. By default the
+     * size-only form {@link #decodedSize(long)}.
+     */
+    default long decodedSize(dev.zarrdirect.api.buffer.Buffer encoded) {
+        return decodedSize(encoded.byteSize());
+    }
+
+    /**
      * Decodes each item; each output is exactly the expected decoded size, and a chunk that decodes
      * to any other size fails with a {@link dev.zarrdirect.api.CorruptChunkException}.
      */

@@ -218,6 +218,13 @@ public final class CodecChain {
         long off = whole ? target.contiguousBoxOffset(at, boxExtent) : -1;
         if (off >= 0) {
             decode(enc, target.segment().asSlice(off, spec.byteSize()), label);
+        } else if (sharding != null) {
+            // The shard's own leaves stage their chunks in the CHUNK slot: keep this one apart.
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment chunk = arena.allocate(Math.max(1, spec.byteSize()), 64).asSlice(0, spec.byteSize());
+                decode(enc, chunk, label);
+                target.placeFrom(chunk, shape, boxStart, boxExtent, at);
+            }
         } else {
             MemorySegment chunk = Scratch.get(Scratch.CHUNK, spec.byteSize());
             decode(enc, chunk, label);
@@ -233,7 +240,7 @@ public final class CodecChain {
             BytesToBytesCodec c = b2b.get(i);
             long size = stageSizes[i];
             if (size < 0) {
-                size = c.decodedSize(cur.byteSize());
+                size = c.decodedSize(HostBuffer.wrap(cur));
             }
             if (size < 0) {
                 throw new CodecException(c.name(), "cannot tell the decoded size of stage \"" + c.name() + "\" of "

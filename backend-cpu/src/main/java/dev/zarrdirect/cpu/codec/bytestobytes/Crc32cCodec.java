@@ -60,6 +60,11 @@ public final class Crc32cCodec implements BytesToBytesCodec {
         return decodedSize + 4;
     }
 
+    @Override
+    public long decodedSize(long encodedSize) {
+        return encodedSize >= 4 ? encodedSize - 4 : -1;
+    }
+
     /** The CRC32C of {@code length} bytes of {@code segment} from {@code offset}. */
     public static int checksum(MemorySegment segment, long offset, long length) {
         CRC32C crc = new CRC32C();

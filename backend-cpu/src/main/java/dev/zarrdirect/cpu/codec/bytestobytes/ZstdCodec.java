@@ -102,6 +102,44 @@ public final class ZstdCodec implements BytesToBytesCodec {
         return Zstd.compressBound(decodedSize);
     }
 
+    /**
+     * The sum of the content sizes the frames declare, or -1 when a frame does not declare one or the
+     * data are not a sequence of whole frames. Used where the chain cannot tell the size (zstd after
+     * {@code sharding_indexed}); the decode still checks that the frames really produce that many bytes.
+     */
+    @Override
+    public long decodedSize(dev.zarrdirect.api.buffer.Buffer encoded) {
+        if (!encoded.kind().hostAccessible() || encoded.byteSize() >= Integer.MAX_VALUE) {
+            return -1;
+        }
+        java.nio.ByteBuffer bb = encoded.segment().asByteBuffer();
+        long total = 0;
+        int pos = 0;
+        int n = bb.remaining();
+        try {
+            while (pos < n) {
+                java.nio.ByteBuffer frame = bb.slice(pos, n - pos);
+                long frameLen = Zstd.findFrameCompressedSize(frame);
+                if (frameLen <= 0 || frameLen > n - pos) {
+                    return -1;
+                }
+                int magic = frame.order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0);
+                if ((magic & 0xFFFFFFF0) != 0x184D2A50) {
+                    long content = Zstd.getDirectByteBufferFrameContentSize(bb, pos, (int) frameLen, false);
+                    if (content < 0) {
+                        return -1;
+                    }
+                    total = Math.addExact(total, content);
+                }
+                pos += (int) frameLen;
+            }
+        } catch (RuntimeException e) {
+            // Damaged headers: let the decode itself report the corruption with the chunk's label.
+            return -1;
+        }
+        return total;
+    }
+
     @Override
     public void encode(CodecBatch batch) {
         CodecItems.forEach(NAME, "encode", batch, (i, in, out) -> {

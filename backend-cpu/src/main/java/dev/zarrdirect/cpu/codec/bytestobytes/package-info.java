@@ -1,0 +1,9 @@
+/**
+ * Bytes-to-bytes codecs on the CPU: {@code crc32c}, {@code gzip} (JDK zlib over native memory) and
+ * {@code zstd} (zstd-jni on raw addresses and direct buffers).
+ *
+ * <h2>Corrupt input</h2>
+ * Every decoder checks sizes, checksums and trailers and fails the item with a
+ * {@link dev.zarrdirect.api.CorruptChunkException} naming the chunk's label and the values seen.
+ */
+package dev.zarrdirect.cpu.codec.bytestobytes;

@@ -1,0 +1,80 @@
+package dev.zarrdirect.cli;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/**
+ * A progress line on stderr: on a terminal one line redrawn in place,
+ * {@code [#####.....] 12/48 steps  1.23 GB/s}; elsewhere a plain line at each tenth of the work.
+ */
+final class Progress {
+
+    private static final int WIDTH = 30;
+    private static final long REDRAW_NANOS = 100_000_000L;
+
+    private final PrintWriter err;
+    private final boolean terminal;
+    private final String label;
+    private final String unit;
+    private final long total;
+    private final long start = System.nanoTime();
+    private long lastDraw;
+    private int lastTenth = -1;
+    private boolean drawn;
+
+    /**
+     * @param label what is going on ({@code "reading"}), or empty
+     * @param unit  what is counted ({@code "steps"}, or {@code "MiB"})
+     */
+    Progress(PrintWriter err, boolean terminal, String label, String unit, long total) {
+        this.err = err;
+        this.terminal = terminal;
+        this.label = label;
+        this.unit = unit;
+        this.total = Math.max(1, total);
+    }
+
+    /** True when stderr of this process is a terminal. */
+    static boolean stderrIsTerminal() {
+        java.io.Console c = System.console();
+        return c != null && c.isTerminal();
+    }
+
+    /** Reports {@code done} units, {@code bytes} of data moved so far. */
+    void update(long done, long bytes) {
+        long now = System.nanoTime();
+        String line = line(done, bytes, now);
+        if (terminal) {
+            if (done < total && now - lastDraw < REDRAW_NANOS && drawn) {
+                return;
+            }
+            lastDraw = now;
+            drawn = true;
+            err.print("\r" + line);
+            err.flush();
+        } else {
+            int tenth = (int) (10 * Math.min(done, total) / total);
+            if (tenth > lastTenth) {
+                lastTenth = tenth;
+                err.println(line);
+                err.flush();
+            }
+        }
+    }
+
+    /** Ends the redrawn line on a terminal. */
+    void finish() {
+        if (terminal && drawn) {
+            err.println();
+            err.flush();
+        }
+    }
+
+    private String line(long done, long bytes, long now) {
+        int filled = (int) (WIDTH * Math.min(done, total) / total);
+        String bar = "#".repeat(filled) + ".".repeat(WIDTH - filled);
+        String rate = Text.gbPerSecond(bytes, now - start);
+        return String.format(Locale.ROOT, "%s[%s] %d/%d %s  %s", label.isEmpty() ? "" : label + " ", bar, done, total,
+                unit, rate);
+    }
+}

@@ -1,0 +1,134 @@
+package dev.zarrdirect.cli;
+
+import dev.zarrdirect.api.ZarrDirectException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The {@code zarr-direct} command. Exit codes: 0 success, 1 failure (the message on stderr as
+ * {@code zarr-direct: <message>}), 2 bad usage (message, synopsis and a pointer to {@code --help}).
+ */
+@Command(name = "zarr-direct", mixinStandardHelpOptions = true, versionProvider = ZarrDirectCli.Version.class,
+        description = "Reads and writes Zarr v3 arrays straight into device memory.",
+        subcommands = {InfoCommand.class, ChecksumCommand.class, CatCommand.class, DemoCommand.class,
+                DoctorCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "Settings: -Dzarrdirect.backend=NAME, -Dzarrdirect.threads=N, -Dzarrdirect.codec.NAME=PROVIDER "
+                + "(or ZARRDIRECT_BACKEND, ZARRDIRECT_THREADS, ZARRDIRECT_CODEC_NAME)."})
+public final class ZarrDirectCli implements Runnable {
+
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILURE = 1;
+    static final int EXIT_USAGE = 2;
+
+    @Option(names = "--stacktrace", scope = ScopeType.INHERIT,
+            description = "Print the stack trace of a failure (also -Dzarrdirect.debug=true).")
+    boolean stacktrace;
+
+    @Option(names = "-D", paramLabel = "KEY=VALUE", mapFallbackValue = "true",
+            description = "Set a system property before running, e.g. -Dzarrdirect.threads=2.")
+    Map<String, String> properties = new LinkedHashMap<>();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: one of " + String.join(", ", spec.subcommands().keySet()));
+    }
+
+    public static void main(String[] args) {
+        int code = newCommandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true)).execute(args);
+        System.exit(code);
+    }
+
+    /** The configured command line writing to {@code out} and {@code err}; {@code execute} returns the exit code. */
+    public static CommandLine newCommandLine(PrintWriter out, PrintWriter err) {
+        ZarrDirectCli root = new ZarrDirectCli();
+        CommandLine cl = new CommandLine(root);
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExecutionStrategy(parseResult -> {
+            root.properties.forEach(System::setProperty);
+            return new CommandLine.RunLast().execute(parseResult);
+        });
+        cl.setParameterExceptionHandler(ZarrDirectCli::usageError);
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> failure(root, ex, commandLine));
+        return cl;
+    }
+
+    private static int usageError(CommandLine.ParameterException ex, String[] args) {
+        CommandLine cmd = ex.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println("zarr-direct: " + ex.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
+        err.print("Usage: " + cmd.getHelp().synopsis(0));
+        err.println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information on usage.");
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    private static int failure(ZarrDirectCli root, Exception ex, CommandLine cmd) {
+        PrintWriter err = cmd.getErr();
+        boolean trace = root.stacktrace || Boolean.getBoolean("zarrdirect.debug");
+        boolean expected = ex instanceof ZarrDirectException || ex instanceof IOException
+                || ex instanceof UncheckedIOException || ex instanceof CliFailure;
+        String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        if (expected) {
+            err.println("zarr-direct: " + msg);
+        } else {
+            err.println("zarr-direct: " + ex.getClass().getSimpleName() + ": " + msg);
+        }
+        if (trace) {
+            ex.printStackTrace(err);
+        } else if (!expected) {
+            err.println("(an unexpected error: run again with --stacktrace and report it with the trace)");
+        }
+        err.flush();
+        return EXIT_FAILURE;
+    }
+
+    /** A failure the CLI itself detects, reported as {@code zarr-direct: <message>} with exit code 1. */
+    static final class CliFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        CliFailure(String message) {
+            super(message);
+        }
+    }
+
+    /** The project version, from {@code version.properties} written by the build. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[]{"zarr-direct " + projectVersion(),
+                    "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", "
+                            + System.getProperty("java.home") + ")",
+                    System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                            + System.getProperty("os.arch")};
+        }
+    }
+
+    static String projectVersion() {
+        try (InputStream in = ZarrDirectCli.class.getResourceAsStream("version.properties")) {
+            if (in == null) {
+                return "(unknown version: version.properties missing from the class path)";
+            }
+            Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("version", "(unknown version)");
+        } catch (IOException e) {
+            return "(unknown version: " + e.getMessage() + ")";
+        }
+    }
+}
