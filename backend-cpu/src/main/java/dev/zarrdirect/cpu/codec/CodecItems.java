@@ -62,6 +62,23 @@ public final class CodecItems {
             throw new IllegalArgumentException("the cpu " + codec + " codec needs native memory, but the "
                     + (in.isNative() ? "output" : "input") + " is a heap segment");
         }
+        // A native library writes through the raw address and would ignore the read-only flag; on a
+        // read-only mapped file that is a SIGSEGV, so refuse here.
+        if (out.isReadOnly()) {
+            throw new IllegalArgumentException("the cpu " + codec + " codec writes its output, but the output "
+                    + out + " is read-only");
+        }
+    }
+
+    /**
+     * True when both segments start at the same byte of the same memory. {@link MemorySegment#address()}
+     * alone cannot tell: for heap segments it is an offset into the array, equal for distinct arrays.
+     */
+    public static boolean sameStart(MemorySegment a, MemorySegment b) {
+        if (a.isNative() != b.isNative() || a.address() != b.address()) {
+            return false;
+        }
+        return a.isNative() || a.heapBase().isPresent() && a.heapBase().get() == b.heapBase().orElse(null);
     }
 
     /** True when the two segments share at least one byte. */

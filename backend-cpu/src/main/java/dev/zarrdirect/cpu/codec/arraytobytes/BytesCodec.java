@@ -110,7 +110,7 @@ public final class BytesCodec implements ArrayToBytesCodec {
             }
             if (swap) {
                 swapCopy(in, out, size, unit);
-            } else if (in.address() != out.address() || in.isNative() != out.isNative()) {
+            } else if (!CodecItems.sameStart(in, out)) {
                 MemorySegment.copy(in, 0, out, 0, size);
             }
             batch.complete(i, size);
