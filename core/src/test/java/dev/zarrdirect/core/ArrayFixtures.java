@@ -1,5 +1,6 @@
 package dev.zarrdirect.core;
 
+import dev.zarrdirect.api.buffer.StridedCopy;
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.core.metadata.CodecMetadata;
@@ -84,7 +85,7 @@ final class ArrayFixtures {
     static Tensor slice(Tensor full, Selection sel) {
         Tensor out = Tensor.allocateHost(full.dataType(), sel.shape());
         new dev.zarrdirect.core.pipeline.HostRegion(full.buffer().segment(), full.byteOffset(), full.shape(),
-                dev.zarrdirect.core.pipeline.StridedCopy.cByteStrides(full.shape(), full.dataType().byteSize()),
+                dev.zarrdirect.api.buffer.StridedCopy.cByteStrides(full.shape(), full.dataType().byteSize()),
                 full.dataType().byteSize())
                 .gatherInto(out.segment(), sel.shape(), new long[sel.rank()], sel.shape(), sel.start());
         return out;

@@ -1,5 +1,6 @@
 package dev.zarrdirect.core;
 
+import dev.zarrdirect.api.buffer.StridedCopy;
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.api.store.Store;
@@ -104,7 +105,7 @@ class ZarrArrayRoundTripTest {
                     // Apply the same patch to the model by element.
                     long[] st = sel.start();
                     new dev.zarrdirect.core.pipeline.HostRegion(model.segment(), 0, shape,
-                            dev.zarrdirect.core.pipeline.StridedCopy.cByteStrides(shape, 4), 4)
+                            dev.zarrdirect.api.buffer.StridedCopy.cByteStrides(shape, 4), 4)
                             .placeFrom(patch.segment(), sel.shape(), new long[3], sel.shape(), st);
                 }
             }

@@ -37,6 +37,37 @@ public interface Backend extends AutoCloseable {
     /** Fills {@code count} elements of {@code dst} from {@code offset} with {@code pattern}, repeated. */
     void fill(Buffer dst, long offset, long count, MemorySegment pattern);
 
+    /**
+     * Copies every region of {@code copies} ({@code elemSize}-byte elements), as one batch: a device
+     * backend runs one launch for all of them. Returns when the copies are complete.
+     * The default works for host-accessible buffers only.
+     */
+    default void copyRegions(java.util.List<dev.zarrdirect.api.buffer.Region.Copy> copies, int elemSize) {
+        for (var c : copies) {
+            if (!c.src().buffer().kind().hostAccessible() || !c.dst().buffer().kind().hostAccessible()) {
+                throw new UnsupportedOperationException(name() + " cannot copy regions of " + c.src().buffer()
+                        + " to " + c.dst().buffer());
+            }
+            dev.zarrdirect.api.buffer.StridedCopy.copy(c.src().buffer().segment(), c.src().offset(),
+                    c.src().byteStrides(), c.dst().buffer().segment(), c.dst().offset(), c.dst().byteStrides(),
+                    c.src().extent(), elemSize);
+        }
+    }
+
+    /**
+     * Fills every region with {@code pattern} (one element's bytes), as one batch.
+     * The default works for host-accessible buffers only.
+     */
+    default void fillRegions(java.util.List<dev.zarrdirect.api.buffer.Region> regions, MemorySegment pattern) {
+        for (var r : regions) {
+            if (!r.buffer().kind().hostAccessible()) {
+                throw new UnsupportedOperationException(name() + " cannot fill a region of " + r.buffer());
+            }
+            dev.zarrdirect.api.buffer.StridedCopy.fill(r.buffer().segment(), r.offset(), r.byteStrides(), r.extent(),
+                    pattern);
+        }
+    }
+
     /** How many chunks the core should hand to one codec call; 1 for the CPU, hundreds for a GPU. */
     int preferredBatchSize();
 

@@ -1,5 +1,6 @@
 package dev.zarrdirect.core.pipeline;
 
+import dev.zarrdirect.api.buffer.StridedCopy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

@@ -1,5 +1,6 @@
 package dev.zarrdirect.core.pipeline;
 
+import dev.zarrdirect.api.buffer.StridedCopy;
 import dev.zarrdirect.api.Tensor;
 
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-package dev.zarrdirect.core.pipeline;
+package dev.zarrdirect.api.buffer;
 
 import java.lang.foreign.MemorySegment;
 
@@ -129,7 +129,7 @@ public final class StridedCopy {
         }
     }
 
-    static boolean isZero(MemorySegment s) {
+    public static boolean isZero(MemorySegment s) {
         for (long i = 0; i < s.byteSize(); i++) {
             if (s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
                 return false;
