@@ -278,7 +278,7 @@ class CliEndToEndTest {
         assertEquals(sha, shaLine(check.out()));
         assertTrue(check.out().contains("shape [3, 8, 181, 360] dtype float32"), check.out());
         assertTrue(first.out().contains("decoded:  " + String.format("%,d", 3L * 8 * 181 * 360 * 4)), first.out());
-        assertTrue(first.err().contains("writing [") && first.err().contains("reading ["), first.err());
+        assertTrue(first.err().contains("writing [") && first.err().contains("reading 1/5 ["), first.err());
 
         Result again = run("demo", dir.toString(), "--steps", "3", "--batch", "3");
 

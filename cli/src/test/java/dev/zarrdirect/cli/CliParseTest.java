@@ -44,9 +44,10 @@ class CliParseTest {
     }
 
     @Test
-    void demoDefaultsToFortyEightStepsInBatchesOfFourWithNoDirectory() {
+    void demoDefaultsToNinetySixStepsInBatchesOfFourOverFivePassesWithNoDirectory() {
         DemoCommand d = CommandLine.populateCommand(new DemoCommand());
-        assertEquals(48, d.steps);
+        assertEquals(96, d.steps);
+        assertEquals(5, d.passes);
         assertEquals(4, d.batch);
         assertEquals("auto", d.backend);
         assertNull(d.dir);

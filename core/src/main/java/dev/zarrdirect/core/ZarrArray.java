@@ -6,6 +6,7 @@ import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.buffer.StridedCopy;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.grid.RegularChunkGrid;
@@ -13,8 +14,10 @@ import dev.zarrdirect.core.grid.Shapes;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.pipeline.ChunkIO;
 import dev.zarrdirect.core.pipeline.CodecChain;
+import dev.zarrdirect.core.pipeline.DeviceDecoder;
 import dev.zarrdirect.core.pipeline.HostRegion;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +43,7 @@ public final class ZarrArray {
     private final ArrayMetadata metadata;
     private final CodecChain chain;
     private final Map<String, String> codecChoices;
+    private volatile DeviceDecoder deviceDecoder;
 
     ZarrArray(ZarrContext ctx, Store store, String path, ArrayMetadata metadata, Map<String, String> codecChoices) {
         this.ctx = ctx;
@@ -132,8 +136,10 @@ public final class ZarrArray {
     }
 
     /**
-     * Reads {@code selection} into a new tensor on the context's device; for a host backend this is
-     * {@link #read(Selection)}, otherwise the data are decoded on the host and copied to the device.
+     * Reads {@code selection} into a new C-order tensor on the context's device, which the caller
+     * closes. On a host backend this is {@link #read(Selection)}. On a device backend the chunks are
+     * decoded there in batches ({@link DeviceDecoder}); chains it cannot run (sharding) are decoded on
+     * the host and copied over, which {@link #devicePath()} reports.
      */
     public Tensor readToDevice(Selection selection) {
         Backend b = ctx.backend();
@@ -141,16 +147,65 @@ public final class ZarrArray {
         if (dev.isHost()) {
             return read(selection);
         }
-        try (Tensor host = read(selection)) {
-            Buffer buf = b.allocate(dev, MemoryKind.DEVICE, host.byteSize());
-            try {
-                b.copy(host.buffer(), 0, buf, 0, host.byteSize());
-                return Tensor.owning(buf, 0, dataType(), host.shape(), host.strides());
-            } catch (RuntimeException | Error e) {
-                buf.close();
-                throw e;
+        selection.checkWithin(shape(), describe());
+        long[] outShape = selection.shape();
+        long bytes = Shapes.product(outShape) * dataType().byteSize();
+        DeviceDecoder decoder = deviceDecoder();
+        if (decoder == null) {
+            try (Tensor host = read(selection)) {
+                Buffer buf = b.allocate(dev, MemoryKind.DEVICE, Math.max(1, bytes));
+                try {
+                    b.copy(host.buffer(), 0, buf, 0, bytes);
+                    return Tensor.owning(buf, 0, dataType(), outShape, host.strides());
+                } catch (RuntimeException | Error e) {
+                    buf.close();
+                    throw e;
+                }
             }
         }
+        Buffer dest = b.allocate(dev, MemoryKind.DEVICE, Math.max(1, bytes));
+        try {
+            long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
+            int batchSize = Math.max(1, b.preferredBatchSize());
+            List<DeviceDecoder.Task> batch = new ArrayList<>(batchSize);
+            metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) -> {
+                batch.add(new DeviceDecoder.Task(chunkKey(ci), cs, extent(cs, ce), out, label(ci)));
+                if (batch.size() == batchSize) {
+                    decoder.decodeBatch(store, batch, dest, 0, outShape, byteStrides);
+                    batch.clear();
+                }
+            });
+            if (!batch.isEmpty()) {
+                decoder.decodeBatch(store, batch, dest, 0, outShape, byteStrides);
+            }
+            return Tensor.owning(dest, 0, dataType(), outShape, Tensor.contiguousStrides(outShape));
+        } catch (RuntimeException | Error e) {
+            dest.close();
+            throw e;
+        }
+    }
+
+    /** The device decoder for this array's chain on the context's device; null when it must go through the host. */
+    private DeviceDecoder deviceDecoder() {
+        DeviceDecoder d = deviceDecoder;
+        if (d == null && DeviceDecoder.supports(chain)) {
+            d = new DeviceDecoder(ctx.backend(), ctx.backend().defaultDevice(), ctx.codecs(), codecChoices, chain, describe());
+            deviceDecoder = d;
+        }
+        return d;
+    }
+
+    /** How {@link #readToDevice} decodes this array: on the device (and which stages fall back to the CPU), or on the host. */
+    public String devicePath() {
+        Device dev = ctx.backend().defaultDevice();
+        if (dev.isHost()) {
+            return "host decode on " + dev;
+        }
+        DeviceDecoder d = deviceDecoder();
+        if (d == null) {
+            return "host decode, then copy to " + dev + " (sharding is decoded on the host)";
+        }
+        return "batched decode on " + dev + (d.hostFallbacks().isEmpty() ? "" : ", CPU fallback for " + d.hostFallbacks());
     }
 
     /** Reads {@code selection} into {@code dest}, a host tensor of the selection's shape and the array's type. */

@@ -1,0 +1,133 @@
+package dev.zarrdirect.conformance.device;
+
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.Selection;
+import dev.zarrdirect.core.Zarr;
+import dev.zarrdirect.core.ZarrArray;
+import dev.zarrdirect.core.ZarrContext;
+import dev.zarrdirect.core.metadata.ArrayMetadata;
+import dev.zarrdirect.core.metadata.CodecMetadata;
+import dev.zarrdirect.core.metadata.FillValue;
+import dev.zarrdirect.core.registry.BackendRegistry;
+import dev.zarrdirect.core.store.memory.MemoryStore;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Every available device backend reads, through {@code readToDevice}, byte for byte what the CPU
+ * backend reads: whole arrays and partial selections, edge chunks, missing chunks (fill on the
+ * device), every codec chain (device codecs, CPU fallbacks, sharding through the host).
+ * Backends that are unavailable are listed with their probe's reason; with ZD_REQUIRE_DEVICE=NAME
+ * a missing backend fails instead.
+ */
+class DeviceReadConformanceTest {
+
+    static final long SEED = Long.getLong("zd.seed", System.nanoTime());
+
+    static CodecMetadata c(String name, Map<String, Object> cfg) {
+        return CodecMetadata.of(name, cfg);
+    }
+
+    static List<List<CodecMetadata>> chains() {
+        CodecMetadata le = c("bytes", Map.of("endian", "little"));
+        CodecMetadata be = c("bytes", Map.of("endian", "big"));
+        CodecMetadata zstd = c("zstd", Map.of("level", 3L, "checksum", false));
+        return List.of(
+                List.of(le),
+                List.of(be),
+                List.of(le, zstd),
+                List.of(le, c("zstd", Map.of("level", 19L, "checksum", true)), c("crc32c", Map.of())),
+                List.of(be, c("gzip", Map.of("level", 1L))),
+                List.of(c("transpose", Map.of("order", List.of(2L, 0L, 1L))), le, zstd),
+                List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 3L, 8L),
+                        "codecs", List.of(le.toJson(), zstd.toJson()),
+                        "index_codecs", List.of(le.toJson(), c("crc32c", Map.of()).toJson()), "index_location", "end"))));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyDeviceBackendReadsWhatTheCpuReads() {
+        BackendRegistry reg = BackendRegistry.discover();
+        String required = System.getenv("ZD_REQUIRE_DEVICE");
+        List<DynamicTest> tests = new ArrayList<>();
+        for (BackendRegistry.Entry e : reg.entries()) {
+            if (e.name().equals("cpu")) {
+                continue;
+            }
+            if (!e.probe().available()) {
+                assertNotEquals(e.name(), required, "backend " + e.name() + " is required but unavailable: " + e.probe().reason());
+                System.out.println("device conformance: skipping " + e.name() + ": " + e.probe().reason());
+                continue;
+            }
+            tests.add(DynamicTest.dynamicTest(e.name() + " reads what the CPU reads", () -> checkBackend(e.name())));
+        }
+        if (required != null && !required.isBlank()) {
+            assertTrue(reg.availableNames().contains(required), "ZD_REQUIRE_DEVICE=" + required + " but found " + reg.availableNames());
+        }
+        return tests.stream();
+    }
+
+    private void checkBackend(String name) {
+        Random rnd = new Random(SEED);
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 2)) {
+            Backend b = dev.backend();
+            long[] shape = {5, 7, 19};
+            long[] chunks = {2, 3, 8};
+            for (List<CodecMetadata> codecs : chains()) {
+                for (DataType dt : List.of(DataType.FLOAT32, DataType.INT16, DataType.UINT8, DataType.FLOAT64, DataType.COMPLEX64)) {
+                    Store store = new MemoryStore();
+                    ArrayMetadata md = ArrayMetadata.create(shape, dt, chunks, FillValue.zero(dt), codecs);
+                    if (dt.equals(DataType.FLOAT32)) {
+                        md = md.withFillValue(FillValue.parse("NaN", dt, "test"));
+                    }
+                    ZarrArray w = Zarr.createArray(cpu, store, "a", md);
+                    try (Tensor t = Tensor.allocateHost(dt, shape)) {
+                        for (long i = 0; i < t.byteSize(); i++) {
+                            t.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (rnd.nextInt(5) == 0 ? rnd.nextInt(256) : i % 7));
+                        }
+                        if (dt.equals(DataType.FLOAT32)) {
+                            for (long i = 0; i < t.elementCount(); i++) {
+                                t.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) rnd.nextGaussian());
+                            }
+                        }
+                        w.write(t);
+                    }
+                    // Leave one chunk out so the device fills it.
+                    store.delete("a/" + w.metadata().chunkKey(new long[]{1, 1, 1}));
+                    ZarrArray onCpu = Zarr.openArray(cpu, store, "a");
+                    ZarrArray onDev = Zarr.openArray(dev, store, "a");
+                    List<Selection> sels = new ArrayList<>(List.of(Selection.all(shape), Selection.parse("1:4,2:7,5:17", shape),
+                            Selection.parse("4,6,18", shape), Selection.parse("0:0", shape)));
+                    for (Selection sel : sels) {
+                        String what = name + " " + dt + " " + codecs.stream().map(CodecMetadata::name).toList() + " " + sel
+                                + " via " + onDev.devicePath() + " (seed " + SEED + ")";
+                        try (Tensor expect = onCpu.read(sel); Tensor got = onDev.readToDevice(sel)) {
+                            assertEquals(expect.elementCount(), got.elementCount(), what);
+                            try (HostBuffer back = HostBuffer.allocate(Math.max(1, expect.byteSize()))) {
+                                Buffer host = back.slice(0, expect.byteSize());
+                                if (expect.byteSize() > 0) {
+                                    b.copy(got.buffer(), got.byteOffset(), host, 0, expect.byteSize());
+                                }
+                                long m = expect.segment().mismatch(host.segment());
+                                assertEquals(-1, m, what + ": first difference at byte " + m);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

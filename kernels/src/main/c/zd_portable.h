@@ -1,0 +1,171 @@
+/*
+ * zd_portable.h - the only file that knows which front end compiles the kernels.
+ *
+ * Three modes:
+ *   OpenCL C  (__OPENCL_VERSION__ defined by the OpenCL compiler)
+ *   CUDA      (__CUDACC__ defined by nvcc)
+ *   host C    (anything else; ZD_HOST is defined here): plain C99/C11 + pthreads, used by the
+ *             tests. A "work-group" is emulated by zd_host_group_run(): local_size threads share
+ *             one ZD_LOCAL scratch and meet at a pthread barrier. With local_size 1 the barrier
+ *             is a no-op and everything runs on the calling thread.
+ *
+ * Macros every other file may use:
+ *   ZD_KERNEL        kernel entry qualifier (extern "C" __global__ on CUDA)
+ *   ZD_GLOBAL        address space of device buffers (pointer qualifier)
+ *   ZD_LOCAL         address space of work-group shared memory (pointer qualifier)
+ *   ZD_LOCAL_DECL    storage class for a work-group shared variable declared in a kernel
+ *   ZD_CONST_TABLE   storage class for a file-scope read-only lookup table
+ *   ZD_INLINE        small per-item helper function
+ *   ZD_FUNC          larger device function (not forced inline)
+ *   ZD_BARRIER()     work-group barrier that also orders global and local memory
+ *   zd_group_id(), zd_local_id(), zd_local_size()
+ *   ZD_STATIC_ASSERT(cond, name)
+ *   zd_u8 .. zd_u64, zd_i8 .. zd_i64
+ *   zd_highbit32(x)  index of the highest set bit of x (x != 0)
+ */
+#ifndef ZD_PORTABLE_H
+#define ZD_PORTABLE_H
+
+#if defined(__OPENCL_VERSION__)
+/* ------------------------------------------------------------------ OpenCL C */
+typedef uchar zd_u8;
+typedef ushort zd_u16;
+typedef uint zd_u32;
+typedef ulong zd_u64;
+typedef char zd_i8;
+typedef short zd_i16;
+typedef int zd_i32;
+typedef long zd_i64;
+#define ZD_KERNEL __kernel
+#define ZD_GLOBAL __global
+#define ZD_LOCAL __local
+#define ZD_LOCAL_DECL __local
+#define ZD_CONST_TABLE __constant
+#define ZD_INLINE static inline
+#define ZD_FUNC static
+#define ZD_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define zd_group_id() ((zd_u32)get_group_id(0))
+#define zd_local_id() ((zd_u32)get_local_id(0))
+#define zd_local_size() ((zd_u32)get_local_size(0))
+#define ZD_STATIC_ASSERT(cond, name) typedef char zd_static_assert_##name[(cond) ? 1 : -1]
+#define zd_highbit32(x) (31u - (zd_u32)clz((zd_u32)(x)))
+
+#elif defined(__CUDACC__)
+/* ------------------------------------------------------------------ CUDA */
+typedef unsigned char zd_u8;
+typedef unsigned short zd_u16;
+typedef unsigned int zd_u32;
+typedef unsigned long long zd_u64;
+typedef signed char zd_i8;
+typedef short zd_i16;
+typedef int zd_i32;
+typedef long long zd_i64;
+#define ZD_KERNEL extern "C" __global__
+#define ZD_GLOBAL
+#define ZD_LOCAL
+#define ZD_LOCAL_DECL __shared__
+#define ZD_CONST_TABLE static __constant__ const
+#define ZD_INLINE static __device__ __forceinline__
+#define ZD_FUNC static __device__
+#define ZD_BARRIER() __syncthreads()
+#define zd_group_id() ((zd_u32)blockIdx.x)
+#define zd_local_id() ((zd_u32)threadIdx.x)
+#define zd_local_size() ((zd_u32)blockDim.x)
+#define ZD_STATIC_ASSERT(cond, name) static_assert((cond), #name)
+#define zd_highbit32(x) (31u - (zd_u32)__clz((int)(x)))
+
+#else
+/* ------------------------------------------------------------------ host C (tests) */
+#ifndef ZD_HOST
+#define ZD_HOST 1
+#endif
+#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <pthread.h>
+typedef uint8_t zd_u8;
+typedef uint16_t zd_u16;
+typedef uint32_t zd_u32;
+typedef uint64_t zd_u64;
+typedef int8_t zd_i8;
+typedef int16_t zd_i16;
+typedef int32_t zd_i32;
+typedef int64_t zd_i64;
+#define ZD_KERNEL __attribute__((visibility("default")))
+#define ZD_GLOBAL
+#define ZD_LOCAL
+#define ZD_LOCAL_DECL static
+#define ZD_CONST_TABLE static const
+#define ZD_INLINE static inline
+#define ZD_FUNC static
+#define ZD_STATIC_ASSERT(cond, name) _Static_assert((cond), #name)
+#define zd_highbit32(x) (31u - (zd_u32)__builtin_clz((unsigned)(x)))
+
+/* Per-thread identity of an emulated work-item. */
+typedef struct {
+    zd_u32 group_id;
+    zd_u32 local_id;
+    zd_u32 local_size;
+    pthread_barrier_t *barrier;
+} zd_host_item;
+static __thread zd_host_item zd_host_self = {0u, 0u, 1u, NULL};
+
+static inline void zd_host_barrier(void) {
+    if (zd_host_self.local_size > 1u) pthread_barrier_wait(zd_host_self.barrier);
+}
+#define ZD_BARRIER() zd_host_barrier()
+#define zd_group_id() (zd_host_self.group_id)
+#define zd_local_id() (zd_host_self.local_id)
+#define zd_local_size() (zd_host_self.local_size)
+
+/* Runs body(arg) once per emulated work-item of group `group_id` with `local_size` items. */
+typedef void (*zd_host_body)(void *arg);
+typedef struct {
+    zd_host_body body;
+    void *arg;
+    zd_host_item item;
+} zd_host_thread_arg;
+static void *zd_host_thread_main(void *p) {
+    zd_host_thread_arg *a = (zd_host_thread_arg *)p;
+    zd_host_self = a->item;
+    a->body(a->arg);
+    return NULL;
+}
+static inline int zd_host_group_run(zd_u32 group_id, zd_u32 local_size, zd_host_body body, void *arg) {
+    if (local_size <= 1u) {
+        zd_host_item saved = zd_host_self;
+        zd_host_self.group_id = group_id;
+        zd_host_self.local_id = 0u;
+        zd_host_self.local_size = 1u;
+        zd_host_self.barrier = NULL;
+        body(arg);
+        zd_host_self = saved;
+        return 0;
+    }
+    pthread_barrier_t bar;
+    pthread_t *th = (pthread_t *)malloc(sizeof(pthread_t) * local_size);
+    zd_host_thread_arg *ta = (zd_host_thread_arg *)malloc(sizeof(zd_host_thread_arg) * local_size);
+    if (th == NULL || ta == NULL) { free(th); free(ta); return -1; }
+    pthread_barrier_init(&bar, NULL, local_size);
+    for (zd_u32 i = 0; i < local_size; i++) {
+        ta[i].body = body;
+        ta[i].arg = arg;
+        ta[i].item.group_id = group_id;
+        ta[i].item.local_id = i;
+        ta[i].item.local_size = local_size;
+        ta[i].item.barrier = &bar;
+        pthread_create(&th[i], NULL, zd_host_thread_main, &ta[i]);
+    }
+    for (zd_u32 i = 0; i < local_size; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&bar);
+    free(th);
+    free(ta);
+    return 0;
+}
+#endif
+
+/* ------------------------------------------------------------------ shared helpers */
+ZD_INLINE zd_u64 zd_min_u64(zd_u64 a, zd_u64 b) { return a < b ? a : b; }
+ZD_INLINE zd_u64 zd_rotl64(zd_u64 x, zd_u32 r) { return (x << r) | (x >> (64u - r)); }
+
+#endif /* ZD_PORTABLE_H */

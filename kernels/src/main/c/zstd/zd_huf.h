@@ -1,0 +1,135 @@
+/*
+ * zd_huf.h - Huffman literals (RFC 8878 4.2): tree description (direct or FSE-compressed
+ * weights), decoding table of up to 2^11 cells, and per-stream decoding.
+ */
+#ifndef ZD_HUF_H
+#define ZD_HUF_H
+
+#include "zd_portable.h"
+#include "zstd/zd_status.h"
+#include "zstd/zd_bits.h"
+#include "zstd/zd_fse.h"
+
+#define ZD_HUF_MAX_BITS 11u
+#define ZD_HUF_TABLE_SIZE (1u << ZD_HUF_MAX_BITS)
+
+typedef struct {
+    zd_u8 sym;
+    zd_u8 nb;
+} zd_huf_cell;
+
+/*
+ * Reads the Huffman tree description at p[0..avail) and builds the decoding table.
+ * weights: 256 bytes of scratch; wt/norm/next: scratch for the FSE-compressed weights.
+ * On success *used is the description's size in bytes and *max_bits the table log.
+ */
+ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, ZD_LOCAL zd_huf_cell *table,
+                                        ZD_LOCAL zd_u8 *weights, ZD_LOCAL zd_fse_cell *wt,
+                                        ZD_LOCAL zd_i16 *norm, ZD_LOCAL zd_u16 *next, zd_u32 *max_bits,
+                                        zd_u64 *used) {
+    if (avail < 1u) return ZD_STATUS_CORRUPT_TRUNCATED;
+    zd_u32 hb = p[0];
+    zd_u32 nw = 0; /* number of explicit weights */
+    if (hb >= 128u) {
+        nw = hb - 127u;
+        zd_u64 nbytes = (nw + 1u) / 2u;
+        if (avail < 1u + nbytes) return ZD_STATUS_CORRUPT_TRUNCATED;
+        for (zd_u32 i = 0; i < nw; i++) {
+            zd_u32 b = p[1u + i / 2u];
+            weights[i] = (zd_u8)((i & 1u) ? (b & 15u) : (b >> 4));
+        }
+        *used = 1u + nbytes;
+    } else {
+        zd_u64 csize = hb;
+        if (csize == 0u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+        if (avail < 1u + csize) return ZD_STATUS_CORRUPT_TRUNCATED;
+        const ZD_GLOBAL zd_u8 *q = p + 1;
+        zd_u32 log = 0, nsym = 0;
+        zd_u64 hdr = 0;
+        zd_u32 st = zd_fse_read_ncount_thread(q, csize, 15u, ZD_HUFW_MAX_LOG, norm, &log, &nsym, &hdr);
+        if (st != ZD_STATUS_OK) return st == ZD_STATUS_CORRUPT_TRUNCATED ? st : ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+        if (zd_fse_build_thread(wt, norm, nsym, log, next) != ZD_STATUS_OK) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+        zd_bwd_bits br;
+        if (hdr >= csize || zd_bwd_init_thread(&br, q + hdr, csize - hdr) != 0) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+        zd_u32 s1 = zd_bwd_read_thread(&br, log);
+        zd_u32 s2 = zd_bwd_read_thread(&br, log);
+        if (br.pos < 0) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+        /* Two interleaved states; stop once an update reads past the start of the stream,
+           then emit the other state's symbol. */
+        for (;;) {
+            if (nw >= 255u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+            weights[nw++] = wt[s1].sym;
+            s1 = wt[s1].base + zd_bwd_read_thread(&br, wt[s1].nb);
+            if (nw >= 255u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+            weights[nw++] = wt[s2].sym;
+            if (br.pos < 0) break; /* s1's update overran: s2's symbol was the last */
+            s2 = wt[s2].base + zd_bwd_read_thread(&br, wt[s2].nb);
+            if (br.pos < 0) {
+                if (nw >= 255u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+                weights[nw++] = wt[s1].sym;
+                break;
+            }
+        }
+        *used = 1u + csize;
+    }
+    if (nw > 255u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    /* Complete with the implicit last weight. */
+    zd_u32 rank[ZD_HUF_MAX_BITS + 2u];
+    for (zd_u32 w = 0; w < ZD_HUF_MAX_BITS + 2u; w++) rank[w] = 0;
+    zd_u32 sum = 0;
+    for (zd_u32 i = 0; i < nw; i++) {
+        zd_u32 w = weights[i];
+        if (w > ZD_HUF_MAX_BITS) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+        rank[w]++;
+        if (w > 0u) sum += 1u << (w - 1u);
+    }
+    if (sum == 0u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    zd_u32 mb = zd_highbit32(sum) + 1u;
+    if (mb > ZD_HUF_MAX_BITS) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    zd_u32 rest = (1u << mb) - sum;
+    if ((rest & (rest - 1u)) != 0u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    zd_u32 lastw = zd_highbit32(rest) + 1u;
+    weights[nw] = (zd_u8)lastw;
+    rank[lastw]++;
+    zd_u32 nsyms = nw + 1u;
+    if (rank[1] < 2u || (rank[1] & 1u) != 0u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    /* Codes in order of increasing weight, symbols in natural order within a weight. */
+    zd_u32 start[ZD_HUF_MAX_BITS + 2u];
+    zd_u32 acc = 0;
+    for (zd_u32 w = 1; w <= ZD_HUF_MAX_BITS; w++) {
+        start[w] = acc;
+        acc += rank[w] << (w - 1u);
+    }
+    if (acc != (1u << mb)) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    for (zd_u32 s = 0; s < nsyms; s++) {
+        zd_u32 w = weights[s];
+        if (w == 0u) continue;
+        zd_u32 len = 1u << (w - 1u);
+        zd_u32 at = start[w];
+        zd_u8 nb = (zd_u8)(mb + 1u - w);
+        for (zd_u32 k = 0; k < len; k++) {
+            table[at + k].sym = (zd_u8)s;
+            table[at + k].nb = nb;
+        }
+        start[w] = at + len;
+    }
+    *max_bits = mb;
+    return ZD_STATUS_OK;
+}
+
+/* Decodes exactly n literals of one stream; the stream must be consumed exactly. */
+ZD_FUNC zd_u32 zd_huf_decode_stream_thread(const ZD_LOCAL zd_huf_cell *table, zd_u32 max_bits,
+                                           const ZD_GLOBAL zd_u8 *in, zd_u64 in_len, ZD_GLOBAL zd_u8 *out,
+                                           zd_u64 n) {
+    zd_bwd_bits br;
+    if (zd_bwd_init_thread(&br, in, in_len) != 0) return ZD_STATUS_CORRUPT_HUFFMAN_STREAM;
+    for (zd_u64 i = 0; i < n; i++) {
+        zd_huf_cell c = table[zd_bwd_peek_thread(&br, max_bits)];
+        out[i] = c.sym;
+        zd_bwd_skip_thread(&br, c.nb);
+        if (br.pos < 0) return ZD_STATUS_CORRUPT_HUFFMAN_STREAM;
+    }
+    return br.pos == 0 ? ZD_STATUS_OK : ZD_STATUS_CORRUPT_HUFFMAN_STREAM;
+}
+
+#endif
