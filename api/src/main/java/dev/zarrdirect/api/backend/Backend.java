@@ -71,6 +71,11 @@ public interface Backend extends AutoCloseable {
     /** How many chunks the core should hand to one codec call; 1 for the CPU, hundreds for a GPU. */
     int preferredBatchSize();
 
+    /** A reader of local files straight into this backend's memory, when it has one. */
+    default java.util.Optional<DirectReader> directReader() {
+        return java.util.Optional.empty();
+    }
+
     /** The codec implementations that run natively on this backend's devices. */
     CodecProvider codecs();
 

@@ -66,6 +66,14 @@ public interface Store extends AutoCloseable {
      */
     List<String> listDir(String prefix);
 
+    /**
+     * The local file holding the value at {@code key}, for stores whose values are whole files
+     * (so that a backend's direct reader can read them into device memory); empty otherwise.
+     */
+    default java.util.Optional<java.nio.file.Path> localPath(String key) {
+        return java.util.Optional.empty();
+    }
+
     /** True for stores that refuse writes. */
     default boolean isReadOnly() {
         return false;

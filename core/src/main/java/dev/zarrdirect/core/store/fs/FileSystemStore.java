@@ -178,6 +178,11 @@ public final class FileSystemStore implements Store {
     }
 
     @Override
+    public Optional<Path> localPath(String key) {
+        return Optional.of(pathOf(key));
+    }
+
+    @Override
     public Optional<MemorySegment> get(String key, ByteRange range, SegmentAllocator allocator) {
         Objects.requireNonNull(range, "range");
         Objects.requireNonNull(allocator, "allocator");
