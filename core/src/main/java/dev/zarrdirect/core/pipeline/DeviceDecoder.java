@@ -5,6 +5,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.backend.DirectReader;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.buffer.Region;
@@ -142,29 +143,42 @@ public final class DeviceDecoder {
         }
         List<Buffer> owned = new ArrayList<>();
         try {
-            // Fetch: every encoded chunk of the batch into one pinned buffer, then one copy to the device.
-            Buffer staging = track(owned, backend.allocate(device, MemoryKind.HOST_PINNED, Math.max(1, total)));
             Buffer encoded = track(owned, backend.allocate(device, MemoryKind.DEVICE, Math.max(1, total)));
             long[] offsets = new long[present.size()];
             long pos = 0;
             for (int i = 0; i < present.size(); i++) {
-                Task t = present.get(i);
                 offsets[i] = pos;
-                long want = sizes[i];
-                long at = pos;
-                MemorySegment got = store.get(t.key(), ByteRange.ALL, (size, align) -> {
-                    if (size != want) {
-                        throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " changed size while it was read ("
-                                + want + " then " + size + " bytes)");
-                    }
-                    return staging.segment().asSlice(at, size);
-                }).orElse(null);
-                if (got == null) {
-                    throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " disappeared while it was read");
-                }
-                pos += want;
+                pos += sizes[i];
             }
-            backend.copy(staging, 0, encoded, 0, total);
+            DirectReader direct = backend.directReader().orElse(null);
+            if (direct != null && present.stream().allMatch(t -> store.localPath(t.key()).isPresent())) {
+                // Files straight into device memory: no staging, no copy through the JVM.
+                List<DirectReader.Request> reqs = new ArrayList<>();
+                for (int i = 0; i < present.size(); i++) {
+                    reqs.add(new DirectReader.Request(store.localPath(present.get(i).key()).orElseThrow(), 0, sizes[i],
+                            encoded, offsets[i]));
+                }
+                direct.read(reqs);
+            } else {
+                // Every encoded chunk of the batch into one pinned buffer, then one copy to the device.
+                Buffer staging = track(owned, backend.allocate(device, MemoryKind.HOST_PINNED, Math.max(1, total)));
+                for (int i = 0; i < present.size(); i++) {
+                    Task t = present.get(i);
+                    long want = sizes[i];
+                    long at = offsets[i];
+                    MemorySegment got = store.get(t.key(), ByteRange.ALL, (size, align) -> {
+                        if (size != want) {
+                            throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " changed size while it was read ("
+                                    + want + " then " + size + " bytes)");
+                        }
+                        return staging.segment().asSlice(at, size);
+                    }).orElse(null);
+                    if (got == null) {
+                        throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " disappeared while it was read");
+                    }
+                }
+                backend.copy(staging, 0, encoded, 0, total);
+            }
 
             List<Buffer> cur = new ArrayList<>();
             for (int i = 0; i < present.size(); i++) {
