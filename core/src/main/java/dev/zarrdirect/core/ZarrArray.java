@@ -169,8 +169,8 @@ public final class ZarrArray {
             int batchSize = Math.max(1, b.preferredBatchSize());
             List<DeviceDecoder.Task> batch = new ArrayList<>(batchSize);
             metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) -> {
-                batch.add(new DeviceDecoder.Task(chunkKey(ci), cs, extent(cs, ce), out, label(ci)));
-                if (batch.size() == batchSize) {
+                DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), batch);
+                if (batch.size() >= batchSize) {
                     decoder.decodeBatch(store, batch, dest, 0, outShape, byteStrides);
                     batch.clear();
                 }
@@ -189,7 +189,8 @@ public final class ZarrArray {
     private DeviceDecoder deviceDecoder() {
         DeviceDecoder d = deviceDecoder;
         if (d == null && DeviceDecoder.supports(chain)) {
-            d = new DeviceDecoder(ctx.backend(), ctx.backend().defaultDevice(), ctx.codecs(), codecChoices, chain, describe());
+            d = new DeviceDecoder(ctx.backend(), ctx.backend().defaultDevice(), ctx.codecs(), codecChoices,
+                    DeviceDecoder.leafChain(chain), describe());
             deviceDecoder = d;
         }
         return d;
@@ -203,7 +204,7 @@ public final class ZarrArray {
         }
         DeviceDecoder d = deviceDecoder();
         if (d == null) {
-            return "host decode, then copy to " + dev + " (sharding is decoded on the host)";
+            return "host decode, then copy to " + dev + " (nested sharding or codecs around sharding_indexed)";
         }
         return "batched decode on " + dev + (d.hostFallbacks().isEmpty() ? "" : ", CPU fallback for " + d.hostFallbacks());
     }

@@ -41,8 +41,15 @@ import java.util.function.Consumer;
  */
 public final class DeviceDecoder {
 
-    /** One chunk to place: its key, the box of it wanted, and where that box goes in the destination. */
-    public record Task(String key, long[] chunkStart, long[] extent, long[] at, String label) {
+    /**
+     * One chunk to place: its key and byte range ({@code length} -1 for the whole value; {@code key}
+     * null for a box known to hold only the fill value), the box of it wanted, and where that box goes
+     * in the destination.
+     */
+    public record Task(String key, long offset, long length, long[] chunkStart, long[] extent, long[] at, String label) {
+        public static Task whole(String key, long[] chunkStart, long[] extent, long[] at, String label) {
+            return new Task(key, 0, -1, chunkStart, extent, at, label);
+        }
     }
 
     private final Backend backend;
@@ -58,15 +65,48 @@ public final class DeviceDecoder {
     private final MemorySegment fill;
     private final List<String> hostFallbacks = new ArrayList<>();
 
-    /** True when {@code chain}'s codecs can run as device batches (no sharding). */
+    /**
+     * True when {@code chain} can run as device batches: no sharding, or one level of sharding alone,
+     * whose inner chunks become the batch items ({@link #leafChain}).
+     */
     public static boolean supports(CodecChain chain) {
-        return chain.sharding() == null;
+        return chain.sharding() == null
+                || (chain.isPartiallyReadable() && chain.sharding().inner().sharding() == null);
+    }
+
+    /** The chain that decodes one batch item: the array's chain, or the inner chain of its shards. */
+    public static CodecChain leafChain(CodecChain chain) {
+        return chain.sharding() == null ? chain : chain.sharding().inner();
+    }
+
+    /**
+     * Adds the tasks that read the box {@code [chunkStart, chunkStart+extent)} of the chunk at {@code key}
+     * into the destination at {@code at}: the chunk itself, or, for a shard, the inner chunks the box
+     * touches (the shard's index is read and decoded here, on the host).
+     */
+    public static void plan(CodecChain chain, Store store, String key, long[] chunkStart, long[] extent, long[] at,
+                            String label, List<Task> tasks) {
+        if (chain.sharding() == null) {
+            tasks.add(Task.whole(key, chunkStart, extent, at, label));
+            return;
+        }
+        List<ShardingCodec.InnerRead> reads = new ArrayList<>();
+        List<ShardingCodec.MissingRead> missing = new ArrayList<>();
+        chain.sharding().plan(new StoreChunkSource(store, key), chunkStart, extent, at, label, reads, missing);
+        for (ShardingCodec.MissingRead m : missing) {
+            tasks.add(new Task(null, 0, 0, new long[m.at().length], m.extent(), m.at(), label));
+        }
+        for (ShardingCodec.InnerRead r : reads) {
+            tasks.add(new Task(key, r.offset(), r.length(), r.chunkStart(), r.extent(), r.at(),
+                    label + " inner chunk " + java.util.Arrays.toString(r.chunkIndex())));
+        }
     }
 
     public DeviceDecoder(Backend backend, Device device, CodecRegistry registry, Map<String, String> choices,
                          CodecChain hostChain, String where) {
-        if (!supports(hostChain)) {
-            throw new IllegalArgumentException("chain " + hostChain.describe() + " of " + where + " has sharding");
+        if (hostChain.sharding() != null) {
+            throw new IllegalArgumentException("chain " + hostChain.describe() + " of " + where
+                    + " has sharding: give the device decoder its leaf chain");
         }
         this.backend = backend;
         this.device = device;
@@ -126,7 +166,7 @@ public final class DeviceDecoder {
         long[] sizes = new long[tasks.size()];
         long total = 0;
         for (Task t : tasks) {
-            long n = store.size(t.key());
+            long n = t.key() == null ? -1 : t.length() >= 0 ? t.length() : store.size(t.key());
             if (n < 0) {
                 missing.add(destRegion(dest, destOffset, destByteStrides, t));
             } else {
@@ -155,7 +195,8 @@ public final class DeviceDecoder {
                 // Files straight into device memory: no staging, no copy through the JVM.
                 List<DirectReader.Request> reqs = new ArrayList<>();
                 for (int i = 0; i < present.size(); i++) {
-                    reqs.add(new DirectReader.Request(store.localPath(present.get(i).key()).orElseThrow(), 0, sizes[i],
+                    Task t = present.get(i);
+                    reqs.add(new DirectReader.Request(store.localPath(t.key()).orElseThrow(), t.offset(), sizes[i],
                             encoded, offsets[i]));
                 }
                 direct.read(reqs);
@@ -166,7 +207,8 @@ public final class DeviceDecoder {
                     Task t = present.get(i);
                     long want = sizes[i];
                     long at = offsets[i];
-                    MemorySegment got = store.get(t.key(), ByteRange.ALL, (size, align) -> {
+                    ByteRange range = t.length() < 0 ? ByteRange.ALL : ByteRange.of(t.offset(), t.length());
+                    MemorySegment got = store.get(t.key(), range, (size, align) -> {
                         if (size != want) {
                             throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " changed size while it was read ("
                                     + want + " then " + size + " bytes)");

@@ -116,33 +116,9 @@ final class ShardingCodec {
             MemorySegment idx = arena.allocate(innerCount * 16, 8);
             index.decode(indexEnc, idx, "index of shard " + label);
 
-            List<Need> needs = new ArrayList<>();
-            long[] boxStop = new long[rank];
-            for (int i = 0; i < rank; i++) {
-                boxStop[i] = boxStart[i] + boxExtent[i];
-            }
             MemorySegment shardBytes = whole;
-            new RegularChunkGrid(innerShape).forEachChunk(shardShape, boxStart, boxStop, (ci, cs, ce, out) -> {
-                long lin = Shapes.linearIndex(ci, innerGrid);
-                long off = idx.get(ValueLayout.JAVA_LONG_UNALIGNED, lin * 16);
-                long len = idx.get(ValueLayout.JAVA_LONG_UNALIGNED, lin * 16 + 8);
-                long[] ext = new long[rank];
-                long[] pos = new long[rank];
-                for (int i = 0; i < rank; i++) {
-                    ext[i] = ce[i] - cs[i];
-                    pos[i] = at[i] + out[i];
-                }
-                if (off == MISSING && len == MISSING) {
-                    target.fill(pos, ext, fill);
-                    return;
-                }
-                if (off < 0 || len < 0 || (shardBytes != null && off > shardBytes.byteSize() - len)) {
-                    throw corrupt(label, src, "has an index entry for inner chunk " + Arrays.toString(ci)
-                            + " at offset " + Long.toUnsignedString(off) + " length " + Long.toUnsignedString(len)
-                            + (shardBytes != null ? ", outside its " + shardBytes.byteSize() + " bytes" : ""));
-                }
-                needs.add(new Need(off, len, ci, cs, ext, pos));
-            });
+            List<Need> needs = locate(idx, boxStart, boxExtent, at, shardBytes == null ? -1 : shardBytes.byteSize(),
+                    (pos, ext) -> target.fill(pos, ext, fill), src, label);
             if (shardBytes != null) {
                 for (Need n : needs) {
                     decodeInner(ChunkSource.ofMemory(shardBytes.asSlice(n.offset, n.length), "bytes " + n.offset + "-"
@@ -177,6 +153,84 @@ final class ShardingCodec {
                             + "-" + (n.offset + n.length) + " of " + src.describe()), n, target, label);
                 }
                 i = j + 1;
+            }
+        }
+    }
+
+    /** Receives the boxes of inner chunks that were never written. */
+    @FunctionalInterface
+    interface MissingBox {
+        void accept(long[] at, long[] extent);
+    }
+
+    /**
+     * The inner chunks of {@code [boxStart, boxStart+boxExtent)} that were written, from the decoded
+     * index {@code idx}; those never written go to {@code missing}. {@code shardSize} (or -1 when not
+     * known) bounds the entries.
+     */
+    private List<Need> locate(MemorySegment idx, long[] boxStart, long[] boxExtent, long[] at, long shardSize,
+                              MissingBox missing, ChunkSource src, String label) {
+        int rank = shardShape.length;
+        List<Need> needs = new ArrayList<>();
+        long[] boxStop = new long[rank];
+        for (int i = 0; i < rank; i++) {
+            boxStop[i] = boxStart[i] + boxExtent[i];
+        }
+        new RegularChunkGrid(innerShape).forEachChunk(shardShape, boxStart, boxStop, (ci, cs, ce, out) -> {
+            long lin = Shapes.linearIndex(ci, innerGrid);
+            long off = idx.get(ValueLayout.JAVA_LONG_UNALIGNED, lin * 16);
+            long len = idx.get(ValueLayout.JAVA_LONG_UNALIGNED, lin * 16 + 8);
+            long[] ext = new long[rank];
+            long[] pos = new long[rank];
+            for (int i = 0; i < rank; i++) {
+                ext[i] = ce[i] - cs[i];
+                pos[i] = at[i] + out[i];
+            }
+            if (off == MISSING && len == MISSING) {
+                missing.accept(pos, ext);
+                return;
+            }
+            if (off < 0 || len < 0 || (shardSize >= 0 && off > shardSize - len)) {
+                throw corrupt(label, src, "has an index entry for inner chunk " + Arrays.toString(ci)
+                        + " at offset " + Long.toUnsignedString(off) + " length " + Long.toUnsignedString(len)
+                        + (shardSize >= 0 ? ", outside its " + shardSize + " bytes" : ""));
+            }
+            needs.add(new Need(off, len, ci, cs, ext, pos));
+        });
+        return needs;
+    }
+
+    /** An inner chunk a read needs: where its bytes are in the shard, which box of it, and where that box goes. */
+    public record InnerRead(long offset, long length, long[] chunkIndex, long[] chunkStart, long[] extent, long[] at) {
+    }
+
+    /** A box of the destination that no written inner chunk covers. */
+    public record MissingRead(long[] at, long[] extent) {
+    }
+
+    /**
+     * Plans a read of part of a shard without decoding anything: reads and decodes only the index,
+     * and lists the inner chunks needed (by byte range) and the boxes to fill. A missing shard is one
+     * missing box. Lets a device backend fetch and decode the inner chunks in its own batches.
+     */
+    void plan(ChunkSource src, long[] boxStart, long[] boxExtent, long[] at, String label, List<InnerRead> reads,
+              List<MissingRead> missing) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment indexEnc;
+            try {
+                indexEnc = src.read(indexAtEnd ? ByteRange.suffix(indexBytes) : ByteRange.of(0, indexBytes), arena);
+            } catch (StoreException | IndexOutOfBoundsException e) {
+                throw new CorruptChunkException("sharding_indexed", "shard " + label + " (" + src.describe()
+                        + ") is shorter than its " + indexBytes + "-byte index", e);
+            }
+            if (indexEnc == null) {
+                missing.add(new MissingRead(at.clone(), boxExtent.clone()));
+                return;
+            }
+            MemorySegment idx = arena.allocate(innerCount * 16, 8);
+            index.decode(indexEnc, idx, "index of shard " + label);
+            for (Need n : locate(idx, boxStart, boxExtent, at, -1, (p, e) -> missing.add(new MissingRead(p, e)), src, label)) {
+                reads.add(new InnerRead(n.offset, n.length, n.chunkIndex, n.boxStart, n.boxExtent, n.at));
             }
         }
     }
