@@ -39,7 +39,14 @@ final class Era5Synth {
 
     /** Fills {@code out} (C order, little-endian float32) with time steps {@code [t0, t0+steps)} of all channels. */
     void fill(MemorySegment out, long t0, int steps) {
-        int channels = CHANNELS.size();
+        fill(out, t0, steps, CHANNELS.size());
+    }
+
+    /**
+     * As {@link #fill(MemorySegment, long, int)} for any number of channels: channel {@code c} is field
+     * {@code c % 8} shifted in phase by {@code c / 8}, so more channels than the named eight stay distinct.
+     */
+    void fill(MemorySegment out, long t0, int steps, int channels) {
         long i = 0;
         for (int s = 0; s < steps; s++) {
             long t = t0 + s;
@@ -47,7 +54,7 @@ final class Era5Synth {
             for (int c = 0; c < channels; c++) {
                 for (int y = 0; y < lat; y++) {
                     for (int x = 0; x < lon; x++) {
-                        double v = field(c, t, y, x) + noise.nextDouble(-1, 1) * noiseScale(c);
+                        double v = field(c % 8, t + 5L * (c / 8), y, x) + noise.nextDouble(-1, 1) * noiseScale(c % 8);
                         out.setAtIndex(F32, i++, round((float) v));
                     }
                 }

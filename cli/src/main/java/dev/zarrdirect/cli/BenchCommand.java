@@ -1,0 +1,326 @@
+package dev.zarrdirect.cli;
+
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.Selection;
+import dev.zarrdirect.core.Zarr;
+import dev.zarrdirect.core.ZarrArray;
+import dev.zarrdirect.core.ZarrContext;
+import dev.zarrdirect.core.grid.Shapes;
+import dev.zarrdirect.core.metadata.ArrayMetadata;
+import dev.zarrdirect.core.metadata.CodecMetadata;
+import dev.zarrdirect.core.metadata.FillValue;
+import dev.zarrdirect.core.store.fs.FileSystemStore;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
+
+/**
+ * Reads a whole array (or a region) several times and reports decoded GB/s, median and spread; on
+ * a device backend it also compares with the CPU backend plus the copy to the device, and measures
+ * the limits (file read rate, host-to-device rate) the result should be held against.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Read an array several times and report decoded GB/s (median and spread).",
+                "With --generate, first write an ERA5-like store at PATH (float32 [time, channel, lat, lon], zstd)."})
+final class BenchCommand implements Callable<Integer> {
+
+    /** The attribute that marks a store bench generated, and so may replace. */
+    static final String MARKER = "zarr_direct_bench";
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "PATH", description = "Directory of the array (the one holding its zarr.json).")
+    Path path;
+
+    @Option(names = {"-b", "--backend"}, paramLabel = "NAME", defaultValue = "auto",
+            description = "Backend to read with (auto, cpu, opencl, cuda). Default: ${DEFAULT-VALUE}.")
+    String backend;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: one per processor).")
+    Integer threads;
+
+    @Option(names = "--region", paramLabel = "SEL", description = "Read only this selection, e.g. 0:8,:,:,:.")
+    String region;
+
+    @Option(names = "--passes", paramLabel = "N", defaultValue = "5", description = "Timed passes. Default: ${DEFAULT-VALUE}.")
+    int passes;
+
+    @Option(names = "--batch", paramLabel = "N", defaultValue = "4",
+            description = "Extent of the first dimension read per call. Default: ${DEFAULT-VALUE}.")
+    long batch;
+
+    @Option(names = "--generate", paramLabel = "LAYOUT",
+            description = "Write the store first (unless a complete one is there): era5 (one time step per chunk) or "
+                    + "era5-sharded (one shard per time step, one [1, 1, lat, lon] inner chunk per channel).")
+    String generate;
+
+    @Option(names = "--shape", paramLabel = "T,C,Y,X", defaultValue = "32,16,721,1440", split = ",",
+            description = "Shape for --generate. Default: ${DEFAULT-VALUE}.")
+    long[] shape;
+
+    @Option(names = "--level", defaultValue = "3", description = "zstd level for --generate. Default: ${DEFAULT-VALUE}.")
+    long level;
+
+    @Option(names = "--compare-cpu", description = "On a device backend, also time the CPU backend plus the copy to the device.")
+    boolean compareCpu;
+
+    @Option(names = "--limits", description = "Measure the file read rate and the host-to-device rate and report the "
+            + "result as a fraction of min(read, copy) x compression ratio.")
+    boolean limits;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (passes < 1 || batch < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--passes and --batch must be at least 1");
+        }
+        try (ZarrContext ctx = threads == null ? ZarrContext.open(backend) : ZarrContext.open(backend, threads)) {
+            if (generate != null) {
+                generate(ctx, err);
+            }
+            try (FileSystemStore store = FileSystemStore.open(path)) {
+                ZarrArray a = Zarr.openArray(ctx, store, "");
+                Selection sel = region == null ? Selection.all(a.shape()) : Selection.parse(region, a.shape());
+                InfoCommand.Stored stored = InfoCommand.stored(a);
+                long logical = Shapes.product(a.shape()) * a.dataType().byteSize();
+                double ratio = (double) logical / Math.max(1, stored.bytes());
+                out.printf(Locale.ROOT, "array:    %s %s%s chunks %s, %s%n", path, a.dataType(), Shapes.format(a.shape()),
+                        Shapes.format(a.chunkShape()), String.join(", ", a.codecImplementations()));
+                out.printf(Locale.ROOT, "stored:   %s, compression ratio %.2f%n", Text.bytes(stored.bytes()), ratio);
+                out.printf(Locale.ROOT, "backend:  %s on %s, %d threads; path: %s%n", ctx.backend().name(), ctx.device(),
+                        ctx.parallelism(), a.devicePath());
+                out.printf(Locale.ROOT, "reading:  %s in calls of %d along dimension 0, %d passes after one warm-up%n",
+                        sel, batch, passes);
+                out.flush();
+                double main = report(out, ctx.backend().name(), timePasses(a, sel, ctx, null));
+                if (compareCpu && !ctx.device().isHost()) {
+                    try (ZarrContext cpu = threads == null ? ZarrContext.open("cpu") : ZarrContext.open("cpu", threads)) {
+                        ZarrArray onCpu = Zarr.openArray(cpu, store, "");
+                        double c = report(out, "cpu+copy", timePasses(onCpu, sel, cpu, ctx.backend()));
+                        out.printf(Locale.ROOT, "speedup:  %.2fx %s over cpu+copy%n", main / c, ctx.backend().name());
+                    }
+                }
+                if (limits) {
+                    double read = fileReadRate(store, a);
+                    out.printf(Locale.ROOT, "limit:    file read %.2f GB/s (page cache, %d threads)%n", read, 8);
+                    double limit = read;
+                    if (!ctx.device().isHost()) {
+                        double h2d = hostToDeviceRate(ctx.backend(), ctx.device());
+                        out.printf(Locale.ROOT, "limit:    host-to-device copy %.2f GB/s (pinned, 1 GiB)%n", h2d);
+                        limit = Math.min(read, h2d);
+                    }
+                    double decodedLimit = limit * ratio;
+                    out.printf(Locale.ROOT, "limit:    min(read, copy) x ratio = %.2f GB/s decoded; %s reached %.0f%%%n",
+                            decodedLimit, ctx.backend().name(), 100 * main / decodedLimit);
+                }
+            }
+        }
+        out.flush();
+        return ZarrDirectCli.EXIT_OK;
+    }
+
+    /** GB/s of each timed pass (after one untimed warm-up pass). */
+    private double[] timePasses(ZarrArray a, Selection sel, ZarrContext ctx, Backend copyTo) {
+        double[] gbps = new double[passes];
+        for (int p = -1; p < passes; p++) {
+            long bytes = 0;
+            long t0 = System.nanoTime();
+            long[] start = sel.start();
+            long[] stop = sel.stop();
+            for (long t = start.length == 0 ? 0 : start[0]; t < (start.length == 0 ? 1 : stop[0]); t += batch) {
+                Selection part = sel;
+                if (start.length > 0) {
+                    long[] s0 = start.clone();
+                    long[] s1 = stop.clone();
+                    s0[0] = t;
+                    s1[0] = Math.min(stop[0], t + batch);
+                    part = new Selection(s0, s1);
+                }
+                if (copyTo == null) {
+                    try (Tensor got = a.readToDevice(part)) {
+                        bytes += got.byteSize();
+                    }
+                } else {
+                    bytes += readOnCpuThenCopy(a, part, copyTo);
+                }
+            }
+            long nanos = System.nanoTime() - t0;
+            if (p >= 0) {
+                gbps[p] = bytes / (double) nanos;
+            }
+        }
+        return gbps;
+    }
+
+    /** The CPU path a user has without a device decoder: decode into pinned host memory, then copy. */
+    private static long readOnCpuThenCopy(ZarrArray a, Selection part, Backend device) {
+        long n = Shapes.product(part.shape()) * a.dataType().byteSize();
+        Device dev = device.defaultDevice();
+        try (Buffer pinned = device.allocate(dev, MemoryKind.HOST_PINNED, Math.max(1, n));
+             Buffer onDevice = device.allocate(dev, MemoryKind.DEVICE, Math.max(1, n))) {
+            Tensor host = Tensor.of(pinned, 0, a.dataType(), part.shape(), Tensor.contiguousStrides(part.shape()));
+            a.read(part, host);
+            device.copy(pinned, 0, onDevice, 0, n);
+        }
+        return n;
+    }
+
+    private static double report(PrintWriter out, String what, double[] gbps) {
+        double[] s = gbps.clone();
+        Arrays.sort(s);
+        double median = s[s.length / 2];
+        out.printf(Locale.ROOT, "result:   %-9s median %.2f GB/s decoded (min %.2f, max %.2f; passes %s)%n", what, median,
+                s[0], s[s.length - 1], Arrays.stream(gbps).mapToObj(v -> String.format(Locale.ROOT, "%.2f", v)).toList());
+        out.flush();
+        return median;
+    }
+
+    /** Reads every stored file of the array once, 8 threads, and returns GB/s of stored bytes. */
+    private static double fileReadRate(FileSystemStore store, ZarrArray a) {
+        List<Path> files = new ArrayList<>();
+        for (String k : store.list("")) {
+            if (!k.endsWith("zarr.json")) {
+                files.add(store.pathOf(k));
+            }
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            long t0 = System.nanoTime();
+            List<Future<Long>> fs = new ArrayList<>();
+            for (Path f : files) {
+                fs.add(pool.submit(() -> {
+                    ByteBuffer buf = ByteBuffer.allocateDirect(4 << 20);
+                    long n = 0;
+                    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+                        int r;
+                        while ((r = ch.read(buf)) > 0) {
+                            n += r;
+                            buf.clear();
+                        }
+                    }
+                    return n;
+                }));
+            }
+            long bytes = 0;
+            for (Future<Long> f : fs) {
+                bytes += f.get();
+            }
+            return bytes / (double) (System.nanoTime() - t0);
+        } catch (Exception e) {
+            throw new UncheckedIOException(new IOException("reading the files of " + a.describe() + ": " + e, e));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Pinned host to device, 1 GiB, best of 5. */
+    private static double hostToDeviceRate(Backend b, Device dev) {
+        long n = 1L << 30;
+        try (Buffer pinned = b.allocate(dev, MemoryKind.HOST_PINNED, n);
+             Buffer onDevice = b.allocate(dev, MemoryKind.DEVICE, n)) {
+            double best = 0;
+            for (int i = 0; i < 5; i++) {
+                long t0 = System.nanoTime();
+                b.copy(pinned, 0, onDevice, 0, n);
+                best = Math.max(best, n / (double) (System.nanoTime() - t0));
+            }
+            return best;
+        }
+    }
+
+    private void generate(ZarrContext ctx, PrintWriter err) {
+        if (shape.length != 4) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--shape needs 4 extents T,C,Y,X, got "
+                    + Arrays.toString(shape));
+        }
+        boolean sharded = switch (generate) {
+            case "era5" -> false;
+            case "era5-sharded" -> true;
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--generate must be era5 or era5-sharded, got \"" + generate + "\"");
+        };
+        try {
+            Files.createDirectories(path);
+        } catch (IOException e) {
+            throw new ZarrDirectCli.CliFailure("cannot create " + path + ": " + e.getMessage());
+        }
+        try (FileSystemStore store = FileSystemStore.create(path)) {
+            if (store.exists("zarr.json")) {
+                Object node = Zarr.open(ctx, store, "");
+                if (!(node instanceof ZarrArray a) || !a.attributes().containsKey(MARKER)) {
+                    throw new ZarrDirectCli.CliFailure(path + " holds a Zarr node that bench did not generate (no \""
+                            + MARKER + "\" attribute); give a new or empty directory to --generate");
+                }
+                if (Arrays.equals(a.shape(), shape) && InfoCommand.stored(a).keys() == a.chunkCount()
+                        && Boolean.TRUE.equals(a.attributes().get("complete"))
+                        && generate.equals(a.attributes().get(MARKER))) {
+                    err.println("bench: reusing the complete store at " + path);
+                    return;
+                }
+                Zarr.delete(store, "");
+            } else if (!store.list("").isEmpty()) {
+                throw new ZarrDirectCli.CliFailure(path + " is neither empty nor a store bench generated; "
+                        + "give a new or empty directory to --generate");
+            }
+            int t = (int) shape[0];
+            int c = (int) shape[1];
+            int y = (int) shape[2];
+            int x = (int) shape[3];
+            CodecMetadata bytes = CodecMetadata.of("bytes", Map.of("endian", "little"));
+            CodecMetadata zstd = CodecMetadata.of("zstd", Map.of("level", level, "checksum", false));
+            List<CodecMetadata> codecs = sharded
+                    ? List.of(CodecMetadata.of("sharding_indexed", Map.of("chunk_shape", List.of(1L, 1L, (long) y, (long) x),
+                    "codecs", List.of(bytes.toJson(), zstd.toJson()),
+                    "index_codecs", List.of(bytes.toJson(), CodecMetadata.of("crc32c", Map.of()).toJson()),
+                    "index_location", "end")))
+                    : List.of(bytes, zstd);
+            ArrayMetadata md = ArrayMetadata.create(shape, DataType.FLOAT32, new long[]{1, c, y, x},
+                            FillValue.parse("NaN", DataType.FLOAT32, "bench"), codecs)
+                    .withDimensionNames(List.of("time", "channel", "lat", "lon"));
+            ZarrArray a = Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate, "complete", false)));
+            Era5Synth synth = new Era5Synth(y, x);
+            Progress p = new Progress(err, Progress.stderrIsTerminal(), "generating", "steps", t);
+            long[] done = {0};
+            // Time steps in parallel: generation is as costly as compression.
+            IntStream.range(0, t).parallel().forEach(step -> {
+                try (Tensor slab = Tensor.allocateHost(DataType.FLOAT32, 1, c, y, x)) {
+                    synth.fill(slab.segment(), step, 1, c);
+                    a.write(new long[]{step, 0, 0, 0}, slab);
+                }
+                synchronized (done) {
+                    p.update(++done[0], done[0] * (long) c * y * x * 4);
+                }
+            });
+            p.finish();
+            Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate, "complete", true)));
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.zarrdirect.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class BenchCommandTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void benchGeneratesBothLayoutsWithTheSameElementsAndReportsAMedian() {
+        Path plain = tmp.resolve("plain");
+        Path sharded = tmp.resolve("sharded");
+        var a = CliEndToEndTest.run("bench", plain.toString(), "--generate", "era5", "--shape", "3,9,5,7", "--passes", "2",
+                "--limits");
+        assertEquals(0, a.code(), a.err());
+        assertTrue(a.out().matches("(?s).*result:   cpu +median [0-9.]+ GB/s decoded \\(min [0-9.]+, max [0-9.]+; passes \\[.*"),
+                a.out());
+        assertTrue(a.out().contains("limit:    min(read, copy) x ratio"), a.out());
+        var b = CliEndToEndTest.run("bench", sharded.toString(), "--generate", "era5-sharded", "--shape", "3,9,5,7",
+                "--passes", "1");
+        assertEquals(0, b.code(), b.err());
+        assertTrue(b.out().contains("sharding_indexed"), b.out());
+        String shaA = CliEndToEndTest.run("checksum", plain.toString()).out().lines().findFirst().orElseThrow();
+        String shaB = CliEndToEndTest.run("checksum", sharded.toString()).out().lines().findFirst().orElseThrow();
+        assertEquals(shaA, shaB, "the two layouts hold the same elements");
+        var again = CliEndToEndTest.run("bench", plain.toString(), "--generate", "era5", "--shape", "3,9,5,7", "--passes", "1");
+        assertTrue(again.err().contains("reusing the complete store"), again.err());
+    }
+
+    @Test
+    void benchRefusesToGenerateOverAStoreItDidNotWrite() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("mine"));
+        Files.writeString(dir.resolve("notes.txt"), "keep");
+        var r = CliEndToEndTest.run("bench", dir.toString(), "--generate", "era5", "--shape", "1,1,2,2");
+        assertEquals(1, r.code());
+        assertTrue(r.err().contains("neither empty nor a store bench generated"), r.err());
+        assertTrue(Files.exists(dir.resolve("notes.txt")));
+    }
+}
