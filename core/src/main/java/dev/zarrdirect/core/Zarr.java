@@ -7,6 +7,9 @@ import dev.zarrdirect.api.store.StoreKeys;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.GroupMetadata;
 import dev.zarrdirect.core.metadata.Metadata;
+import dev.zarrdirect.core.metadata.v2.ConsolidatedMetadata;
+import dev.zarrdirect.core.metadata.v2.V2ArrayMetadata;
+import dev.zarrdirect.core.metadata.v2.V2Nodes;
 import dev.zarrdirect.core.store.Stores;
 
 import java.lang.foreign.Arena;
@@ -42,11 +45,19 @@ public final class Zarr {
         return path.isEmpty() ? "zarr.json" : path + "/zarr.json";
     }
 
-    /** Opens whatever is at {@code path}: a {@link ZarrArray} or a {@link ZarrGroup}. */
+    /**
+     * Opens whatever is at {@code path}: a {@link ZarrArray} or a {@link ZarrGroup}. Without a
+     * {@code zarr.json} there, a Zarr v2 node is looked for: in the root's {@code .zmetadata},
+     * then as {@code .zarray} or {@code .zgroup}.
+     */
     public static Object open(ZarrContext ctx, Store store, String path) {
         String p = normalise(store, path);
         String key = metadataKey(p);
-        String json = readText(store, key).orElseThrow(() -> new NoSuchKeyException(store.toString(), key));
+        Optional<String> text = readText(store, key);
+        if (text.isEmpty()) {
+            return openV2(ctx, store, p, key);
+        }
+        String json = text.get();
         Object md = Metadata.parseNode(json, key);
         if (md instanceof ArrayMetadata a) {
             return new ZarrArray(ctx, store, p, a, Map.of());
@@ -113,6 +124,58 @@ public final class Zarr {
 
     public static ZarrGroup createGroup(Store store, String path, Map<String, Object> attributes) {
         return createGroup(ZarrContext.defaultContext(), store, path, attributes);
+    }
+
+    // ---- Zarr v2 (the documents are read and written by dev.zarrdirect.core.metadata.v2) ----
+
+    /**
+     * Opens the Zarr v2 node at {@code p}: from the root's {@code .zmetadata} when it lists the node,
+     * else from the node's {@code .zarray} or {@code .zgroup} (and {@code .zattrs}).
+     *
+     * @throws NoSuchKeyException naming every key looked for, when there is no node of either format
+     */
+    private static Object openV2(ZarrContext ctx, Store store, String p, String v3Key) {
+        Object md = V2Nodes.read(store, p).orElseThrow(() -> V2Nodes.notFound(store, p, v3Key));
+        if (md instanceof V2ArrayMetadata a) {
+            return new ZarrArray(ctx, store, p, a, Map.of());
+        }
+        return new ZarrGroup(ctx, store, p, (GroupMetadata) md);
+    }
+
+    /**
+     * Creates (or replaces the metadata of) a Zarr v2 array: writes {@code .zarray}, and
+     * {@code .zattrs} when there are attributes; chunks get v2 keys ({@code 0.3.1} or {@code 0/3/1}).
+     * The codec chain is resolved first, so a codec without an implementation fails before anything
+     * is written. A root {@code .zmetadata} is not updated: call {@link #consolidate} afterwards.
+     */
+    public static ZarrArray createArrayV2(ZarrContext ctx, Store store, String path, V2ArrayMetadata md) {
+        String p = normalise(store, path);
+        ZarrArray a = new ZarrArray(ctx, store, p, md, Map.of());
+        V2Nodes.writeArray(store, p, md);
+        return a;
+    }
+
+    public static ZarrArray createArrayV2(Store store, String path, V2ArrayMetadata md) {
+        return createArrayV2(ZarrContext.defaultContext(), store, path, md);
+    }
+
+    /** Creates (or replaces the metadata of) a Zarr v2 group: {@code .zgroup}, and {@code .zattrs} when there are attributes. */
+    public static ZarrGroup createGroupV2(ZarrContext ctx, Store store, String path, Map<String, Object> attributes) {
+        String p = normalise(store, path);
+        return new ZarrGroup(ctx, store, p, V2Nodes.writeGroup(store, p, attributes));
+    }
+
+    public static ZarrGroup createGroupV2(Store store, String path, Map<String, Object> attributes) {
+        return createGroupV2(ZarrContext.defaultContext(), store, path, attributes);
+    }
+
+    /**
+     * Writes the Zarr v2 consolidated metadata {@code .zmetadata} at the root of {@code store}: every
+     * {@code .zarray}, {@code .zgroup} and {@code .zattrs} of the hierarchy. Opening then reads nodes
+     * from it; it is a snapshot, so consolidate again after changing metadata.
+     */
+    public static ConsolidatedMetadata consolidate(Store store) {
+        return V2Nodes.consolidate(store);
     }
 
     /** Deletes every key of the node at {@code path} (for the root: the whole store). */

@@ -12,6 +12,7 @@ import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.grid.RegularChunkGrid;
 import dev.zarrdirect.core.grid.Shapes;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
+import dev.zarrdirect.core.metadata.v2.V2ArrayMetadata;
 import dev.zarrdirect.core.pipeline.ChunkIO;
 import dev.zarrdirect.core.pipeline.CodecChain;
 import dev.zarrdirect.core.pipeline.DeviceDecoder;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A Zarr v3 array in a store: its metadata, and reads and writes of any hyper-rectangle.
@@ -44,8 +46,21 @@ public final class ZarrArray {
     private final CodecChain chain;
     private final Map<String, String> codecChoices;
     private volatile DeviceDecoder deviceDecoder;
+    /** Zarr v2: the .zarray this array was read from or created with; null for a v3 array. */
+    private final V2ArrayMetadata v2Metadata;
 
     ZarrArray(ZarrContext ctx, Store store, String path, ArrayMetadata metadata, Map<String, String> codecChoices) {
+        this(ctx, store, path, metadata, codecChoices, null);
+    }
+
+    /** Zarr v2: an array whose metadata is {@code v2.arrayMetadata()}. */
+    ZarrArray(ZarrContext ctx, Store store, String path, V2ArrayMetadata v2, Map<String, String> codecChoices) {
+        this(ctx, store, path, v2.arrayMetadata(), codecChoices, v2);
+    }
+
+    private ZarrArray(ZarrContext ctx, Store store, String path, ArrayMetadata metadata,
+                      Map<String, String> codecChoices, V2ArrayMetadata v2Metadata) {
+        this.v2Metadata = v2Metadata;
         this.ctx = ctx;
         this.store = store;
         this.path = path;
@@ -58,7 +73,17 @@ public final class ZarrArray {
 
     /** The same array with codec implementations chosen per codec name ({@code zstd -> cpu}). */
     public ZarrArray withCodecChoices(Map<String, String> choices) {
-        return new ZarrArray(ctx, store, path, metadata, choices);
+        return new ZarrArray(ctx, store, path, metadata, choices, v2Metadata);
+    }
+
+    /** 2 for an array stored as Zarr v2 ({@code .zarray}), else 3. */
+    public int zarrFormat() {
+        return v2Metadata == null ? 3 : 2;
+    }
+
+    /** Zarr v2: the {@code .zarray} (and {@code .zattrs}) as read or created; empty for a v3 array. */
+    public Optional<V2ArrayMetadata> v2Metadata() {
+        return Optional.ofNullable(v2Metadata);
     }
 
     public ArrayMetadata metadata() {

@@ -4,6 +4,7 @@ import dev.zarrdirect.api.NoSuchKeyException;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.GroupMetadata;
+import dev.zarrdirect.core.metadata.v2.V2Nodes;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -40,14 +41,23 @@ public final class ZarrGroup {
         return metadata;
     }
 
-    /** Names of the direct children that hold a {@code zarr.json}, sorted. */
+    /**
+     * Names of the direct children that hold a {@code zarr.json} (or, Zarr v2, a {@code .zarray} or
+     * {@code .zgroup}), sorted. When the store's root has a consolidated {@code .zmetadata}, the
+     * children it lists.
+     */
     public List<String> members() {
+        // Zarr v2: consolidated metadata answers without listing the store.
+        var consolidated = V2Nodes.consolidatedMembers(store, path);
+        if (consolidated.isPresent()) {
+            return consolidated.get();
+        }
         List<String> out = new ArrayList<>();
         String prefix = path.isEmpty() ? "" : path + "/";
         for (String e : store.listDir(prefix)) {
             if (e.endsWith("/")) {
                 String name = e.substring(prefix.length(), e.length() - 1);
-                if (store.exists(prefix + name + "/zarr.json")) {
+                if (store.exists(prefix + name + "/zarr.json") || V2Nodes.isNode(store, prefix + name)) {
                     out.add(name);
                 }
             }

@@ -3,6 +3,8 @@ package dev.zarrdirect.core.store;
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
+import dev.zarrdirect.core.store.http.HttpStore;
+import dev.zarrdirect.core.store.zip.ZipStore;
 
 import java.net.URI;
 import java.nio.file.FileSystemNotFoundException;
@@ -18,28 +20,44 @@ public final class Stores {
 
     /** Two characters at least, so that a Windows drive ({@code C:\data}) is not a scheme. */
     private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]+):");
-    private static final String SUPPORTED = "supported now: a local directory path (/data/era5.zarr) or a file: URI"
-            + " (file:///data/era5.zarr); zip, http(s) and s3 stores are not implemented yet";
+    private static final String SUPPORTED = "supported now: a local directory path (/data/era5.zarr), a file: URI"
+            + " (file:///data/era5.zarr), a zip file (/data/era5.zarr.zip, read-only) or an http(s) URL"
+            + " (https://host/era5.zarr, read-only)";
 
     private Stores() {
     }
 
     /**
-     * Opens the existing store at {@code pathOrUri}: a local directory or a {@code file:} URI, as a
-     * {@link FileSystemStore}.
+     * Opens the existing store at {@code pathOrUri}:
+     * <ul>
+     *   <li>a local directory or a {@code file:} URI naming one: a {@link FileSystemStore};</li>
+     *   <li>a regular file, or a path or {@code file:} URI ending in {@code .zip}: a read-only
+     *       {@link ZipStore};</li>
+     *   <li>an {@code http://} or {@code https://} URL: a read-only {@link HttpStore} with default
+     *       settings.</li>
+     * </ul>
      *
-     * @throws StoreException for a location of another kind (http, s3, a zip file), saying which
-     *                        forms are supported, or when the directory does not exist
+     * @throws StoreException for another scheme (such as {@code s3:}), saying which forms are
+     *                        supported, or when the location does not exist or cannot be read
      */
     public static Store open(String pathOrUri) {
         Matcher m = SCHEME.matcher(pathOrUri);
         if (m.find()) {
             String scheme = m.group(1).toLowerCase(Locale.ROOT);
-            if (!scheme.equals("file")) {
-                throw new StoreException(pathOrUri, null, "cannot open \"" + pathOrUri + "\": scheme \""
+            switch (scheme) {
+                case "file" -> {
+                    return openLocal(pathOrUri, fileUriToPath(pathOrUri));
+                }
+                case "http", "https" -> {
+                    return openHttp(pathOrUri);
+                }
+                case "s3", "gs", "gcs", "az", "abfs" -> throw new StoreException(pathOrUri, null, "cannot open \""
+                        + pathOrUri + "\": object stores are not supported by scheme (\"" + scheme + "\"); a public"
+                        + " bucket can be read through its https:// endpoint (for S3:"
+                        + " https://<bucket>.s3.<region>.amazonaws.com/<path>); " + SUPPORTED);
+                default -> throw new StoreException(pathOrUri, null, "cannot open \"" + pathOrUri + "\": scheme \""
                         + scheme + "\" is not supported; " + SUPPORTED);
             }
-            return openDirectory(pathOrUri, fileUriToPath(pathOrUri));
         }
         Path path;
         try {
@@ -48,7 +66,22 @@ public final class Stores {
             throw new StoreException(pathOrUri, null,
                     "cannot open \"" + pathOrUri + "\": not a valid path (" + e.getMessage() + "); " + SUPPORTED, e);
         }
-        return openDirectory(pathOrUri, path);
+        return openLocal(pathOrUri, path);
+    }
+
+    private static Store openHttp(String url) {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (java.net.URISyntaxException e) {
+            throw new StoreException(url, null, "cannot open \"" + url + "\": not a valid URL (" + e.getMessage()
+                    + "); characters such as spaces must be percent-encoded", e);
+        }
+        try {
+            return HttpStore.open(uri);
+        } catch (IllegalArgumentException e) {
+            throw new StoreException(url, null, "cannot open \"" + url + "\": " + e.getMessage(), e);
+        }
     }
 
     private static Path fileUriToPath(String uri) {
@@ -60,12 +93,11 @@ public final class Stores {
         }
     }
 
-    private static Store openDirectory(String location, Path path) {
-        if (path.getFileName() != null
-                && path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".zip")
-                || Files.isRegularFile(path)) {
-            throw new StoreException(location, null, "cannot open \"" + location + "\": " + path
-                    + " is a file, and stores in zip (or other) files are not supported yet; " + SUPPORTED);
+    private static Store openLocal(String location, Path path) {
+        boolean zipName = path.getFileName() != null
+                && path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".zip");
+        if (Files.isRegularFile(path) || (zipName && !Files.isDirectory(path))) {
+            return ZipStore.open(path);
         }
         return FileSystemStore.open(path);
     }
