@@ -2,7 +2,7 @@
  * zd_portable.h - the only file that knows which front end compiles the kernels.
  *
  * Three modes:
- *   OpenCL C  (__OPENCL_VERSION__ defined by the OpenCL compiler)
+ *   OpenCL C  (__OPENCL_VERSION__ or __OPENCL_C_VERSION__ defined by the OpenCL compiler)
  *   CUDA      (__CUDACC__ defined by nvcc)
  *   host C    (anything else; ZD_HOST is defined here): plain C99/C11 + pthreads, used by the
  *             tests. A "work-group" is emulated by zd_host_group_run(): local_size threads share
@@ -18,15 +18,16 @@
  *   ZD_INLINE        small per-item helper function
  *   ZD_FUNC          larger device function (not forced inline)
  *   ZD_BARRIER()     work-group barrier that also orders global and local memory
- *   zd_group_id(), zd_local_id(), zd_local_size()
+ *   zd_group_id(), zd_local_id(), zd_local_size(), zd_num_groups()
  *   ZD_STATIC_ASSERT(cond, name)
  *   zd_u8 .. zd_u64, zd_i8 .. zd_i64
  *   zd_highbit32(x)  index of the highest set bit of x (x != 0)
+ *   ZD_U64(c)        64-bit unsigned integer constant
  */
 #ifndef ZD_PORTABLE_H
 #define ZD_PORTABLE_H
 
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 /* ------------------------------------------------------------------ OpenCL C */
 typedef uchar zd_u8;
 typedef ushort zd_u16;
@@ -47,8 +48,10 @@ typedef long zd_i64;
 #define zd_group_id() ((zd_u32)get_group_id(0))
 #define zd_local_id() ((zd_u32)get_local_id(0))
 #define zd_local_size() ((zd_u32)get_local_size(0))
+#define zd_num_groups() ((zd_u32)get_num_groups(0))
 #define ZD_STATIC_ASSERT(cond, name) typedef char zd_static_assert_##name[(cond) ? 1 : -1]
 #define zd_highbit32(x) (31u - (zd_u32)clz((zd_u32)(x)))
+#define ZD_U64(c) c##ul /* ulong is 64-bit; "long long" is 128-bit in OpenCL C */
 
 #elif defined(__CUDACC__)
 /* ------------------------------------------------------------------ CUDA */
@@ -71,8 +74,10 @@ typedef long long zd_i64;
 #define zd_group_id() ((zd_u32)blockIdx.x)
 #define zd_local_id() ((zd_u32)threadIdx.x)
 #define zd_local_size() ((zd_u32)blockDim.x)
+#define zd_num_groups() ((zd_u32)gridDim.x)
 #define ZD_STATIC_ASSERT(cond, name) static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__clz((int)(x)))
+#define ZD_U64(c) c##ull
 
 #else
 /* ------------------------------------------------------------------ host C (tests) */
@@ -100,15 +105,17 @@ typedef int64_t zd_i64;
 #define ZD_FUNC static
 #define ZD_STATIC_ASSERT(cond, name) _Static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__builtin_clz((unsigned)(x)))
+#define ZD_U64(c) c##ull
 
 /* Per-thread identity of an emulated work-item. */
 typedef struct {
     zd_u32 group_id;
     zd_u32 local_id;
     zd_u32 local_size;
+    zd_u32 num_groups;
     pthread_barrier_t *barrier;
 } zd_host_item;
-static __thread zd_host_item zd_host_self = {0u, 0u, 1u, NULL};
+static __thread zd_host_item zd_host_self = {0u, 0u, 1u, 1u, NULL};
 
 static inline void zd_host_barrier(void) {
     if (zd_host_self.local_size > 1u) pthread_barrier_wait(zd_host_self.barrier);
@@ -117,6 +124,7 @@ static inline void zd_host_barrier(void) {
 #define zd_group_id() (zd_host_self.group_id)
 #define zd_local_id() (zd_host_self.local_id)
 #define zd_local_size() (zd_host_self.local_size)
+#define zd_num_groups() (zd_host_self.num_groups)
 
 /* Runs body(arg) once per emulated work-item of group `group_id` with `local_size` items. */
 typedef void (*zd_host_body)(void *arg);
@@ -131,12 +139,14 @@ static void *zd_host_thread_main(void *p) {
     a->body(a->arg);
     return NULL;
 }
-static inline int zd_host_group_run(zd_u32 group_id, zd_u32 local_size, zd_host_body body, void *arg) {
+static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 local_size, zd_host_body body,
+                                    void *arg) {
     if (local_size <= 1u) {
         zd_host_item saved = zd_host_self;
         zd_host_self.group_id = group_id;
         zd_host_self.local_id = 0u;
         zd_host_self.local_size = 1u;
+        zd_host_self.num_groups = num_groups;
         zd_host_self.barrier = NULL;
         body(arg);
         zd_host_self = saved;
@@ -153,6 +163,7 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 local_size, zd_host_
         ta[i].item.group_id = group_id;
         ta[i].item.local_id = i;
         ta[i].item.local_size = local_size;
+        ta[i].item.num_groups = num_groups;
         ta[i].item.barrier = &bar;
         pthread_create(&th[i], NULL, zd_host_thread_main, &ta[i]);
     }

@@ -9,11 +9,11 @@
 #include "zd_portable.h"
 #include "zstd/zd_bits.h"
 
-#define ZD_XXH_P1 0x9E3779B185EBCA87ull
-#define ZD_XXH_P2 0xC2B2AE3D27D4EB4Full
-#define ZD_XXH_P3 0x165667B19E3779F9ull
-#define ZD_XXH_P4 0x85EBCA77C2B2AE63ull
-#define ZD_XXH_P5 0x27D4EB2F165667C5ull
+#define ZD_XXH_P1 ZD_U64(0x9E3779B185EBCA87)
+#define ZD_XXH_P2 ZD_U64(0xC2B2AE3D27D4EB4F)
+#define ZD_XXH_P3 ZD_U64(0x165667B19E3779F9)
+#define ZD_XXH_P4 ZD_U64(0x85EBCA77C2B2AE63)
+#define ZD_XXH_P5 ZD_U64(0x27D4EB2F165667C5)
 
 ZD_INLINE zd_u64 zd_xxh64_round(zd_u64 acc, zd_u64 input) {
     acc += input * ZD_XXH_P2;

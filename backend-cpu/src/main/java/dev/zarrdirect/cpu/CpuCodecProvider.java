@@ -4,10 +4,14 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.codec.Codec;
 import dev.zarrdirect.api.codec.CodecProvider;
+import dev.zarrdirect.cpu.codec.arraytoarray.DeltaCodec;
 import dev.zarrdirect.cpu.codec.arraytoarray.TransposeCodec;
 import dev.zarrdirect.cpu.codec.arraytobytes.BytesCodec;
+import dev.zarrdirect.cpu.codec.bytestobytes.BloscCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.Crc32cCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.GzipCodec;
+import dev.zarrdirect.cpu.codec.bytestobytes.ShuffleCodec;
+import dev.zarrdirect.cpu.codec.bytestobytes.ZlibCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdNatives;
 
@@ -17,8 +21,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The CPU implementations of {@code bytes}, {@code transpose}, {@code crc32c}, {@code gzip} and
- * {@code zstd}; {@code zstd} only when zstd-jni's natives loaded. Runs on {@link Device#CPU}.
+ * The CPU implementations of {@code bytes}, {@code transpose}, {@code crc32c}, {@code gzip},
+ * {@code zstd}, {@code blosc} and numcodecs' {@code numcodecs.zlib} (also as {@code zlib}),
+ * {@code numcodecs.shuffle} and {@code numcodecs.delta}; {@code zstd} only when zstd-jni's natives
+ * loaded (without them {@code blosc} still works, but not with cname zstd). Runs on {@link Device#CPU}.
  */
 public final class CpuCodecProvider implements CodecProvider {
 
@@ -34,7 +40,8 @@ public final class CpuCodecProvider implements CodecProvider {
 
     @Override
     public Set<String> codecNames() {
-        Set<String> names = new TreeSet<>(Set.of("bytes", "transpose", "crc32c", "gzip"));
+        Set<String> names = new TreeSet<>(Set.of("bytes", "transpose", "crc32c", "gzip", BloscCodec.NAME,
+                ZlibCodec.NAME, ZlibCodec.V2_ID, ShuffleCodec.NAME, DeltaCodec.NAME));
         if (ZstdNatives.available()) {
             names.add("zstd");
         }
@@ -52,6 +59,10 @@ public final class CpuCodecProvider implements CodecProvider {
             case "crc32c" -> Crc32cCodec.create(configuration);
             case "gzip" -> GzipCodec.create(configuration);
             case "zstd" -> ZstdNatives.available() ? ZstdCodec.create(configuration) : null;
+            case BloscCodec.NAME -> BloscCodec.create(configuration);
+            case ZlibCodec.NAME, ZlibCodec.V2_ID -> ZlibCodec.create(codecName, configuration);
+            case ShuffleCodec.NAME -> ShuffleCodec.create(configuration);
+            case DeltaCodec.NAME -> DeltaCodec.create(configuration);
             default -> null;
         });
     }

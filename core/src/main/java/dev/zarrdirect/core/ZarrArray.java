@@ -46,6 +46,8 @@ public final class ZarrArray {
     private final CodecChain chain;
     private final Map<String, String> codecChoices;
     private volatile DeviceDecoder deviceDecoder;
+    /** Why {@link #readToDevice} decodes on the host, once known; null while the device path is possible. */
+    private volatile String hostOnlyReason;
     /** Zarr v2: the .zarray this array was read from or created with; null for a v3 array. */
     private final V2ArrayMetadata v2Metadata;
 
@@ -213,10 +215,18 @@ public final class ZarrArray {
     /** The device decoder for this array's chain on the context's device; null when it must go through the host. */
     private DeviceDecoder deviceDecoder() {
         DeviceDecoder d = deviceDecoder;
-        if (d == null && DeviceDecoder.supports(chain)) {
-            d = new DeviceDecoder(ctx.backend(), ctx.backend().defaultDevice(), ctx.codecs(), codecChoices,
-                    DeviceDecoder.leafChain(chain), describe());
-            deviceDecoder = d;
+        if (d == null && hostOnlyReason == null) {
+            if (!DeviceDecoder.supports(chain)) {
+                hostOnlyReason = "nested sharding or codecs around sharding_indexed";
+                return null;
+            }
+            try {
+                d = new DeviceDecoder(ctx.backend(), ctx.backend().defaultDevice(), ctx.codecs(), codecChoices,
+                        DeviceDecoder.leafChain(chain), describe());
+                deviceDecoder = d;
+            } catch (IllegalArgumentException e) {
+                hostOnlyReason = e.getMessage();
+            }
         }
         return d;
     }
@@ -229,7 +239,7 @@ public final class ZarrArray {
         }
         DeviceDecoder d = deviceDecoder();
         if (d == null) {
-            return "host decode, then copy to " + dev + " (nested sharding or codecs around sharding_indexed)";
+            return "host decode, then copy to " + dev + " (" + hostOnlyReason + ")";
         }
         return "batched decode on " + dev + (d.hostFallbacks().isEmpty() ? "" : ", CPU fallback for " + d.hostFallbacks());
     }

@@ -4,11 +4,13 @@ import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.store.Stores;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
+import dev.zarrdirect.core.store.zip.ZipStore;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -46,15 +48,54 @@ class StoresTest {
     }
 
     @Test
-    void otherSchemesAndZipFilesAreRefusedNamingTheSupportedForms() throws IOException {
-        Path zip = Files.write(dir.resolve("era5.zarr.zip"), new byte[] {'P', 'K'});
-        for (String location : List.of("http://example.com/era5.zarr", "s3://bucket/era5.zarr",
-                "gs://bucket/a.zarr", zip.toString(), dir.resolve("missing.zip").toString())) {
+    void objectStoreAndUnknownSchemesAreRefusedNamingTheSupportedForms() {
+        for (String location : List.of("s3://bucket/era5.zarr", "gs://bucket/a.zarr", "ftp://host/a.zarr")) {
             StoreException e = assertThrows(StoreException.class, () -> Stores.open(location), location);
             assertTrue(e.getMessage().contains(location), "names the location: " + e.getMessage());
             assertTrue(e.getMessage().contains("supported now: a local directory path")
-                    && e.getMessage().contains("file: URI"), "lists what works: " + e.getMessage());
+                    && e.getMessage().contains("zip file") && e.getMessage().contains("http(s) URL"),
+                    "lists what works: " + e.getMessage());
         }
+        StoreException s3 = assertThrows(StoreException.class, () -> Stores.open("s3://bucket/era5.zarr"));
+        assertTrue(s3.getMessage().contains("https://<bucket>.s3."), "points to the https endpoint: " + s3.getMessage());
+    }
+
+    @Test
+    void zipFilesOpenAsReadOnlyZipStoresByPathOrFileUri() throws IOException {
+        Path zip = dir.resolve("era5.zarr.zip");
+        try (ZipStore writer = ZipStore.create(zip)) {
+            writer.set("zarr.json", MemorySegment.ofArray(new byte[] {1, 2}));
+        }
+        for (String location : List.of(zip.toString(), zip.toUri().toString())) {
+            try (Store store = Stores.open(location)) {
+                assertInstanceOf(ZipStore.class, store, location);
+                assertTrue(store.isReadOnly());
+                assertEquals(2, store.size("zarr.json"));
+            }
+        }
+        Path unsuffixed = Files.copy(zip, dir.resolve("archive.bin"));
+        try (Store store = Stores.open(unsuffixed.toString())) {
+            assertInstanceOf(ZipStore.class, store, "a regular file is read as a zip archive");
+        }
+    }
+
+    @Test
+    void aMissingOrBrokenZipFileFailsNamingIt() throws IOException {
+        StoreException missing = assertThrows(StoreException.class,
+                () -> Stores.open(dir.resolve("missing.zip").toString()));
+        assertTrue(missing.getMessage().contains("missing.zip") && missing.getMessage().contains("does not exist"),
+                missing.getMessage());
+        Path broken = Files.write(dir.resolve("broken.zip"), new byte[] {'P', 'K'});
+        StoreException e = assertThrows(StoreException.class, () -> Stores.open(broken.toString()));
+        assertTrue(e.getMessage().contains("not a zip archive"), e.getMessage());
+    }
+
+    @Test
+    void malformedHttpUrlsAreRefusedWithAReason() {
+        StoreException e = assertThrows(StoreException.class, () -> Stores.open("http://host/a b.zarr"));
+        assertTrue(e.getMessage().contains("percent-encoded"), e.getMessage());
+        StoreException user = assertThrows(StoreException.class, () -> Stores.open("https://u:p@host/a.zarr"));
+        assertTrue(user.getMessage().contains("Authorization"), user.getMessage());
     }
 
     @Test

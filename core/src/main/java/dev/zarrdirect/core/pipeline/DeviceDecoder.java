@@ -142,9 +142,12 @@ public final class DeviceDecoder {
         for (int i = 0; i < b2b.size(); i++) {
             stageSizes[i + 1] = stageSizes[i] < 0 ? -1 : b2b.get(i).encodedSize(stageSizes[i]);
         }
+        // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
+        // decoded size from the input's size alone; reading a size out of device memory is not.
         for (int i = 0; i < b2b.size(); i++) {
-            if (stageSizes[i] < 0) {
-                throw new IllegalArgumentException("stage " + b2b.get(i).name() + " of " + where + " has no fixed size");
+            if (stageSizes[i] < 0 && b2b.get(i).decodedSize(1L << 20) < 0) {
+                throw new IllegalArgumentException("stage " + b2b.get(i).name() + " of " + where
+                        + " has no size the device decoder can know before decoding");
             }
         }
     }
@@ -275,10 +278,17 @@ public final class DeviceDecoder {
         List<Buffer> cur = in;
         for (int s = b2b.size() - 1; s >= 0; s--) {
             BytesToBytesCodec c = b2b.get(s);
-            long size = stageSizes[s];
+            long[] sizes = new long[n];
+            for (int i = 0; i < n; i++) {
+                sizes[i] = stageSizes[s] >= 0 ? stageSizes[s] : c.decodedSize(cur.get(i).byteSize());
+                if (sizes[i] < 0) {
+                    throw new CorruptChunkException(c.name(), labels.get(i) + " is too short for \"" + c.name()
+                            + "\": " + cur.get(i).byteSize() + " bytes");
+                }
+            }
             boolean last = s == 0 && a2a.isEmpty() && a2bIdentity;
             List<Buffer> out = last ? finals : slices(track(owned, backend.allocate(device, MemoryKind.DEVICE,
-                    Math.max(1, size * n))), size, n);
+                    Math.max(1, java.util.Arrays.stream(sizes).sum()))), sizes);
             List<Buffer> src = cur;
             run(c, src, out, labels, owned, b -> c.decode(b));
             cur = out;
@@ -399,6 +409,16 @@ public final class DeviceDecoder {
             off += t.at()[i] * destByteStrides[i];
         }
         return new Region(dest, off, t.extent(), destByteStrides);
+    }
+
+    private static List<Buffer> slices(Buffer b, long[] sizes) {
+        List<Buffer> out = new ArrayList<>(sizes.length);
+        long pos = 0;
+        for (long size : sizes) {
+            out.add(b.slice(pos, size));
+            pos += size;
+        }
+        return out;
     }
 
     private static List<Buffer> slices(Buffer b, long size, int n) {

@@ -7,6 +7,10 @@
  *   <li>{@link dev.zarrdirect.core.store.fs.FileSystemStore}: a directory, with atomic writes
  *       (temporary file and rename) and positional reads straight into the caller's memory.</li>
  *   <li>{@link dev.zarrdirect.core.store.memory.MemoryStore}: values in native memory.</li>
+ *   <li>{@link dev.zarrdirect.core.store.zip.ZipStore}: a zip file, read through a memory mapping
+ *       of the archive, or written as a new archive that appears when the store is closed.</li>
+ *   <li>{@link dev.zarrdirect.core.store.http.HttpStore}: read-only over HTTP(S), with range
+ *       requests, retries with backoff and a limit on requests in flight.</li>
  * </ul>
  *
  * <h2>Contract</h2>
@@ -16,6 +20,7 @@
  * and writes are atomic per key. {@code StoreContract} in the conformance tests checks each one.
  *
  * <h2>Missing</h2>
- * Zip and HTTP stores are not written yet; {@code Stores.open} says so when asked for one.
+ * Object stores by scheme ({@code s3://}, {@code gs://}): {@code Stores.open} refuses them and
+ * points to their https endpoints, which {@code HttpStore} reads when the bucket is public.
  */
 package dev.zarrdirect.core.store;

@@ -1,6 +1,8 @@
 /**
- * Bytes-to-bytes codecs on the CPU: {@code crc32c}, {@code gzip} (JDK zlib over native memory) and
- * {@code zstd} (zstd-jni on raw addresses and direct buffers).
+ * Bytes-to-bytes codecs on the CPU: {@code crc32c}, {@code gzip} (JDK zlib over native memory),
+ * {@code zstd} (zstd-jni on raw addresses and direct buffers), {@code blosc} (the Blosc1 container,
+ * its parts in the {@code blosc} subpackage) and numcodecs' {@code numcodecs.zlib} and
+ * {@code numcodecs.shuffle}.
  *
  * <h2>Corrupt input</h2>
  * Every decoder checks sizes, checksums and trailers and fails the item with a

@@ -1,0 +1,118 @@
+package dev.zarrdirect.cpu.bench;
+
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.cpu.CpuBackend;
+import dev.zarrdirect.cpu.codec.bytestobytes.BloscCodec;
+import dev.zarrdirect.cpu.codec.bytestobytes.blosc.BloscWorkspace;
+
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Single-core blosc decode throughput of {@link BloscCodec} on ERA5-like float32 chunks (a smooth
+ * temperature field in kelvin with 0.05 K noise, as {@link ZstdThroughput} makes them), typesize 4.
+ * Chunks are encoded once, then decoded on one thread, one chunk per batch, after a warm-up; the
+ * figure is decoded bytes per second. Run it with
+ * {@code java -cp <test and main classes, dependencies> dev.zarrdirect.cpu.bench.BloscThroughput [totalMiB] [chunkKiB] [cname] [shuffle] [clevel]}.
+ */
+public final class BloscThroughput {
+
+    private BloscThroughput() {
+    }
+
+    /** Decoded GB/s of one thread decoding {@code totalBytes} in chunks of {@code chunkBytes}; progress to {@code log}. */
+    public static double decodeGBps(long totalBytes, int chunkBytes, String cname, String shuffle, int clevel,
+                                    PrintStream log) {
+        if (chunkBytes < 4 || chunkBytes % 4 != 0 || totalBytes < chunkBytes) {
+            throw new IllegalArgumentException("need a chunk size that is a positive multiple of 4 bytes and at most"
+                    + " the total, got chunkBytes=" + chunkBytes + ", totalBytes=" + totalBytes);
+        }
+        int chunks = (int) Math.min(Integer.MAX_VALUE, totalBytes / chunkBytes);
+        BloscCodec codec = BloscCodec.create(Map.of("cname", cname, "shuffle", shuffle, "clevel", (long) clevel,
+                "typesize", 4L));
+        List<HostBuffer> encoded = new ArrayList<>();
+        try (CpuBackend backend = new CpuBackend();
+             HostBuffer raw = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST, chunkBytes);
+             HostBuffer scratch = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST,
+                     codec.maxEncodedSize(chunkBytes));
+             HostBuffer out = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST, chunkBytes)) {
+            long encodedTotal = 0;
+            SplittableRandom random = new SplittableRandom(2020);
+            for (int c = 0; c < chunks; c++) {
+                era5Like(raw.segment(), c, random);
+                CodecBatch b = CodecBatch.of(raw, scratch, "bench chunk " + c);
+                codec.encode(b);
+                b.throwIfFailed();
+                long n = b.written(0);
+                HostBuffer e = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST, n);
+                encoded.add(e);
+                MemorySegment.copy(scratch.segment(), 0, e.segment(), 0, n);
+                encodedTotal += n;
+            }
+            log.printf(Locale.ROOT, "blosc %s/%s clevel %d (%s): %d chunks of %d bytes, ratio %.2f%n", cname, shuffle,
+                    clevel, BloscWorkspace.lz4Implementation(), chunks, chunkBytes,
+                    (double) chunks * chunkBytes / encodedTotal);
+            decodeAll(codec, encoded, out, Math.max(3, 256 / chunks));
+            int rounds = 1;
+            double seconds;
+            while (true) {
+                long t0 = System.nanoTime();
+                decodeAll(codec, encoded, out, rounds);
+                seconds = (System.nanoTime() - t0) / 1e9;
+                if (seconds >= 1.0 || rounds >= 1 << 20) {
+                    break;
+                }
+                rounds *= 2;
+            }
+            double gbps = (double) chunks * chunkBytes * rounds / seconds / 1e9;
+            log.printf(Locale.ROOT, "decoded %d x %d chunks in %.3f s on one thread: %.3f GB/s%n", rounds, chunks,
+                    seconds, gbps);
+            return gbps;
+        } finally {
+            encoded.forEach(HostBuffer::close);
+        }
+    }
+
+    private static void decodeAll(BloscCodec codec, List<HostBuffer> encoded, HostBuffer out, int rounds) {
+        for (int r = 0; r < rounds; r++) {
+            for (HostBuffer e : encoded) {
+                CodecBatch b = CodecBatch.of(e, out, "bench chunk");
+                codec.decode(b);
+                b.throwIfFailed();
+            }
+        }
+    }
+
+    private static void era5Like(MemorySegment s, int chunk, SplittableRandom random) {
+        long n = s.byteSize() / 4;
+        int side = (int) Math.max(1, Math.sqrt(n));
+        double phase = chunk * 0.37;
+        for (long i = 0; i < n; i++) {
+            double lat = (double) (i / side) / side * Math.PI;
+            double lon = (double) (i % side) / side * 2 * Math.PI;
+            double v = 250 + 30 * Math.sin(lat) + 5 * Math.sin(3 * lon + phase) * Math.cos(2 * lat)
+                    + 0.05 * random.nextGaussian();
+            s.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) v);
+        }
+    }
+
+    /** {@code BloscThroughput [totalMiB=256] [chunkKiB=1024] [cname=lz4] [shuffle=shuffle] [clevel=5]}. */
+    public static void main(String[] args) {
+        long total = (args.length > 0 ? Long.parseLong(args[0]) : 256) << 20;
+        int chunk = (args.length > 1 ? Integer.parseInt(args[1]) : 1024) << 10;
+        String cname = args.length > 2 ? args[2] : "lz4";
+        String shuffle = args.length > 3 ? args[3] : "shuffle";
+        int clevel = args.length > 4 ? Integer.parseInt(args[4]) : 5;
+        double gbps = decodeGBps(total, chunk, cname, shuffle, clevel, System.out);
+        System.out.printf(Locale.ROOT, "%.3f%n", gbps);
+    }
+}

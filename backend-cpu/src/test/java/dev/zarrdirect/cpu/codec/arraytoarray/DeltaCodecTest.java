@@ -1,0 +1,134 @@
+package dev.zarrdirect.cpu.codec.arraytoarray;
+
+import dev.zarrdirect.api.CorruptChunkException;
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.codec.ChunkSpec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.cpu.CpuBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.Random;
+
+import static dev.zarrdirect.cpu.Chunks.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+class DeltaCodecTest {
+
+    private final CpuBackend backend = trackingBackend();
+    private final Random random = new Random(1);
+
+    @AfterEach
+    void noLeaks() {
+        backend.assertNoLiveBuffers();
+        backend.close();
+    }
+
+    private byte[] run(DeltaCodec codec, ChunkSpec spec, byte[] in, boolean encode) {
+        try (HostBuffer i = buffer(backend, in); HostBuffer o = empty(backend, in.length)) {
+            CodecBatch b = CodecBatch.of(i, o, "chunk [0]");
+            if (encode) {
+                codec.encode(spec, b);
+            } else {
+                codec.decode(spec, b);
+            }
+            b.throwIfFailed();
+            return bytes(o);
+        }
+    }
+
+    private static ByteBuffer le(byte[] b) {
+        return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Test
+    void int32DeltasAreDifferencesFromThePreviousElementWrappingAndDecodeBack() {
+        DeltaCodec codec = DeltaCodec.create(Map.of("dtype", "<i4"));
+        ChunkSpec spec = new ChunkSpec(DataType.INT32, new long[] {3, 5});
+        byte[] data = new byte[60];
+        int[] values = new int[15];
+        for (int k = 0; k < 15; k++) {
+            values[k] = k == 7 ? Integer.MIN_VALUE : k == 8 ? Integer.MAX_VALUE : random.nextInt();
+            le(data).putInt(4 * k, values[k]);
+        }
+        byte[] enc = run(codec, spec, data, true);
+        assertEquals(values[0], le(enc).getInt(0));
+        for (int k = 1; k < 15; k++) {
+            assertEquals(values[k] - values[k - 1], le(enc).getInt(4 * k), "element " + k);
+        }
+        assertArrayEquals(data, run(codec, spec, enc, false));
+        assertEquals(spec, codec.encodedSpec(spec));
+    }
+
+    @Test
+    void everyIntegerAndFloatTypeRoundTripsAndFloat32MatchesNumpyArithmetic() {
+        String[][] types = {{"|i1", "int8"}, {"<i2", "int16"}, {">i8", "int64"}, {"|u1", "uint8"}, {"<u2", "uint16"},
+                {"<u4", "uint32"}, {"<u8", "uint64"}, {"<f2", "float16"}, {"<f4", "float32"}, {"<f8", "float64"}};
+        for (String[] t : types) {
+            DataType type = DataType.parse(t[1]);
+            DeltaCodec codec = DeltaCodec.create(Map.of("dtype", t[0], "astype", t[0]));
+            ChunkSpec spec = new ChunkSpec(type, new long[] {1000});
+            byte[] data = new byte[1000 * type.byteSize()];
+            for (int k = 0; k < 1000; k++) { // smooth values, exact in every float type
+                long v = 100 + k / 3;
+                switch (t[1]) {
+                    case "float16" -> le(data).putShort(2 * k, Float.floatToFloat16(v));
+                    case "float32" -> le(data).putFloat(4 * k, v);
+                    case "float64" -> le(data).putDouble(8 * k, v);
+                    default -> {
+                        for (int b = 0; b < type.byteSize(); b++) {
+                            data[k * type.byteSize() + b] = (byte) ((v * 977) >>> (8 * b));
+                        }
+                    }
+                }
+            }
+            byte[] enc = run(codec, spec, data, true);
+            assertArrayEquals(data, run(codec, spec, enc, false), t[0]);
+        }
+        DeltaCodec f4 = DeltaCodec.create(Map.of("dtype", "<f4"));
+        byte[] data = new byte[12];
+        le(data).putFloat(0, 0.1f).putFloat(4, 0.3f).putFloat(8, 1e8f);
+        byte[] enc = run(f4, new ChunkSpec(DataType.FLOAT32, new long[] {3}), data, true);
+        assertEquals(0.3f - 0.1f, le(enc).getFloat(4));
+        assertEquals(1e8f - 0.3f, le(enc).getFloat(8));
+        byte[] dec = run(f4, new ChunkSpec(DataType.FLOAT32, new long[] {3}), enc, false);
+        assertEquals(0.1f + (0.3f - 0.1f), le(dec).getFloat(4), "running sum in float32, as numpy's cumsum");
+    }
+
+    @Test
+    void astypeOfTheOtherSignednessAndSameSizeRoundTripsAndOtherCastsAreRejected() {
+        DeltaCodec codec = DeltaCodec.create(Map.of("dtype", "<u2", "astype", "<i2"));
+        ChunkSpec spec = new ChunkSpec(DataType.UINT16, new long[] {2, 50});
+        assertEquals(new ChunkSpec(DataType.INT16, new long[] {2, 50}), codec.encodedSpec(spec));
+        byte[] data = random(random, 200);
+        assertArrayEquals(data, run(codec, spec, run(codec, spec, data, true), false));
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DeltaCodec.create(Map.of("dtype", "<f8", "astype", "<f4")));
+        assertTrue(e.getMessage().contains("astype") && e.getMessage().contains("float64")
+                && e.getMessage().contains("float32"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> DeltaCodec.create(Map.of("dtype", "<i4", "astype", "<i2")));
+        assertThrows(IllegalArgumentException.class, () -> DeltaCodec.create(Map.of("dtype", "<c8")));
+        assertThrows(IllegalArgumentException.class, () -> DeltaCodec.create(Map.of()));
+        IllegalArgumentException wrongArray = assertThrows(IllegalArgumentException.class,
+                () -> DeltaCodec.create(Map.of("dtype", "<i4")).encodedSpec(new ChunkSpec(DataType.FLOAT32, new long[] {4})));
+        assertTrue(wrongArray.getMessage().contains("<i4") && wrongArray.getMessage().contains("float32"),
+                wrongArray.getMessage());
+    }
+
+    @Test
+    void inputOfTheWrongSizeFailsItsItemWithTheLabel() {
+        DeltaCodec codec = DeltaCodec.create(Map.of("dtype", "<i4"));
+        try (HostBuffer i = buffer(backend, new byte[12]); HostBuffer o = empty(backend, 16)) {
+            CodecBatch b = CodecBatch.of(i, o, "chunk [5]");
+            codec.decode(new ChunkSpec(DataType.INT32, new long[] {4}), b);
+            CorruptChunkException e = assertInstanceOf(CorruptChunkException.class, b.failure(0));
+            assertTrue(e.getMessage().contains("chunk [5]") && e.getMessage().contains("12")
+                    && e.getMessage().contains("16"), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.zarrdirect.opencl;
+
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.DeviceType;
+import dev.zarrdirect.api.codec.Codec;
+import dev.zarrdirect.api.codec.CodecProvider;
+import dev.zarrdirect.opencl.codec.arraytoarray.OpenClTransposeCodec;
+import dev.zarrdirect.opencl.codec.arraytobytes.OpenClBytesCodec;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClCrc32cCodec;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClZstdCodec;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The OpenCL implementations of {@code bytes}, {@code transpose}, {@code crc32c} and, when the
+ * kernels module's zstd decoder is on the class path, {@code zstd} (decode only: see
+ * {@link OpenClZstdCodec}). Each runs one launch per batch on {@code opencl:N} devices.
+ *
+ * <h2>Two instances</h2>
+ * An {@link OpenClBackend}'s {@link OpenClBackend#codecs()} is bound to that backend. The instance
+ * {@link java.util.ServiceLoader} creates is not: its codecs find the backend from the
+ * {@link OpenClBuffer}s of each batch, and fail a batch that holds none.
+ */
+public final class OpenClCodecProvider implements CodecProvider {
+
+    private final OpenClBackend backend; // null for the ServiceLoader instance
+
+    /** The ServiceLoader constructor: codecs find their backend from their buffers. */
+    public OpenClCodecProvider() {
+        this(null);
+    }
+
+    OpenClCodecProvider(OpenClBackend backend) {
+        this.backend = backend;
+    }
+
+    @Override
+    public String name() {
+        return "opencl";
+    }
+
+    @Override
+    public Set<DeviceType> deviceTypes() {
+        return Set.of(DeviceType.OPENCL);
+    }
+
+    @Override
+    public Set<String> codecNames() {
+        Set<String> names = new TreeSet<>(Set.of("bytes", "transpose", "crc32c"));
+        if (OpenClZstdCodec.kernelAvailable()) {
+            names.add("zstd");
+        }
+        return Set.copyOf(names);
+    }
+
+    @Override
+    public Optional<Codec> create(String codecName, Map<String, Object> configuration, Device device) {
+        if (device.type() != DeviceType.OPENCL || backend != null && !backend.device().equals(device)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(switch (codecName) {
+            case "bytes" -> OpenClBytesCodec.create(configuration, device, backend);
+            case "transpose" -> OpenClTransposeCodec.create(configuration, device, backend);
+            case "crc32c" -> OpenClCrc32cCodec.create(configuration, device, backend);
+            case "zstd" -> OpenClZstdCodec.kernelAvailable() ? OpenClZstdCodec.create(configuration, device, backend)
+                    : null;
+            default -> null;
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "OpenClCodecProvider" + codecNames() + (backend == null ? "" : " on " + backend.device());
+    }
+}

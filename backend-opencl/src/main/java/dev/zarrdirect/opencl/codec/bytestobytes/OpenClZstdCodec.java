@@ -1,0 +1,272 @@
+package dev.zarrdirect.opencl.codec.bytestobytes;
+
+import dev.zarrdirect.api.CorruptChunkException;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.opencl.ClKernel;
+import dev.zarrdirect.opencl.KernelSource;
+import dev.zarrdirect.opencl.OpenClBackend;
+import dev.zarrdirect.opencl.codec.BatchRun;
+import dev.zarrdirect.opencl.codec.ClCodecConfig;
+import dev.zarrdirect.opencl.codec.DeviceItems;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
+
+/**
+ * The {@code zstd} codec on an OpenCL device, decode only: the kernels module's
+ * {@code zd_zstd_decode_batch} ({@code opencl/zd_zstd.cl}), one work-group per frame and one launch
+ * per batch.
+ *
+ * <h2>Decoding</h2>
+ * Per launch: one upload of a table holding the frames' input offsets, input sizes, output offsets
+ * and output sizes (four sub-buffers of it are the kernel's four arrays), a scratch buffer of
+ * {@value #SCRATCH_PER_FRAME} bytes per frame (the literals of one block), and one read-back of the
+ * status words. A non-zero status fails its chunk alone with a {@link CorruptChunkException}
+ * naming the chunk, the status ({@code CORRUPT_TRUNCATED}) and its meaning as {@code zd_status.h}
+ * states it. The kernel bounds-checks every read and write against the sizes passed, so a bad frame
+ * never touches another chunk's output.
+ *
+ * <h2>Encoding</h2>
+ * Not on the device: {@link #encode} throws {@link UnsupportedOperationException}. Writes use the
+ * CPU {@code zstd} codec (the registry should resolve encoders separately; see the backend's status
+ * notes). Configuration ({@code level}, {@code checksum}) is validated as on the CPU, so that a
+ * configuration valid there is valid here.
+ */
+public final class OpenClZstdCodec implements BytesToBytesCodec {
+
+    static final String NAME = "zstd";
+    /** {@code ZD_ZSTD_SCRATCH_PER_FRAME}: one block's literals, 128 KiB. */
+    static final long SCRATCH_PER_FRAME = 128 * 1024;
+    static final String KERNEL_SOURCE = KernelSource.KERNELS_PREFIX + "opencl/zd_zstd.cl";
+    /** Work-items per frame; default 64, lowered to what the kernel allows on the device. */
+    public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.zstdLocalSize";
+    /**
+     * Build options of the decoder program. Default: none, except {@code -cl-opt-disable} on PoCL,
+     * whose LLVM 15 optimizer (PoCL 3.1, Debian 12) crashes the process with a SIGSEGV in
+     * {@code llvm::Value::stripPointerCasts} when it compiles {@code zd_zstd_decode_batch}.
+     */
+    public static final String BUILD_OPTIONS_PROPERTY = "zarrdirect.opencl.zstdBuildOptions";
+    private static final Pattern STATUS = Pattern.compile(
+            "#define\\s+ZD_STATUS_(\\w+)\\s+(\\d+)u?\\s*(?:/\\*\\s*(.*?)\\s*\\*/)?");
+
+    private static volatile String source;
+    private static volatile Map<Integer, String> statusNames;
+
+    private final Device device;
+    private final OpenClBackend backend;
+
+    private OpenClZstdCodec(Device device, OpenClBackend backend) {
+        this.device = device;
+        this.backend = backend;
+    }
+
+    /** True when the kernels module's zstd decoder source can be read. */
+    public static boolean kernelAvailable() {
+        try {
+            return KernelSource.exists(KERNEL_SOURCE);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Reads {@code {"level": int, "checksum": boolean}} (used only by encoders; checked all the same). */
+    public static OpenClZstdCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
+        ClCodecConfig c = ClCodecConfig.of(NAME, configuration, Set.of("level", "checksum"));
+        c.integer("level", -(1L << 17), 22, 0);
+        c.bool("checksum", false);
+        return new OpenClZstdCodec(device, backend);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public String provider() {
+        return "opencl";
+    }
+
+    @Override
+    public long encodedSize(long decodedSize) {
+        return -1;
+    }
+
+    /** zstd's compress bound, as {@code ZSTD_COMPRESSBOUND}. */
+    @Override
+    public long maxEncodedSize(long decodedSize) {
+        long margin = decodedSize < (128 << 10) ? ((128 << 10) - decodedSize) >> 11 : 0;
+        return decodedSize + (decodedSize >> 8) + margin;
+    }
+
+    /** @throws UnsupportedOperationException always: zstd encoding runs on the CPU codec */
+    @Override
+    public void encode(CodecBatch batch) {
+        throw new UnsupportedOperationException("the opencl zstd codec decodes only; encode "
+                + (batch.size() == 1 ? batch.label(0) : batch.size() + " chunks") + " with the cpu zstd codec"
+                + " (set zarrdirect.codec.zstd=cpu for writes)");
+    }
+
+    /** The kernel source with includes inlined, read once. */
+    static String source() {
+        String s = source;
+        if (s == null) {
+            s = KernelSource.load(KERNEL_SOURCE, KernelSource.KERNELS_PREFIX);
+            source = s;
+        }
+        return s;
+    }
+
+    /** {@code CORRUPT_TRUNCATED (status 1: input ends inside a header, block or table)}. */
+    static String describeStatus(int status) {
+        Map<Integer, String> names = statusNames;
+        if (names == null) {
+            names = new TreeMap<>();
+            Matcher m = STATUS.matcher(source());
+            while (m.find()) {
+                names.put(Integer.parseInt(m.group(2)), m.group(1) + " (status " + m.group(2)
+                        + (m.group(3) == null ? "" : ": " + m.group(3)) + ")");
+            }
+            statusNames = names;
+        }
+        String n = names.get(status);
+        return n != null ? n : "unknown status " + Integer.toUnsignedString(status);
+    }
+
+    /** The decode kernel on {@code b}, built on first use, and the work-group size to run it with. */
+    public static ClKernel kernel(OpenClBackend b) {
+        return b.programs().kernel(KERNEL_SOURCE, source(), buildOptions(b), "zd_zstd_decode_batch");
+    }
+
+    static String buildOptions(OpenClBackend b) {
+        String o = System.getProperty(BUILD_OPTIONS_PROPERTY);
+        if (o != null) {
+            return o;
+        }
+        return b.platformName().contains("Portable Computing Language") ? "-cl-opt-disable" : "";
+    }
+
+    static long localSize(OpenClBackend b, ClKernel k) {
+        long want = Long.getLong(LOCAL_SIZE_PROPERTY, 64);
+        return Math.max(1, Long.highestOneBit(Math.min(want, k.maxWorkGroupSize(b.deviceId()))));
+    }
+
+    @Override
+    public void decode(CodecBatch batch) {
+        BatchRun.run(backend, NAME, "decode", batch, new BatchRun.Work() {
+            @Override
+            public boolean check(int i) {
+                if (batch.input(i).byteSize() == 0) {
+                    throw new CorruptChunkException(NAME, "zstd frame of " + batch.label(i) + " is empty: no frame in"
+                            + " 0 bytes, expected " + batch.output(i).byteSize() + " decoded bytes");
+                }
+                return true;
+            }
+
+            @Override
+            public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
+                List<Integer> idx = g.items();
+                long[] in = new long[idx.size() * 2];
+                long[] out = new long[idx.size() * 2];
+                for (int k = 0; k < idx.size(); k++) {
+                    int i = idx.get(k);
+                    in[2 * k] = items.in(i).offset();
+                    in[2 * k + 1] = batch.input(i).byteSize();
+                    out[2 * k] = items.out(i).offset();
+                    out[2 * k + 1] = batch.output(i).byteSize();
+                }
+                int[] status = run(b, g.inMem(), g.outMem(), in, out);
+                for (int k = 0; k < idx.size(); k++) {
+                    int i = idx.get(k);
+                    if (status[k] == 0) {
+                        written[i] = batch.output(i).byteSize();
+                    } else {
+                        batch.fail(i, new CorruptChunkException(NAME, "zstd frame of " + batch.label(i) + " is corrupt"
+                                + " (decoded on " + b.device() + "): " + describeStatus(status[k]) + "; expected "
+                                + batch.output(i).byteSize() + " decoded bytes from " + batch.input(i).byteSize()
+                                + " encoded bytes"));
+                    }
+                }
+            }
+        });
+    }
+
+    /**
+     * One launch over frames in {@code srcMem} ({@code in}: offset, size pairs) into {@code dstMem}
+     * ({@code out}: offset, size pairs); returns the status word of each frame.
+     */
+    public static int[] run(OpenClBackend b, long srcMem, long dstMem, long[] in, long[] out) {
+        return run(b, srcMem, dstMem, in, out, null);
+    }
+
+    /**
+     * As {@link #run(OpenClBackend, long, long, long[], long[])}; when {@code launchNanos} is given,
+     * its first element receives the launch's device time from the queue's profiling counters.
+     */
+    public static int[] run(OpenClBackend b, long srcMem, long dstMem, long[] in, long[] out, long[] launchNanos) {
+        int n = in.length / 2;
+        ClKernel k = kernel(b);
+        long local = localSize(b, k);
+        long align = b.baseAlignBytes();
+        long section = (8L * n + align - 1) / align * align;
+        long table = 0;
+        long[] subs = new long[4];
+        long scratch = 0;
+        long status = 0;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment t = a.allocate(4 * section, 8);
+            for (int f = 0; f < n; f++) {
+                t.set(ValueLayout.JAVA_LONG, 8L * f, in[2 * f]);
+                t.set(ValueLayout.JAVA_LONG, section + 8L * f, in[2 * f + 1]);
+                t.set(ValueLayout.JAVA_LONG, 2 * section + 8L * f, out[2 * f]);
+                t.set(ValueLayout.JAVA_LONG, 3 * section + 8L * f, out[2 * f + 1]);
+            }
+            table = b.createMemFrom(t, "zstd frame table");
+            for (int s = 0; s < 4; s++) {
+                subs[s] = b.subBuffer(table, s * section, 8L * n);
+            }
+            scratch = b.createMem(SCRATCH_PER_FRAME * n, CL_MEM_READ_WRITE, "zstd scratch (" + n + " frames)");
+            status = b.createMem(4L * n, CL_MEM_READ_WRITE, "zstd status words");
+            long ev = k.enqueue(b.queue(), new long[]{n * local}, new long[]{local},
+                    new ClKernel.Mem(srcMem), new ClKernel.Mem(subs[0]), new ClKernel.Mem(subs[1]),
+                    new ClKernel.Mem(dstMem), new ClKernel.Mem(subs[2]), new ClKernel.Mem(subs[3]),
+                    new ClKernel.Mem(scratch), new ClKernel.U64(SCRATCH_PER_FRAME), new ClKernel.Mem(status),
+                    new ClKernel.U32(n));
+            if (launchNanos != null) {
+                launchNanos[0] = b.awaitTimed(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
+            } else {
+                b.await(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
+            }
+            MemorySegment st = a.allocate(4L * n, 4);
+            b.read(status, 0, st, 0, 4L * n);
+            int[] result = new int[n];
+            for (int f = 0; f < n; f++) {
+                result[f] = st.getAtIndex(ValueLayout.JAVA_INT, f);
+            }
+            return result;
+        } finally {
+            for (long s : subs) {
+                b.releaseMem(s);
+            }
+            b.releaseMem(table);
+            b.releaseMem(scratch);
+            b.releaseMem(status);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/**
+ * What the OpenCL codecs share: reading configurations ({@link dev.zarrdirect.opencl.codec.ClCodecConfig}),
+ * turning a batch into kernel arguments ({@link dev.zarrdirect.opencl.codec.DeviceItems}) and the
+ * frame of every call ({@link dev.zarrdirect.opencl.codec.BatchRun}).
+ *
+ * <h2>One launch per batch</h2>
+ * Items are grouped by their pair of input and output {@code cl_mem}; each group is one launch per
+ * stage. A batch sliced from one input buffer and one output buffer is one launch. Host buffers in
+ * a batch are staged through one upload and one read-back.
+ *
+ * <h2>Failures</h2>
+ * A bad chunk fails alone (its status word, or a host-side size check); a driver error fails the
+ * items of its launch only.
+ */
+package dev.zarrdirect.opencl.codec;

@@ -1,0 +1,3 @@
+/* Single translation unit for the fatbin: every CUDA entry of the project. */
+#include "cuda/zd_zstd.cu"
+#include "cuda/zd_bytes.cu"

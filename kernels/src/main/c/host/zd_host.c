@@ -1,0 +1,170 @@
+/*
+ * zd_host.c - host-mode (plain C + pthreads) build of the kernels, for tests and CI without a
+ * GPU. Compile: gcc -O2 -shared -fPIC -pthread -I src/main/c src/main/c/host/zd_host.c
+ * Each exported zd_host_* function mirrors a device kernel: a loop over groups, each group
+ * emulated by zd_host_group_run() with `local_size` threads (1 = run inline).
+ */
+#include "zd_portable.h"
+#include "zstd/zd_zstd_frame.h"
+#include "bytes/zd_bytes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+ZD_KERNEL zd_u64 zd_host_zstd_lds_bytes(void) { return ZD_ZSTD_LDS_BYTES; }
+ZD_KERNEL zd_u64 zd_host_zstd_scratch_per_frame(void) { return ZD_ZSTD_SCRATCH_PER_FRAME; }
+
+typedef struct {
+    const zd_u8 *src;
+    const zd_u64 *src_offsets, *src_sizes;
+    zd_u8 *dst;
+    const zd_u64 *dst_offsets, *dst_sizes;
+    zd_u8 *scratch;
+    zd_u64 scratch_per_frame;
+    zd_u32 *status;
+    zd_u32 n_frames;
+    zd_zstd_lds *lds;
+} zd_host_zstd_args;
+
+/* Same body as the zd_zstd_decode_batch kernel entries. */
+static void zd_host_zstd_body(void *p) {
+    zd_host_zstd_args *a = (zd_host_zstd_args *)p;
+    zd_u32 f = zd_group_id();
+    if (f >= a->n_frames) return;
+    zd_u32 s = zd_zstd_decode_frame_group(a->src + a->src_offsets[f], a->src_sizes[f], a->dst + a->dst_offsets[f],
+                                          a->dst_sizes[f], a->scratch + (zd_u64)f * a->scratch_per_frame,
+                                          a->scratch_per_frame, a->lds);
+    if (zd_local_id() == 0u) a->status[f] = s;
+}
+
+ZD_KERNEL int zd_host_zstd_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                        zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                        zd_u8 *scratch, zd_u64 scratch_per_frame, zd_u32 *status, zd_u32 n_frames,
+                                        zd_u32 local_size) {
+    zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
+    if (lds == NULL) return -1;
+    zd_host_zstd_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes,
+                           scratch, scratch_per_frame, status, n_frames, lds};
+    for (zd_u32 g = 0; g < n_frames; g++) {
+        memset(lds, 0xA5, sizeof(zd_zstd_lds)); /* local memory starts undefined */
+        if (zd_host_group_run(g, n_frames, local_size, zd_host_zstd_body, &a) != 0) {
+            free(lds);
+            return -1;
+        }
+    }
+    free(lds);
+    return 0;
+}
+
+/* One frame, convenience for tests. */
+ZD_KERNEL zd_u32 zd_host_zstd_decode(const zd_u8 *src, zd_u64 src_len, zd_u8 *dst, zd_u64 dst_len, zd_u8 *scratch,
+                                     zd_u64 scratch_len, zd_u32 local_size) {
+    zd_u64 so = 0, doff = 0;
+    zd_u32 status = 0xFFFFFFFFu;
+    if (zd_host_zstd_decode_batch(src, &so, &src_len, dst, &doff, &dst_len, scratch, scratch_len, &status, 1u,
+                                  local_size) != 0)
+        return 0xFFFFFFFFu;
+    return status;
+}
+
+/* ------------------------------------------------------------------ byte kernels */
+typedef struct {
+    const zd_u8 *src;
+    const zd_u64 *offsets, *sizes;
+    zd_u32 *computed, *status;
+    zd_u32 mode, n_chunks;
+    zd_u32 *lanes;
+} zd_host_crc_args;
+
+static void zd_host_crc_body(void *p) {
+    zd_host_crc_args *a = (zd_host_crc_args *)p;
+    zd_u32 c = zd_group_id();
+    zd_u64 n = a->sizes[c];
+    zd_u64 body = a->mode == ZD_CRC32C_VERIFY ? (n >= 4u ? n - 4u : 0u) : n;
+    zd_u32 crc = zd_crc32c_group(a->src + a->offsets[c], body, a->lanes);
+    if (zd_local_id() == 0u) {
+        a->computed[c] = crc;
+        if (a->mode != ZD_CRC32C_VERIFY) a->status[c] = ZD_STATUS_OK;
+        else if (n < 4u) a->status[c] = ZD_STATUS_CORRUPT_TRUNCATED;
+        else
+            a->status[c] = crc == (zd_u32)zd_load_le_thread(a->src + a->offsets[c], n, n - 4u, 4u)
+                               ? ZD_STATUS_OK
+                               : ZD_STATUS_CORRUPT_CHECKSUM;
+    }
+}
+
+ZD_KERNEL int zd_host_crc32c_batch(const zd_u8 *src, const zd_u64 *offsets, const zd_u64 *sizes, zd_u32 *computed,
+                                   zd_u32 *status, zd_u32 mode, zd_u32 n_chunks, zd_u32 local_size) {
+    zd_u32 lanes[1024];
+    if (local_size == 0u || local_size > 1024u) return -1;
+    zd_host_crc_args a = {src, offsets, sizes, computed, status, mode, n_chunks, lanes};
+    for (zd_u32 g = 0; g < n_chunks; g++)
+        if (zd_host_group_run(g, n_chunks, local_size, zd_host_crc_body, &a) != 0) return -1;
+    return 0;
+}
+
+/* Element-wise kernels: emulate a grid of n_groups x local_size items, grid-stride loops. */
+typedef struct {
+    zd_u32 kind;
+    zd_u8 *data;
+    const zd_u8 *src;
+    const zd_u64 *params;
+    zd_u64 n_elems;
+    zd_u32 width, rank;
+} zd_host_elem_args;
+
+static void zd_host_elem_body(void *p) {
+    zd_host_elem_args *a = (zd_host_elem_args *)p;
+    zd_u64 gsize = (zd_u64)zd_num_groups() * zd_local_size();
+    for (zd_u64 i = (zd_u64)zd_group_id() * zd_local_size() + zd_local_id(); i < a->n_elems; i += gsize) {
+        if (a->kind == 0u) zd_byteswap_thread(a->data, i, a->width);
+        else zd_transpose_thread(a->src, a->data, a->params, a->rank, a->width, i);
+    }
+}
+
+ZD_KERNEL int zd_host_byteswap(zd_u8 *data, zd_u64 n_elems, zd_u32 width, zd_u32 n_groups, zd_u32 local_size) {
+    zd_host_elem_args a = {0u, data, NULL, NULL, n_elems, width, 0u};
+    for (zd_u32 g = 0; g < n_groups; g++)
+        if (zd_host_group_run(g, n_groups, local_size, zd_host_elem_body, &a) != 0) return -1;
+    return 0;
+}
+
+ZD_KERNEL int zd_host_transpose(const zd_u8 *src, zd_u8 *dst, const zd_u64 *params, zd_u32 rank, zd_u32 elem,
+                                zd_u64 n_elems, zd_u32 n_groups, zd_u32 local_size) {
+    if (rank == 0u || rank > ZD_MAX_RANK) return -1;
+    zd_host_elem_args a = {1u, dst, src, params, n_elems, elem, rank};
+    for (zd_u32 g = 0; g < n_groups; g++)
+        if (zd_host_group_run(g, n_groups, local_size, zd_host_elem_body, &a) != 0) return -1;
+    return 0;
+}
+
+typedef struct {
+    const zd_u8 *chunks;
+    zd_u64 chunks_len;
+    const zd_u64 *chunk_offsets, *boxes;
+    zd_u8 *dst;
+    zd_u64 dst_len;
+    const zd_u64 *dst_strides;
+    const zd_u8 *fill;
+    zd_u32 *status;
+    zd_u32 rank, elem;
+    zd_u32 *st;
+} zd_host_scatter_args;
+
+static void zd_host_scatter_body(void *p) {
+    zd_host_scatter_args *a = (zd_host_scatter_args *)p;
+    zd_u32 c = zd_group_id();
+    zd_u32 s = zd_scatter_chunk_group(a->chunks, a->chunks_len, a->chunk_offsets[c], a->boxes + (zd_u64)c * 4u * a->rank,
+                                      a->dst, a->dst_len, a->dst_strides, a->fill, a->rank, a->elem, a->st);
+    if (zd_local_id() == 0u) a->status[c] = s;
+}
+
+ZD_KERNEL int zd_host_scatter(const zd_u8 *chunks, zd_u64 chunks_len, const zd_u64 *chunk_offsets, const zd_u64 *boxes,
+                              zd_u8 *dst, zd_u64 dst_len, const zd_u64 *dst_strides, const zd_u8 *fill, zd_u32 *status,
+                              zd_u32 rank, zd_u32 elem, zd_u32 n_chunks, zd_u32 local_size) {
+    zd_u32 st = 0;
+    zd_host_scatter_args a = {chunks, chunks_len, chunk_offsets, boxes, dst, dst_len, dst_strides, fill, status, rank, elem, &st};
+    for (zd_u32 g = 0; g < n_chunks; g++)
+        if (zd_host_group_run(g, n_chunks, local_size, zd_host_scatter_body, &a) != 0) return -1;
+    return 0;
+}

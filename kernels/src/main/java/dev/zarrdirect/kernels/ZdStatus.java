@@ -1,0 +1,53 @@
+package dev.zarrdirect.kernels;
+
+/**
+ * Status words written by the device kernels (mirror of {@code zstd/zd_status.h}): one per chunk,
+ * {@code 0} for success. Backends turn a non-zero word into an exception naming the chunk.
+ */
+public enum ZdStatus {
+    OK(0, "ok"),
+    CORRUPT_TRUNCATED(1, "input ends inside a header, block or table"),
+    CORRUPT_BAD_MAGIC(2, "not a zstd frame (bad magic number)"),
+    CORRUPT_RESERVED_BIT(3, "reserved bit, block type or sequence-mode bits set"),
+    CORRUPT_WINDOW_TOO_LARGE(4, "window larger than 2^31 bytes"),
+    CORRUPT_OUTPUT_OVERFLOW(5, "frame declares or produces more bytes than the chunk's decoded size"),
+    CORRUPT_OUTPUT_UNDERFLOW(6, "frames end before the chunk's decoded size is reached"),
+    CORRUPT_LITERALS_HEADER(7, "bad literals section header"),
+    CORRUPT_HUFFMAN_TABLE(8, "bad Huffman tree description"),
+    CORRUPT_FSE_TABLE(9, "bad FSE table description or repeat without a previous table"),
+    CORRUPT_SEQUENCES(10, "bad sequences section"),
+    CORRUPT_OFFSET_BEFORE_START(11, "match offset before the start of the frame's output"),
+    CORRUPT_CHECKSUM(12, "content checksum mismatch"),
+    CORRUPT_DICTIONARY_NOT_SUPPORTED(13, "frame needs a dictionary (not supported)"),
+    CORRUPT_BLOCK_SIZE(14, "block larger than Block_Maximum_Size"),
+    CORRUPT_CONTENT_SIZE(15, "decoded size differs from the frame's Frame_Content_Size"),
+    CORRUPT_HUFFMAN_STREAM(16, "Huffman literal stream not consumed exactly"),
+    CORRUPT_NO_FRAME(17, "input holds no zstd frame"),
+    SCRATCH_TOO_SMALL(32, "scratch buffer smaller than ZD_ZSTD_SCRATCH_PER_FRAME"),
+    BAD_ARGUMENT(33, "kernel argument out of range");
+
+    /** Global scratch each zstd frame needs (ZD_ZSTD_SCRATCH_PER_FRAME): the literals of one 128 KiB block. */
+    public static final long ZSTD_SCRATCH_PER_FRAME = 128 * 1024;
+
+    private final int code;
+    private final String description;
+
+    ZdStatus(int code, String description) {
+        this.code = code;
+        this.description = description;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** The status for a kernel's word; unknown words raise IllegalArgumentException naming the value. */
+    public static ZdStatus of(int code) {
+        for (ZdStatus s : values()) if (s.code == code) return s;
+        throw new IllegalArgumentException("unknown kernel status word " + code + " (0x" + Integer.toHexString(code) + ")");
+    }
+}

@@ -1,0 +1,119 @@
+package dev.zarrdirect.kernels;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The portable kernel core compiled in host mode (gcc, {@code ZD_HOST}) into a shared library and
+ * bound with java.lang.foreign. Built once per JVM into a temporary directory.
+ */
+final class HostKernels {
+    static final Path C_SRC = Path.of(System.getProperty("zd.kernels.csrc", "src/main/c"));
+    static final Path TEST_C = Path.of(System.getProperty("zd.kernels.testc", "src/test/c"));
+
+    private static HostKernels instance;
+
+    final Path dir;
+    final MethodHandle zstdDecode;
+    final MethodHandle zstdDecodeBatch;
+    final MethodHandle crc32cBatch;
+    final MethodHandle byteswap;
+    final MethodHandle transpose;
+    final MethodHandle scatter;
+    final long ldsBytes;
+    final long scratchPerFrame;
+
+    static synchronized HostKernels get() {
+        if (instance == null) instance = new HostKernels();
+        return instance;
+    }
+
+    private HostKernels() {
+        try {
+            dir = Files.createTempDirectory("zd-kernels-host");
+            Path lib = dir.resolve("libzdhost.so");
+            run(List.of("gcc", "-std=gnu11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-pthread",
+                    "-I", C_SRC.toString(), C_SRC.resolve("host/zd_host.c").toString(), "-o", lib.toString()), dir);
+            SymbolLookup lookup = SymbolLookup.libraryLookup(lib, Arena.global());
+            Linker linker = Linker.nativeLinker();
+            zstdDecode = linker.downcallHandle(lookup.find("zd_host_zstd_decode").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT));
+            zstdDecodeBatch = linker.downcallHandle(lookup.find("zd_host_zstd_decode_batch").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS,
+                            JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT));
+            crc32cBatch = linker.downcallHandle(lookup.find("zd_host_crc32c_batch").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT,
+                            JAVA_INT));
+            byteswap = linker.downcallHandle(lookup.find("zd_host_byteswap").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT));
+            transpose = linker.downcallHandle(lookup.find("zd_host_transpose").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
+                            JAVA_INT));
+            scatter = linker.downcallHandle(lookup.find("zd_host_scatter").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS,
+                            ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+            MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG));
+            MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG));
+            ldsBytes = (long) lds.invokeExact();
+            scratchPerFrame = (long) spf.invokeExact();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot build or bind the host-mode kernels from " + C_SRC.toAbsolutePath(), t);
+        }
+    }
+
+    /** Runs a command, failing with its output when it exits non-zero. Returns stdout+stderr. */
+    static String run(List<String> cmd, Path cwd) throws IOException {
+        Process p = new ProcessBuilder(new ArrayList<>(cmd)).directory(cwd.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (!p.waitFor(20, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IOException("timed out: " + String.join(" ", cmd));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException("command failed (exit " + p.exitValue() + "): " + String.join(" ", cmd) + "\n" + out);
+        }
+        return out;
+    }
+
+    /** Decodes one chunk; dst gets guard bytes around it, checked by the caller. */
+    int decode(MemorySegment src, MemorySegment dst, MemorySegment scratch, int localSize) {
+        try {
+            return (int) zstdDecode.invokeExact(src, src.byteSize(), dst, dst.byteSize(), scratch, scratch.byteSize(),
+                    localSize);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    static MemorySegment copyOf(Arena arena, byte[] b) {
+        MemorySegment s = arena.allocate(Math.max(1, b.length), 16);
+        MemorySegment.copy(b, 0, s, ValueLayout.JAVA_BYTE, 0, b.length);
+        return s.asSlice(0, b.length);
+    }
+}
