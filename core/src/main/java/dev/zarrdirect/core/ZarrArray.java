@@ -277,6 +277,13 @@ public final class ZarrArray {
             throw new UnsupportedOperationException(store + " is read-only; cannot write " + describe());
         }
         selection.checkWithin(shape(), describe());
+        if (!source.buffer().kind().hostAccessible()) {
+            // Device tensors are encoded on the CPU for now: one copy back to the host, then the CPU codecs.
+            try (Tensor host = copyToHost(source)) {
+                write(selection, host);
+            }
+            return;
+        }
         checkTensor(selection, source, "write from");
         HostRegion src = HostRegion.of(source);
         try (ParallelChunks tasks = tasks(selection)) {
@@ -285,6 +292,23 @@ public final class ZarrArray {
                 tasks.submit(() -> ChunkIO.write(chain, store, chunkKey(ci), cs, ext, src, out, label(ci)));
             });
             tasks.await();
+        }
+    }
+
+    private Tensor copyToHost(Tensor t) {
+        if (!t.isContiguous()) {
+            throw new IllegalArgumentException("cannot write from " + t + ": device tensors must be contiguous");
+        }
+        Backend b = ctx.backend();
+        Tensor host = Tensor.allocateHost(t.dataType(), t.shape());
+        try {
+            if (t.byteSize() > 0) {
+                b.copy(t.buffer(), t.byteOffset(), host.buffer(), 0, t.byteSize());
+            }
+            return host;
+        } catch (RuntimeException | Error e) {
+            host.close();
+            throw e;
         }
     }
 

@@ -111,6 +111,14 @@ class DeviceReadConformanceTest {
                     ZarrArray onDev = Zarr.openArray(dev, store, "a");
                     List<Selection> sels = new ArrayList<>(List.of(Selection.all(shape), Selection.parse("1:4,2:7,5:17", shape),
                             Selection.parse("4,6,18", shape), Selection.parse("0:0", shape)));
+                    // Writing from device memory: copied back and encoded on the CPU, read back the same.
+                    try (Tensor all = onDev.readToDevice(Selection.all(shape))) {
+                        ZarrArray copy = Zarr.createArray(dev, store, "copy", md);
+                        copy.write(all);
+                        assertEquals(dev.zarrdirect.core.ArrayChecksum.sha256(onCpu),
+                                dev.zarrdirect.core.ArrayChecksum.sha256(Zarr.openArray(cpu, store, "copy")),
+                                name + " write from device memory of " + dt + " " + codecs);
+                    }
                     for (Selection sel : sels) {
                         String what = name + " " + dt + " " + codecs.stream().map(CodecMetadata::name).toList() + " " + sel
                                 + " via " + onDev.devicePath() + " (seed " + SEED + ")";
