@@ -6,6 +6,7 @@ import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.ArrayChecksum;
 import dev.zarrdirect.core.Selection;
 import dev.zarrdirect.core.Zarr;
 import dev.zarrdirect.core.ZarrArray;
@@ -115,8 +116,8 @@ class DeviceReadConformanceTest {
                     try (Tensor all = onDev.readToDevice(Selection.all(shape))) {
                         ZarrArray copy = Zarr.createArray(dev, store, "copy", md);
                         copy.write(all);
-                        assertEquals(dev.zarrdirect.core.ArrayChecksum.sha256(onCpu),
-                                dev.zarrdirect.core.ArrayChecksum.sha256(Zarr.openArray(cpu, store, "copy")),
+                        assertEquals(ArrayChecksum.sha256(onCpu),
+                                ArrayChecksum.sha256(Zarr.openArray(cpu, store, "copy")),
                                 name + " write from device memory of " + dt + " " + codecs);
                     }
                     for (Selection sel : sels) {

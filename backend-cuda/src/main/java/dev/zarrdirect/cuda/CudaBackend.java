@@ -1,0 +1,622 @@
+package dev.zarrdirect.cuda;
+
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.DeviceType;
+import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.backend.DirectReader;
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.buffer.Region;
+import dev.zarrdirect.api.buffer.Sizes;
+import dev.zarrdirect.api.buffer.StridedCopy;
+import dev.zarrdirect.cuda.driver.CudaDevice;
+import dev.zarrdirect.cuda.driver.CudaDriver;
+import dev.zarrdirect.cuda.driver.CudaException;
+import dev.zarrdirect.cuda.driver.KernelArgs;
+import dev.zarrdirect.cuda.io.DirectReaders;
+import dev.zarrdirect.cuda.kernels.ScatterTable;
+import dev.zarrdirect.cuda.kernels.ZdStatus;
+import dev.zarrdirect.cuda.memory.DeviceAllocator;
+import dev.zarrdirect.cuda.memory.PinnedHostPool;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The CUDA backend: memory of every CUDA device of the machine, copies in every direction, batched
+ * region copies and fills with one kernel launch, the device codecs of {@link CudaCodecProvider},
+ * and a {@link DirectReader} from local files into device memory.
+ *
+ * <h2>Memory kinds</h2>
+ * <ul>
+ *   <li>{@code DEVICE}: {@link CudaBuffer}s from the stream-ordered pool ({@link DeviceAllocator});
+ *       zeroed on allocation (a memset on the device; {@link #allocateUninitialized} skips it).</li>
+ *   <li>{@code HOST_PINNED}: page-locked {@link HostBuffer}s from a {@link PinnedHostPool}, on device
+ *       {@code cuda_host:N} (DLPack's pinned-host type); not zeroed (staging that callers overwrite).</li>
+ *   <li>{@code MANAGED}: {@code cuMemAllocManaged}; never more than {@code cuMemGetInfo} reports free.</li>
+ *   <li>{@code HOST}: plain host memory, as the CPU backend gives it.</li>
+ * </ul>
+ *
+ * <h2>Threads and streams</h2>
+ * Safe for concurrent use. Each call makes the device's primary context current on the calling
+ * thread, borrows a stream, queues its work, and synchronises that stream before it returns.
+ *
+ * <h2>Leaks</h2>
+ * {@link #liveBuffers()} and {@link #assertNoLiveBuffers()} report owning buffers not yet closed;
+ * with {@code -Dzarrdirect.trackBuffers=true} or {@link #trackBuffers(boolean)} they carry the stack
+ * of each allocation.
+ *
+ * <p>{@link #close()} frees everything, open buffers included; closing twice is harmless.
+ */
+public final class CudaBackend implements Backend {
+
+    /** Bytes the device pool keeps after frees; default 4 GiB. */
+    public static final String POOL_RETAINED_PROPERTY = "zarrdirect.cuda.poolRetainedBytes";
+    /** Bytes of free pinned host blocks kept; default 1 GiB. */
+    public static final String PINNED_RETAINED_PROPERTY = "zarrdirect.cuda.pinnedRetainedBytes";
+    /** Chunks per codec call the core should use; default 512. */
+    public static final String BATCH_PROPERTY = "zarrdirect.cuda.batchSize";
+
+    static final int SCATTER_BLOCK = 256;
+
+    private final CudaDriver driver;
+    private final List<CudaDevice> devices;
+    private final List<DeviceAllocator> allocators;
+    private final List<PinnedHostPool> pinned;
+    private final CudaCodecProvider codecs;
+    private final Map<Buffer, Throwable> live = new IdentityHashMap<>();
+    private volatile boolean track = Boolean.getBoolean("zarrdirect.trackBuffers");
+    private volatile DirectReader reader;
+    private volatile boolean closed;
+
+    /** Opens every device the driver reports, loading {@code fatbin} into each (null: memory and copies only). */
+    public CudaBackend(CudaDriver driver, MemorySegment fatbin) {
+        this.driver = driver;
+        List<CudaDevice> devs = new ArrayList<>();
+        List<DeviceAllocator> allocs = new ArrayList<>();
+        List<PinnedHostPool> pins = new ArrayList<>();
+        boolean ok = false;
+        try {
+            int n = driver.deviceCount();
+            for (int i = 0; i < n; i++) {
+                CudaDevice d = new CudaDevice(driver, i, fatbin);
+                devs.add(d);
+                allocs.add(new DeviceAllocator(d, Long.getLong(POOL_RETAINED_PROPERTY, 4L << 30)));
+                pins.add(new PinnedHostPool(driver, d::makeCurrent, new Device(DeviceType.CUDA_HOST, i),
+                        Long.getLong(PINNED_RETAINED_PROPERTY, 1L << 30)));
+            }
+            ok = true;
+        } finally {
+            if (!ok) {
+                pins.forEach(PinnedHostPool::close);
+                allocs.forEach(DeviceAllocator::close);
+                devs.forEach(CudaDevice::close);
+            }
+        }
+        this.devices = List.copyOf(devs);
+        this.allocators = List.copyOf(allocs);
+        this.pinned = List.copyOf(pins);
+        this.codecs = new CudaCodecProvider(this);
+    }
+
+    @Override
+    public String name() {
+        return "cuda";
+    }
+
+    @Override
+    public List<Device> devices() {
+        return devices.stream().map(CudaDevice::device).toList();
+    }
+
+    public CudaDriver driver() {
+        return driver;
+    }
+
+    /** The device {@code cuda:index} (or {@code cuda_host:index}, {@code cuda_managed:index}). */
+    public CudaDevice cudaDevice(Device device) {
+        checkOpen();
+        int i = device.index();
+        if (device.type() != DeviceType.CUDA && device.type() != DeviceType.CUDA_HOST
+                && device.type() != DeviceType.CUDA_MANAGED || i >= devices.size()) {
+            throw new IllegalArgumentException("the cuda backend has devices " + devices() + ", not " + device);
+        }
+        return devices.get(i);
+    }
+
+    public List<CudaDevice> cudaDevices() {
+        return devices;
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    @Override
+    public Buffer allocate(Device device, MemoryKind kind, long bytes) {
+        return allocate(device, kind, bytes, true);
+    }
+
+    /** Like {@link #allocate}, but device memory keeps whatever an earlier user left. */
+    public Buffer allocateUninitialized(Device device, MemoryKind kind, long bytes) {
+        return allocate(device, kind, bytes, false);
+    }
+
+    /**
+     * Memory for the backend's own machinery (a reader's bounce buffers): not counted by
+     * {@link #liveBuffers()}, freed by its owner or at {@link #close()}.
+     */
+    public Buffer allocateInternal(Device device, MemoryKind kind, long bytes) {
+        checkOpen();
+        CudaDevice d = device.type() == DeviceType.CPU ? devices.getFirst() : cudaDevice(device);
+        return switch (kind) {
+            case HOST_PINNED -> pinned.get(d.ordinal()).allocate(bytes);
+            case DEVICE -> allocateDevice(d, bytes, false);
+            default -> throw new IllegalArgumentException("internal allocations are HOST_PINNED or DEVICE, not " + kind);
+        };
+    }
+
+    private Buffer allocate(Device device, MemoryKind kind, long bytes, boolean zero) {
+        checkOpen();
+        if (bytes < 0) {
+            throw new IllegalArgumentException("negative buffer size " + bytes + " for " + kind + " on " + device);
+        }
+        if (kind == MemoryKind.HOST) {
+            return register(HostBuffer.allocate(bytes));
+        }
+        CudaDevice d = device.type() == DeviceType.CPU ? devices.getFirst() : cudaDevice(device);
+        return switch (kind) {
+            case HOST_PINNED -> register(pinned.get(d.ordinal()).allocate(bytes));
+            case DEVICE -> register(allocateDevice(d, bytes, zero));
+            case MANAGED -> register(allocateManaged(d, bytes));
+            case HOST -> throw new AssertionError();
+        };
+    }
+
+    private CudaBuffer allocateDevice(CudaDevice d, long bytes, boolean zero) {
+        DeviceAllocator alloc = allocators.get(d.ordinal());
+        d.makeCurrent();
+        if (bytes == 0) {
+            return CudaBuffer.owning(d.device(), MemoryKind.DEVICE, 0, 0, () -> { });
+        }
+        long stream = d.acquireStream();
+        long ptr;
+        try {
+            ptr = alloc.allocate(bytes, stream);
+            if (zero) {
+                driver.memsetD8Async(ptr, (byte) 0, bytes, stream);
+            }
+            driver.streamSynchronize(stream, "allocating " + bytes + " bytes on " + d);
+        } catch (CudaException e) {
+            d.releaseStream(stream);
+            if (e.code() == CudaDriver.CUDA_ERROR_OUT_OF_MEMORY) {
+                long[] info = driver.memGetInfo();
+                throw new CudaException(e.code(), "cannot allocate " + Sizes.human(bytes) + " of DEVICE memory on "
+                        + d + ": " + Sizes.human(info[0]) + " of " + Sizes.human(info[1]) + " free (" + e.getMessage() + ")");
+            }
+            throw e;
+        }
+        d.releaseStream(stream);
+        long p = ptr;
+        return CudaBuffer.owning(d.device(), MemoryKind.DEVICE, p, bytes, () -> freeDevice(d, p));
+    }
+
+    private void freeDevice(CudaDevice d, long ptr) {
+        if (closed) {
+            return; // the pool was trimmed and the context's allocations are gone with it
+        }
+        d.makeCurrent();
+        long stream = d.acquireStream();
+        try {
+            allocators.get(d.ordinal()).free(ptr, stream);
+        } finally {
+            d.releaseStream(stream);
+        }
+    }
+
+    private CudaBuffer allocateManaged(CudaDevice d, long bytes) {
+        if (!d.managedMemory()) {
+            throw new UnsupportedOperationException(d + " cannot allocate MANAGED memory (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0)");
+        }
+        d.makeCurrent();
+        long[] info = driver.memGetInfo();
+        checkManagedFits(d.toString(), bytes, info[0], info[1]);
+        if (bytes == 0) {
+            return CudaBuffer.owning(new Device(DeviceType.CUDA, d.ordinal()), MemoryKind.MANAGED, 0, 0, () -> { });
+        }
+        long p = driver.memAllocManaged(bytes);
+        return CudaBuffer.owning(d.device(), MemoryKind.MANAGED, p, bytes, () -> {
+            if (!closed) {
+                d.makeCurrent();
+                driver.memFree(p);
+            }
+        });
+    }
+
+    /**
+     * Refuses a managed allocation larger than the device's free memory: unified memory would
+     * oversubscribe and thrash (or fail later, inside a kernel) instead of failing here.
+     */
+    static void checkManagedFits(String device, long bytes, long free, long total) {
+        if (bytes > free) {
+            throw new CudaException(CudaDriver.CUDA_ERROR_OUT_OF_MEMORY, "cannot allocate " + Sizes.human(bytes)
+                    + " (" + bytes + " bytes) of MANAGED memory on " + device + ": only " + Sizes.human(free) + " of "
+                    + Sizes.human(total) + " are free (cuMemGetInfo); managed memory is kept within free device memory");
+        }
+    }
+
+    private <B extends Buffer> B register(B b) {
+        synchronized (live) {
+            live.put(b, track ? new Throwable("allocated here: " + b) : null);
+        }
+        return b;
+    }
+
+    // ------------------------------------------------------------------ copies
+
+    /** The address of byte {@code offset} of {@code b}, after checking {@code bytes} fit there. */
+    private static long addressOf(String role, Buffer b, long offset, long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("negative byte count " + bytes + " for " + role + " " + b);
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("negative offset " + offset + " in " + role + " " + b);
+        }
+        if (offset > b.byteSize() - bytes) {
+            throw new IndexOutOfBoundsException(bytes + " bytes at " + offset + " run past the end (length "
+                    + b.byteSize() + ") of " + role + " " + b);
+        }
+        return b.address() + offset;
+    }
+
+    private boolean onDevice(Buffer b) {
+        return !b.kind().hostAccessible();
+    }
+
+    private CudaDevice deviceFor(Buffer a, Buffer b) {
+        if (onDevice(a)) {
+            return cudaDevice(a.device());
+        }
+        if (onDevice(b)) {
+            return cudaDevice(b.device());
+        }
+        return a.device().type() == DeviceType.CUDA_HOST ? cudaDevice(a.device()) : devices.getFirst();
+    }
+
+    @Override
+    public void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes) {
+        checkOpen();
+        long s = addressOf("copy source", src, srcOffset, bytes);
+        long d = addressOf("copy destination", dst, dstOffset, bytes);
+        if (bytes == 0) {
+            return;
+        }
+        if (!onDevice(src) && !onDevice(dst)) {
+            MemorySegment.copy(src.segment(), srcOffset, dst.segment(), dstOffset, bytes);
+            return;
+        }
+        CudaDevice dev = deviceFor(src, dst);
+        dev.makeCurrent();
+        long stream = dev.acquireStream();
+        try {
+            MemoryKind sk = src.kind();
+            MemoryKind dk = dst.kind();
+            if (sk == MemoryKind.DEVICE && dk == MemoryKind.DEVICE) {
+                driver.memcpyDtoDAsync(d, s, bytes, stream);
+            } else if (sk.hostAccessible() && dk == MemoryKind.DEVICE) {
+                driver.memcpyHtoDAsync(d, s, bytes, stream);
+            } else if (sk == MemoryKind.DEVICE && dk.hostAccessible()) {
+                driver.memcpyDtoHAsync(d, s, bytes, stream);
+            } else {
+                driver.memcpyAsync(d, s, bytes, stream); // managed memory: the unified address space decides
+            }
+            driver.streamSynchronize(stream, "copying " + bytes + " bytes from " + src + " to " + dst);
+        } finally {
+            dev.releaseStream(stream);
+        }
+    }
+
+    /**
+     * Fills {@code count} repetitions of {@code pattern} (1 to 16 bytes). On the device: a memset
+     * when the pattern is one repeated byte or an aligned 4-byte word; otherwise the pattern is
+     * written once and doubled with device-to-device copies (log2(count) copies).
+     */
+    @Override
+    public void fill(Buffer dst, long offset, long count, MemorySegment pattern) {
+        checkOpen();
+        long p = pattern.byteSize();
+        if (p < 1 || p > 16) {
+            throw new IllegalArgumentException("fill pattern must be 1 to 16 bytes, got " + p + " bytes");
+        }
+        if (count < 0) {
+            throw new IllegalArgumentException("negative fill count " + count + " for " + dst);
+        }
+        long total = Math.multiplyExact(count, p);
+        long d = addressOf("fill destination", dst, offset, total);
+        if (total == 0) {
+            return;
+        }
+        if (!onDevice(dst)) {
+            StridedCopy.fillRun(dst.segment(), offset, count, pattern, StridedCopy.isZero(pattern));
+            return;
+        }
+        CudaDevice dev = cudaDevice(dst.device());
+        dev.makeCurrent();
+        long stream = dev.acquireStream();
+        try (Arena a = Arena.ofConfined()) {
+            byte first = pattern.get(ValueLayout.JAVA_BYTE, 0);
+            boolean uniform = true;
+            for (long i = 1; i < p && uniform; i++) {
+                uniform = pattern.get(ValueLayout.JAVA_BYTE, i) == first;
+            }
+            if (uniform) {
+                driver.memsetD8Async(d, first, total, stream);
+            } else if (p == 4 && d % 4 == 0) {
+                driver.memsetD32Async(d, pattern.get(ValueLayout.JAVA_INT_UNALIGNED, 0), count, stream);
+            } else {
+                MemorySegment host = a.allocate(p);
+                MemorySegment.copy(pattern, 0, host, 0, p);
+                driver.memcpyHtoDAsync(d, host.address(), p, stream);
+                long done = p;
+                while (done < total) {
+                    long n = Math.min(done, total - done);
+                    driver.memcpyDtoDAsync(d + done, d, n, stream);
+                    done += n;
+                }
+            }
+            driver.streamSynchronize(stream, "filling " + total + " bytes of " + dst);
+        } finally {
+            dev.releaseStream(stream);
+        }
+    }
+
+    private static void checkRegion(String role, Region r, int elemSize) {
+        long fp = ScatterTable.footprint(r.extent(), r.byteStrides(), elemSize);
+        if (fp > 0) {
+            addressOf(role, r.buffer(), r.offset(), fp);
+        }
+    }
+
+    /** Copies every region with one scatter launch per distinct destination layout (one, for the core's batches). */
+    @Override
+    public void copyRegions(List<Region.Copy> copies, int elemSize) {
+        checkOpen();
+        if (copies.isEmpty()) {
+            return;
+        }
+        boolean allHost = copies.stream().allMatch(c -> !onDevice(c.src().buffer()) && !onDevice(c.dst().buffer()));
+        if (allHost) {
+            Backend.super.copyRegions(copies, elemSize);
+            return;
+        }
+        List<ScatterTable.Entry> entries = new ArrayList<>();
+        CudaDevice dev = null;
+        for (Region.Copy c : copies) {
+            checkRegion("region copy source", c.src(), elemSize);
+            checkRegion("region copy destination", c.dst(), elemSize);
+            CudaDevice d = deviceFor(c.src().buffer(), c.dst().buffer());
+            if (dev != null && d != dev) {
+                throw new UnsupportedOperationException("copyRegions across devices (" + dev + " and " + d + ") in one batch");
+            }
+            dev = d;
+            entries.add(new ScatterTable.Entry(c.src().buffer().address() + c.src().offset(), c.src().byteStrides(),
+                    c.dst().buffer().address() + c.dst().offset(), c.dst().byteStrides(), c.src().extent()));
+        }
+        scatter(dev, entries, elemSize, null, "copyRegions of " + copies.size() + " regions");
+    }
+
+    @Override
+    public void fillRegions(List<Region> regions, MemorySegment pattern) {
+        checkOpen();
+        if (regions.isEmpty()) {
+            return;
+        }
+        if (regions.stream().noneMatch(r -> onDevice(r.buffer()))) {
+            Backend.super.fillRegions(regions, pattern);
+            return;
+        }
+        int elemSize = (int) pattern.byteSize();
+        List<ScatterTable.Entry> entries = new ArrayList<>();
+        CudaDevice dev = null;
+        for (Region r : regions) {
+            checkRegion("region fill destination", r, elemSize);
+            CudaDevice d = deviceFor(r.buffer(), r.buffer());
+            if (dev != null && d != dev) {
+                throw new UnsupportedOperationException("fillRegions across devices (" + dev + " and " + d + ") in one batch");
+            }
+            dev = d;
+            entries.add(new ScatterTable.Entry(ScatterTable.FILL, null, r.buffer().address() + r.offset(),
+                    r.byteStrides(), r.extent()));
+        }
+        scatter(dev, entries, elemSize, pattern, "fillRegions of " + regions.size() + " regions");
+    }
+
+    /**
+     * Runs {@code zd_scatter} for each group of {@link ScatterTable#plan}: one table upload, one
+     * launch, one read-back of the status words per group. Returns when the copies are complete.
+     * Regions must have been checked against their buffers.
+     */
+    public void scatter(CudaDevice dev, List<ScatterTable.Entry> entries, int elemSize, MemorySegment fill, String what) {
+        List<ScatterTable.Group> groups = ScatterTable.plan(entries, elemSize);
+        if (groups.isEmpty()) {
+            return;
+        }
+        dev.makeCurrent();
+        long fn = dev.function("zd_scatter");
+        long stream = dev.acquireStream();
+        try (Arena a = Arena.ofConfined()) {
+            for (ScatterTable.Group g : groups) {
+                int n = g.size();
+                // table: chunk_offsets[n] | boxes[n*4*rank] | dst_strides[rank] | fill (elem, 8-aligned) | status[n]
+                long offOffsets = 0;
+                long offBoxes = offOffsets + 8L * n;
+                long offStrides = offBoxes + 8L * g.boxes().length;
+                long offFill = offStrides + 8L * g.rank();
+                long offStatus = offFill + (elemSize + 7L) / 8 * 8;
+                long size = offStatus + 4L * n;
+                MemorySegment host = a.allocate(size, 8);
+                MemorySegment.copy(g.chunkOffsets(), 0, host, ValueLayout.JAVA_LONG, offOffsets, n);
+                MemorySegment.copy(g.boxes(), 0, host, ValueLayout.JAVA_LONG, offBoxes, g.boxes().length);
+                MemorySegment.copy(g.dstStrides(), 0, host, ValueLayout.JAVA_LONG, offStrides, g.rank());
+                if (fill != null) {
+                    MemorySegment.copy(fill, 0, host, offFill, elemSize);
+                }
+                long table = allocators.get(dev.ordinal()).allocate(size, stream);
+                try {
+                    driver.memcpyHtoDAsync(table, host.address(), size, stream);
+                    KernelArgs args = new KernelArgs()
+                            .u64(g.chunksBase()).u64(g.chunksLen()).u64(table + offOffsets).u64(table + offBoxes)
+                            .u64(g.dstBase()).u64(g.dstLen()).u64(table + offStrides).u64(table + offFill)
+                            .u64(table + offStatus).u32(g.rank()).u32(elemSize).u32(n);
+                    driver.launch(fn, "zd_scatter", n, SCATTER_BLOCK, 0, stream, args.build(a));
+                    driver.memcpyDtoHAsync(host.address() + offStatus, table + offStatus, 4L * n, stream);
+                    driver.streamSynchronize(stream, "zd_scatter for " + what);
+                } finally {
+                    allocators.get(dev.ordinal()).free(table, stream);
+                }
+                for (int c = 0; c < n; c++) {
+                    int st = host.get(ValueLayout.JAVA_INT, offStatus + 4L * c);
+                    if (st != 0) {
+                        throw new IllegalStateException("zd_scatter rejected box " + c + " of " + what + " with status "
+                                + ZdStatus.name(st) + " (a planning bug: the host checked every region)");
+                    }
+                }
+            }
+            driver.streamSynchronize(stream, what);
+        } finally {
+            dev.releaseStream(stream);
+        }
+    }
+
+    // ------------------------------------------------------------------ the rest of the SPI
+
+    @Override
+    public int preferredBatchSize() {
+        return Integer.getInteger(BATCH_PROPERTY, 512);
+    }
+
+    /**
+     * The reader chosen by {@code zarrdirect.cuda.reader} ({@code cufile}, {@code threaded} or
+     * {@code auto}); made on first use and closed with the backend.
+     */
+    @Override
+    public Optional<DirectReader> directReader() {
+        checkOpen();
+        DirectReader r = reader;
+        if (r == null) {
+            synchronized (this) {
+                if (reader == null) {
+                    reader = DirectReaders.open(this, System.getProperty(DirectReaders.PROPERTY, "auto"));
+                }
+                r = reader;
+            }
+        }
+        return Optional.of(r);
+    }
+
+    @Override
+    public CudaCodecProvider codecs() {
+        return codecs;
+    }
+
+    /** The device pool of {@code device}, for codecs that need scratch for one batch. */
+    public DeviceAllocator allocator(CudaDevice device) {
+        return allocators.get(device.ordinal());
+    }
+
+    /** Owning buffers allocated here and not yet closed. */
+    public long liveBuffers() {
+        synchronized (live) {
+            live.keySet().removeIf(b -> !b.isOpen());
+            return live.size();
+        }
+    }
+
+    /** Throws {@link IllegalStateException} naming every open buffer and, when tracked, where it was allocated. */
+    public void assertNoLiveBuffers() {
+        List<Map.Entry<Buffer, Throwable>> open;
+        synchronized (live) {
+            live.keySet().removeIf(b -> !b.isOpen());
+            open = new ArrayList<>(live.entrySet());
+        }
+        if (open.isEmpty()) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder(open.size() + " buffer(s) of the cuda backend are still open:");
+        IllegalStateException e = new IllegalStateException();
+        for (var en : open) {
+            sb.append("\n  ").append(en.getKey());
+            if (en.getValue() != null) {
+                e.addSuppressed(en.getValue());
+            }
+        }
+        if (!track) {
+            sb.append("\n(run with -Dzarrdirect.trackBuffers=true to see where each was allocated)");
+        }
+        IllegalStateException thrown = new IllegalStateException(sb.toString());
+        for (Throwable t : e.getSuppressed()) {
+            thrown.addSuppressed(t);
+        }
+        throw thrown;
+    }
+
+    /** Records allocation stacks for buffers allocated from now on; for tests. */
+    public void trackBuffers(boolean on) {
+        track = on;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("CudaBackend is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (reader != null) {
+                reader.close();
+            }
+            closed = true;
+        }
+        for (CudaDevice d : devices) {
+            d.makeCurrent();
+            driver.contextSynchronize();
+        }
+        List<Buffer> open;
+        synchronized (live) {
+            open = new ArrayList<>(live.keySet());
+            live.clear();
+        }
+        // Device memory of open buffers: free it through the allocator before the pool is trimmed.
+        for (Buffer b : open) {
+            if (b instanceof CudaBuffer cb && cb.isOpen() && cb.byteSize() > 0) {
+                CudaDevice d = devices.get(cb.device().index());
+                d.makeCurrent();
+                if (cb.kind() == MemoryKind.DEVICE) {
+                    long stream = d.acquireStream();
+                    allocators.get(d.ordinal()).free(cb.address(), stream);
+                    d.releaseStream(stream);
+                } else {
+                    driver.memFree(cb.address());
+                }
+            }
+        }
+        pinned.forEach(PinnedHostPool::close);
+        allocators.forEach(DeviceAllocator::close);
+        devices.forEach(CudaDevice::close);
+    }
+
+    @Override
+    public String toString() {
+        return "CudaBackend" + devices;
+    }
+}

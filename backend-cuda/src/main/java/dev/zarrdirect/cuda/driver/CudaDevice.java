@@ -1,0 +1,192 @@
+package dev.zarrdirect.cuda.driver;
+
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.DeviceType;
+import dev.zarrdirect.api.buffer.Sizes;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/**
+ * One CUDA device as the backend uses it: its primary context, the kernels module loaded into it,
+ * and a pool of non-blocking streams.
+ *
+ * <h2>Contexts</h2>
+ * The device's primary context (the one the CUDA runtime, PyTorch and CuPy share) is retained
+ * once per process and never released: releasing the last reference would destroy it under any
+ * other library of the process that uses it, and re-creating it costs a few hundred milliseconds.
+ * Every call into the device first makes the context current on the calling thread
+ * ({@link #makeCurrent()}), so any thread may call in.
+ *
+ * <h2>Streams</h2>
+ * Each operation borrows a stream ({@link #acquireStream()}), issues its asynchronous work on it,
+ * synchronises it and gives it back: operations from different threads overlap on the device and
+ * never wait for one another. {@link #close()} destroys the streams and unloads the module.
+ */
+public final class CudaDevice implements AutoCloseable {
+
+    private static final Map<Integer, Long> PRIMARY = new ConcurrentHashMap<>();
+
+    private final CudaDriver driver;
+    private final int ordinal;
+    private final int handle;
+    private final long context;
+    private final String name;
+    private final int ccMajor;
+    private final int ccMinor;
+    private final int multiprocessors;
+    private final int maxSharedOptin;
+    private final long totalMemory;
+    private final boolean memoryPools;
+    private final boolean managedMemory;
+    private final ConcurrentLinkedDeque<Long> streams = new ConcurrentLinkedDeque<>();
+    private final Map<String, Long> functions = new ConcurrentHashMap<>();
+    private volatile long module;
+    private volatile boolean closed;
+
+    /** Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use). */
+    public CudaDevice(CudaDriver driver, int ordinal, MemorySegment fatbin) {
+        this.driver = driver;
+        this.ordinal = ordinal;
+        this.handle = driver.device(ordinal);
+        this.name = driver.deviceName(handle);
+        this.ccMajor = driver.deviceAttribute(handle, CudaDriver.ATTR_CC_MAJOR);
+        this.ccMinor = driver.deviceAttribute(handle, CudaDriver.ATTR_CC_MINOR);
+        this.multiprocessors = driver.deviceAttribute(handle, CudaDriver.ATTR_MULTIPROCESSOR_COUNT);
+        this.maxSharedOptin = driver.deviceAttribute(handle, CudaDriver.ATTR_MAX_SHARED_PER_BLOCK_OPTIN);
+        this.totalMemory = driver.deviceTotalMemory(handle);
+        this.memoryPools = driver.hasMemoryPools()
+                && driver.deviceAttribute(handle, CudaDriver.ATTR_MEMORY_POOLS_SUPPORTED) != 0;
+        this.managedMemory = driver.deviceAttribute(handle, CudaDriver.ATTR_MANAGED_MEMORY) != 0;
+        this.context = PRIMARY.computeIfAbsent(handle, driver::primaryContextRetain);
+        makeCurrent();
+        if (fatbin != null) {
+            this.module = driver.moduleLoadData(fatbin);
+        }
+    }
+
+    public CudaDriver driver() {
+        return driver;
+    }
+
+    public int ordinal() {
+        return ordinal;
+    }
+
+    /** The {@code CUdevice} handle. */
+    public int handle() {
+        return handle;
+    }
+
+    public Device device() {
+        return new Device(DeviceType.CUDA, ordinal);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int computeMajor() {
+        return ccMajor;
+    }
+
+    public int computeMinor() {
+        return ccMinor;
+    }
+
+    public int multiprocessors() {
+        return multiprocessors;
+    }
+
+    public int maxSharedMemoryPerBlockOptin() {
+        return maxSharedOptin;
+    }
+
+    public long totalMemory() {
+        return totalMemory;
+    }
+
+    /** True when the device has the stream-ordered allocator. */
+    public boolean memoryPools() {
+        return memoryPools;
+    }
+
+    public boolean managedMemory() {
+        return managedMemory;
+    }
+
+    /** Makes this device's primary context current on the calling thread. */
+    public void makeCurrent() {
+        driver.setCurrent(context);
+    }
+
+    /** A stream of this device for one operation; give it back with {@link #releaseStream}. */
+    public long acquireStream() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        Long s = streams.pollFirst();
+        return s != null ? s : driver.streamCreate(CudaDriver.STREAM_NON_BLOCKING);
+    }
+
+    /** Gives back a stream whose work is complete. */
+    public void releaseStream(long stream) {
+        if (closed) {
+            driver.streamDestroy(stream);
+        } else {
+            streams.addFirst(stream);
+        }
+    }
+
+    /**
+     * The kernel {@code name} of the kernels module.
+     *
+     * @throws CudaException when the fatbin has no such kernel (an older kernels jar)
+     */
+    public long function(String name) {
+        long m = module;
+        if (m == 0) {
+            throw new IllegalStateException("no kernels are loaded on " + this);
+        }
+        return functions.computeIfAbsent(name, n -> {
+            makeCurrent();
+            long f = driver.moduleFunction(m, n);
+            if (f == 0) {
+                throw new CudaException(500, "kernel " + n + " is not in the kernels fatbin loaded on " + this
+                        + "; the zarr-direct-kernels jar on the class path is older or newer than this backend");
+            }
+            return f;
+        });
+    }
+
+    /** One line for {@code doctor} and probe results: name, compute capability, memory, SMs. */
+    public String describe() {
+        return name + " (compute " + ccMajor + "." + ccMinor + ", " + Sizes.human(totalMemory) + ", "
+                + multiprocessors + " SMs)";
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        makeCurrent();
+        Long s;
+        while ((s = streams.pollFirst()) != null) {
+            driver.streamDestroy(s);
+        }
+        if (module != 0) {
+            driver.moduleUnload(module);
+            module = 0;
+        }
+        functions.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "cuda:" + ordinal + " (" + name + ")";
+    }
+}

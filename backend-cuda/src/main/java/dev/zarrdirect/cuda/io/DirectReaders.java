@@ -1,0 +1,47 @@
+package dev.zarrdirect.cuda.io;
+
+import dev.zarrdirect.api.backend.DirectReader;
+import dev.zarrdirect.cuda.CudaBackend;
+
+import java.util.Locale;
+
+/**
+ * Chooses the backend's {@link DirectReader} from {@value #PROPERTY}: {@code cufile},
+ * {@code threaded} or {@code auto}. {@code auto} is {@link #AUTO}, the threaded reader until the two
+ * have been measured against each other on the GPU machine. {@code cufile} falls back to the
+ * threaded reader, with a warning, when cuFile cannot start.
+ */
+public final class DirectReaders {
+
+    public static final String PROPERTY = "zarrdirect.cuda.reader";
+    /** What {@code auto} means. */
+    public static final String AUTO = "threaded";
+    /** Threads of the cuFile reader; default 8. */
+    public static final String CUFILE_THREADS_PROPERTY = "zarrdirect.cuda.cufileThreads";
+    /** Bytes of each cuFile bounce region; default 16 MiB. */
+    public static final String CUFILE_BOUNCE_PROPERTY = "zarrdirect.cuda.cufileBounceBytes";
+
+    private DirectReaders() {
+    }
+
+    public static DirectReader open(CudaBackend backend, String choice) {
+        String c = choice == null ? "auto" : choice.trim().toLowerCase(Locale.ROOT);
+        if (c.equals("auto")) {
+            c = AUTO;
+        }
+        return switch (c) {
+            case "threaded" -> ThreadedReader.fromProperties(backend);
+            case "cufile" -> {
+                try {
+                    yield CuFileReader.open(backend, Integer.getInteger(CUFILE_THREADS_PROPERTY, 8),
+                            Long.getLong(CUFILE_BOUNCE_PROPERTY, 16L << 20));
+                } catch (RuntimeException e) {
+                    System.getLogger(DirectReaders.class.getName()).log(System.Logger.Level.WARNING,
+                            "cuFile reader unavailable (" + e.getMessage() + "); using the threaded reader");
+                    yield ThreadedReader.fromProperties(backend);
+                }
+            }
+            default -> throw new IllegalArgumentException(PROPERTY + "=" + choice + " is not one of cufile, threaded, auto");
+        };
+    }
+}

@@ -1,0 +1,77 @@
+package dev.zarrdirect.cuda.kernels;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The kernels module's CUDA fatbin ({@value #RESOURCE} on the class path), read once per process
+ * into native memory for {@code cuModuleLoadData}. The fatbin is built ahead of time with
+ * {@code nvcc -fatbin} (SASS for sm_80, sm_90, sm_100 and PTX), so no NVRTC is needed at run time.
+ */
+public final class KernelImage {
+
+    public static final String RESOURCE = "dev/zarrdirect/kernels/zd_kernels.fatbin";
+
+    /** The magic number {@code nvcc -fatbin} files start with ({@code 0xBA55ED50}, little-endian). */
+    public static final int FATBIN_MAGIC = 0xBA55ED50;
+
+    private static volatile MemorySegment image;
+    private static volatile String failure;
+
+    private KernelImage() {
+    }
+
+    /**
+     * The fatbin in native memory (kept for the life of the process: modules are loaded from it
+     * per device), or null with {@link #failure()} saying why.
+     */
+    public static MemorySegment image() {
+        if (image != null || failure != null) {
+            return image;
+        }
+        synchronized (KernelImage.class) {
+            if (image == null && failure == null) {
+                try {
+                    image = read(KernelImage.class.getClassLoader());
+                } catch (IOException | RuntimeException e) {
+                    failure = e.getMessage();
+                }
+            }
+            return image;
+        }
+    }
+
+    /** Why {@link #image()} is null, or null when it is not. */
+    public static String failure() {
+        image();
+        return failure;
+    }
+
+    static MemorySegment read(ClassLoader loader) throws IOException {
+        try (InputStream in = loader.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IOException(RESOURCE + " is not on the class path (add the zarr-direct-kernels jar built with nvcc)");
+            }
+            byte[] bytes = in.readAllBytes();
+            check(bytes);
+            MemorySegment seg = Arena.global().allocate(bytes.length + 1L, 16);
+            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            return seg;
+        }
+    }
+
+    /** Rejects what is not an nvcc fatbin, with the reason. */
+    public static void check(byte[] bytes) throws IOException {
+        if (bytes.length < 16) {
+            throw new IOException(RESOURCE + " is " + bytes.length + " bytes long, too short for a fatbin");
+        }
+        int magic = (bytes[0] & 0xFF) | (bytes[1] & 0xFF) << 8 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 24;
+        if (magic != FATBIN_MAGIC) {
+            throw new IOException(RESOURCE + " does not start with the fatbin magic 0x" + Integer.toHexString(FATBIN_MAGIC)
+                    + " (found 0x" + Integer.toHexString(magic) + ")");
+        }
+    }
+}

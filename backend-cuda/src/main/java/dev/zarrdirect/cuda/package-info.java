@@ -1,0 +1,21 @@
+/**
+ * The {@code cuda} backend: CUDA devices through the driver API, called with {@code java.lang.foreign}.
+ *
+ * <h2>Pieces</h2>
+ * {@link dev.zarrdirect.cuda.CudaBackendProvider} probes (never throwing) and opens
+ * {@link dev.zarrdirect.cuda.CudaBackend}, which owns device memory ({@link dev.zarrdirect.cuda.CudaBuffer}),
+ * pinned host memory, copies, batched region copies and fills (one scatter launch), the codecs of
+ * {@link dev.zarrdirect.cuda.CudaCodecProvider} and a direct file reader.
+ *
+ * <h2>Kernels</h2>
+ * Device code comes from the kernels module's fatbin ({@code dev/zarrdirect/kernels/zd_kernels.fatbin}),
+ * built ahead of time with nvcc and loaded with {@code cuModuleLoadData}; no NVRTC at run time.
+ *
+ * <h2>Settings</h2>
+ * System properties: {@code zarrdirect.cuda.reader} (cufile, threaded, auto), {@code zarrdirect.cuda.batchSize},
+ * {@code zarrdirect.cuda.poolRetainedBytes}, {@code zarrdirect.cuda.pinnedRetainedBytes},
+ * {@code zarrdirect.cuda.readerThreads}, {@code zarrdirect.cuda.readerTaskBytes},
+ * {@code zarrdirect.cuda.cufileThreads}, {@code zarrdirect.cuda.cufileBounceBytes},
+ * {@code zarrdirect.cuda.zstdThreads}, {@code zarrdirect.trackBuffers}.
+ */
+package dev.zarrdirect.cuda;

@@ -1,0 +1,370 @@
+package dev.zarrdirect.conformance.cuda;
+
+import dev.zarrdirect.api.ChecksumMismatchException;
+import dev.zarrdirect.api.CorruptChunkException;
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.codec.ArrayToArrayCodec;
+import dev.zarrdirect.api.codec.ArrayToBytesCodec;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
+import dev.zarrdirect.api.codec.ChunkSpec;
+import dev.zarrdirect.api.codec.Codec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.cpu.CpuCodecProvider;
+import dev.zarrdirect.cuda.CudaBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Every CUDA codec produces, byte for byte, what the CPU codec produces: zstd decoding of frames
+ * the CPU encoder wrote at levels -7 to 22 over sizes around the 128 KiB block limit and random
+ * sizes up to 8 MiB; crc32c both ways; bytes (big-endian swaps) both ways; transpose both ways.
+ * Outputs are poisoned (0xA5) before each run and surrounded by guard bytes that must survive;
+ * corrupt frames fail only their own item.
+ */
+class CudaCodecsMatchCpuTest {
+
+    static final int GUARD = 64;
+    static final byte POISON = (byte) 0xA5;
+    static final int BLOCK = 128 << 10;
+
+    CudaBackend backend;
+    Device cuda0;
+    final CpuCodecProvider cpu = new CpuCodecProvider();
+
+    @BeforeEach
+    void open() {
+        backend = CudaTests.open();
+        cuda0 = backend.defaultDevice();
+    }
+
+    @AfterEach
+    void close() {
+        if (backend != null) {
+            try {
+                backend.assertNoLiveBuffers();
+            } finally {
+                backend.close();
+            }
+        }
+    }
+
+    Codec cuda(String name, Map<String, Object> cfg) {
+        Codec c = backend.codecs().create(name, cfg, cuda0).orElseThrow();
+        assertEquals(cuda0, c.device());
+        assertEquals("cuda", c.provider());
+        return c;
+    }
+
+    Codec cpu(String name, Map<String, Object> cfg) {
+        return cpu.create(name, cfg, Device.CPU).orElseThrow();
+    }
+
+    /** Host-side CPU run of one stage over byte arrays; returns the outputs (trimmed to what was written). */
+    static List<byte[]> onCpu(List<byte[]> inputs, List<Long> outSizes, Consumer<CodecBatch> stage) {
+        List<HostBuffer> bufs = new ArrayList<>();
+        try {
+            List<CodecBatch.Item> items = new ArrayList<>();
+            for (int i = 0; i < inputs.size(); i++) {
+                HostBuffer in = HostBuffer.allocate(inputs.get(i).length);
+                MemorySegment.copy(MemorySegment.ofArray(inputs.get(i)), 0, in.segment(), 0, inputs.get(i).length);
+                HostBuffer out = HostBuffer.allocate(outSizes.get(i));
+                bufs.add(in);
+                bufs.add(out);
+                items.add(new CodecBatch.Item(in, out, "cpu item " + i));
+            }
+            CodecBatch b = new CodecBatch(items);
+            stage.accept(b);
+            b.throwIfFailed();
+            List<byte[]> out = new ArrayList<>();
+            for (int i = 0; i < inputs.size(); i++) {
+                out.add(b.output(i).segment().asSlice(0, b.written(i)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+            return out;
+        } finally {
+            bufs.forEach(HostBuffer::close);
+        }
+    }
+
+    /** The result of one device run: per item the output bytes (or the failure), and whether every guard survived. */
+    record DeviceRun(List<byte[]> outputs, CodecBatch batch) {
+    }
+
+    /**
+     * Runs {@code stage} on the device: inputs back to back in one device buffer, outputs in another
+     * with {@link #GUARD} poisoned bytes before, between and after them ({@code packed}: no guards,
+     * outputs back to back), every output byte poisoned first.
+     */
+    DeviceRun onDevice(List<byte[]> inputs, List<Long> outSizes, boolean packed, Consumer<CodecBatch> stage) {
+        int n = inputs.size();
+        long inTotal = 0;
+        for (byte[] b : inputs) {
+            inTotal += b.length;
+        }
+        int guard = packed ? 0 : GUARD;
+        long outTotal = guard;
+        long[] outAt = new long[n];
+        for (int i = 0; i < n; i++) {
+            outAt[i] = outTotal;
+            outTotal += outSizes.get(i) + guard;
+        }
+        try (Buffer inHost = backend.allocate(cuda0, MemoryKind.HOST_PINNED, Math.max(1, inTotal));
+             Buffer in = backend.allocate(cuda0, MemoryKind.DEVICE, Math.max(1, inTotal));
+             Buffer out = backend.allocate(cuda0, MemoryKind.DEVICE, Math.max(1, outTotal))) {
+            List<CodecBatch.Item> items = new ArrayList<>();
+            long at = 0;
+            for (int i = 0; i < n; i++) {
+                MemorySegment.copy(MemorySegment.ofArray(inputs.get(i)), 0, inHost.segment(), at, inputs.get(i).length);
+                items.add(new CodecBatch.Item(in.slice(at, inputs.get(i).length), out.slice(outAt[i], outSizes.get(i)),
+                        "chunk [" + i + "] of the test batch"));
+                at += inputs.get(i).length;
+            }
+            backend.copy(inHost, 0, in, 0, inTotal);
+            backend.fill(out, 0, outTotal, MemorySegment.ofArray(new byte[]{POISON}));
+            CodecBatch batch = new CodecBatch(items);
+            stage.accept(batch);
+            try (Buffer outHost = backend.allocate(cuda0, MemoryKind.HOST_PINNED, Math.max(1, outTotal))) {
+                backend.copy(out, 0, outHost, 0, outTotal);
+                MemorySegment o = outHost.segment();
+                List<byte[]> outputs = new ArrayList<>();
+                long prevEnd = 0;
+                for (int i = 0; i < n; i++) {
+                    for (long g = prevEnd; g < outAt[i]; g++) {
+                        assertEquals(POISON, o.get(java.lang.foreign.ValueLayout.JAVA_BYTE, g), "guard byte at " + g
+                                + " before output " + i + " was overwritten; seed " + CudaTests.SEED);
+                    }
+                    outputs.add(batch.failure(i) == null
+                            ? o.asSlice(outAt[i], batch.written(i)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE) : null);
+                    prevEnd = outAt[i] + outSizes.get(i);
+                }
+                for (long g = prevEnd; g < outTotal; g++) {
+                    assertEquals(POISON, o.get(java.lang.foreign.ValueLayout.JAVA_BYTE, g), "trailing guard byte at " + g);
+                }
+                return new DeviceRun(outputs, batch);
+            }
+        }
+    }
+
+    static List<Integer> zstdSizes(Random rnd) {
+        List<Integer> s = new ArrayList<>(List.of(0, 1, BLOCK - 1, BLOCK, BLOCK + 1));
+        for (int i = 0; i < 3; i++) {
+            s.add(1 + rnd.nextInt(8 << 20));
+        }
+        return s;
+    }
+
+    @Test
+    void zstdDecodesWhatTheCpuEncoderWroteAtEveryLevel() {
+        Random rnd = CudaTests.random("zstd");
+        List<Integer> sizes = zstdSizes(rnd);
+        List<byte[]> data = new ArrayList<>();
+        for (int s : sizes) {
+            data.add(CudaTests.compressible(rnd, s));
+        }
+        for (long level : new long[]{-7, 1, 3, 19, 22}) {
+            for (boolean checksum : new boolean[]{false, true}) {
+                if (checksum && level != 3) {
+                    continue;
+                }
+                Map<String, Object> cfg = Map.of("level", level, "checksum", checksum);
+                BytesToBytesCodec enc = (BytesToBytesCodec) cpu("zstd", cfg);
+                List<Long> bounds = data.stream().map(d -> enc.maxEncodedSize(d.length)).toList();
+                List<byte[]> frames = onCpu(data, bounds, enc::encode);
+                List<Long> outSizes = data.stream().map(d -> (long) d.length).toList();
+                List<byte[]> expect = onCpu(frames, outSizes, ((BytesToBytesCodec) cpu("zstd", cfg))::decode);
+                BytesToBytesCodec dec = (BytesToBytesCodec) cuda("zstd", cfg);
+                DeviceRun run = onDevice(frames, outSizes, false, dec::decode);
+                for (int i = 0; i < data.size(); i++) {
+                    assertNull(run.batch().failure(i), () -> "level " + level + ": " + run.batch().failure(0));
+                    assertArrayEquals(expect.get(i), run.outputs().get(i), "zstd level " + level + " size " + sizes.get(i)
+                            + " differs from the CPU decode; seed " + CudaTests.SEED);
+                    assertArrayEquals(data.get(i), run.outputs().get(i));
+                }
+            }
+        }
+    }
+
+    @Test
+    void zstdBatchesOfManySmallFramesDecodeInOneCall() {
+        Random rnd = CudaTests.random("zstd-many");
+        BytesToBytesCodec enc = (BytesToBytesCodec) cpu("zstd", Map.of("level", 3L));
+        List<byte[]> data = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            data.add(CudaTests.compressible(rnd, rnd.nextInt(70_000)));
+        }
+        List<byte[]> frames = onCpu(data, data.stream().map(d -> enc.maxEncodedSize(d.length)).toList(), enc::encode);
+        DeviceRun run = onDevice(frames, data.stream().map(d -> (long) d.length).toList(), true,
+                ((BytesToBytesCodec) cuda("zstd", Map.of()))::decode);
+        for (int i = 0; i < data.size(); i++) {
+            assertArrayEquals(data.get(i), run.outputs().get(i), "frame " + i + ", seed " + CudaTests.SEED);
+        }
+    }
+
+    @Test
+    void corruptFramesFailAloneAndTouchNothingOutsideTheirOutput() {
+        Random rnd = CudaTests.random("zstd-corrupt");
+        BytesToBytesCodec enc = (BytesToBytesCodec) cpu("zstd", Map.of("level", 3L, "checksum", true));
+        List<byte[]> data = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            data.add(CudaTests.compressible(rnd, 1000 + rnd.nextInt(400_000)));
+        }
+        List<byte[]> frames = new ArrayList<>(onCpu(data, data.stream().map(d -> enc.maxEncodedSize(d.length)).toList(),
+                enc::encode));
+        // item 3 truncated, items 5 and 8 bit-flipped (the checksum catches flips in raw literals), item 10 empty
+        frames.set(3, java.util.Arrays.copyOf(frames.get(3), frames.get(3).length / 2));
+        for (int i : new int[]{5, 8}) {
+            byte[] f = frames.get(i).clone();
+            int at = 6 + rnd.nextInt(f.length - 6);
+            f[at] ^= (byte) (1 << rnd.nextInt(8));
+            frames.set(i, f);
+        }
+        frames.set(10, new byte[0]);
+        DeviceRun run = onDevice(frames, data.stream().map(d -> (long) d.length).toList(), false,
+                ((BytesToBytesCodec) cuda("zstd", Map.of()))::decode);
+        for (int i = 0; i < data.size(); i++) {
+            if ((i == 5 || i == 8) && run.batch().failure(i) == null) {
+                // a flip that changes no output byte (the checksum would catch any that did) may decode
+                assertArrayEquals(data.get(i), run.outputs().get(i), "item " + i + " decoded despite a flip");
+            } else if (i == 3 || i == 5 || i == 8 || i == 10) {
+                var f = run.batch().failure(i);
+                assertInstanceOf(CorruptChunkException.class, f, "item " + i + " should fail; seed " + CudaTests.SEED);
+                assertTrue(f.getMessage().contains("chunk [" + i + "] of the test batch"), f.getMessage());
+                if (i != 10) {
+                    assertTrue(f.getMessage().contains("ZD_STATUS_"), f.getMessage());
+                }
+            } else {
+                assertNull(run.batch().failure(i), "item " + i);
+                assertArrayEquals(data.get(i), run.outputs().get(i), "item " + i + " next to corrupt ones");
+            }
+        }
+    }
+
+    @Test
+    void zstdEncodingIsNotOnTheDevice() {
+        BytesToBytesCodec c = (BytesToBytesCodec) cuda("zstd", Map.of("level", 3L));
+        var e = assertThrows(UnsupportedOperationException.class, () -> c.encode(new CodecBatch(List.of())));
+        assertTrue(e.getMessage().contains("CPU"), e.getMessage());
+    }
+
+    @Test
+    void crc32cMatchesTheCpuBothWaysAndMismatchesNameBothValues() {
+        Random rnd = CudaTests.random("crc32c");
+        List<byte[]> data = new ArrayList<>();
+        for (int s : new int[]{0, 1, 3, 4, 5, 1000, BLOCK, 3 << 20}) {
+            byte[] b = new byte[s];
+            rnd.nextBytes(b);
+            data.add(b);
+        }
+        List<Long> encSizes = data.stream().map(d -> (long) d.length + 4).toList();
+        List<byte[]> cpuEncoded = onCpu(data, encSizes, ((BytesToBytesCodec) cpu("crc32c", Map.of()))::encode);
+        BytesToBytesCodec dev = (BytesToBytesCodec) cuda("crc32c", Map.of());
+        DeviceRun enc = onDevice(data, encSizes, false, dev::encode);
+        for (int i = 0; i < data.size(); i++) {
+            assertArrayEquals(cpuEncoded.get(i), enc.outputs().get(i), "crc32c encode of " + data.get(i).length + " bytes");
+        }
+        List<byte[]> damaged = new ArrayList<>(cpuEncoded);
+        byte[] bad = cpuEncoded.get(5).clone();
+        bad[17] ^= 0x10;
+        damaged.set(5, bad);
+        damaged.set(2, new byte[3]);
+        DeviceRun dec = onDevice(damaged, data.stream().map(d -> (long) d.length).toList(), false, dev::decode);
+        for (int i = 0; i < data.size(); i++) {
+            if (i == 5) {
+                ChecksumMismatchException e = assertInstanceOf(ChecksumMismatchException.class, dec.batch().failure(i));
+                long stored = Integer.toUnsignedLong(java.nio.ByteBuffer.wrap(bad, bad.length - 4, 4)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt());
+                assertEquals(stored, e.stored());
+                assertNotEquals(e.stored(), e.computed());
+            } else if (i == 2) {
+                assertInstanceOf(CorruptChunkException.class, dec.batch().failure(i));
+            } else {
+                assertArrayEquals(data.get(i), dec.outputs().get(i), "crc32c decode of " + data.get(i).length + " bytes");
+            }
+        }
+    }
+
+    @Test
+    void bytesSwapsLikeTheCpuForEveryWidth() {
+        Random rnd = CudaTests.random("bytes");
+        for (DataType t : List.of(DataType.UINT8, DataType.INT16, DataType.FLOAT32, DataType.INT64, DataType.COMPLEX64,
+                DataType.COMPLEX128)) {
+            for (String endian : List.of("little", "big")) {
+                ChunkSpec spec = new ChunkSpec(t, new long[]{3, 1000 + rnd.nextInt(100)});
+                Map<String, Object> cfg = Map.of("endian", endian);
+                List<byte[]> chunks = new ArrayList<>();
+                for (int i = 0; i < 7; i++) {
+                    byte[] b = new byte[(int) spec.byteSize()];
+                    rnd.nextBytes(b);
+                    chunks.add(b);
+                }
+                List<Long> sizes = chunks.stream().map(c -> (long) c.length).toList();
+                ArrayToBytesCodec cpuC = (ArrayToBytesCodec) cpu("bytes", cfg);
+                ArrayToBytesCodec devC = (ArrayToBytesCodec) cuda("bytes", cfg);
+                List<byte[]> stored = onCpu(chunks, sizes, b -> cpuC.encode(spec, b));
+                for (boolean packed : new boolean[]{true, false}) {
+                    DeviceRun enc = onDevice(chunks, sizes, packed, b -> devC.encode(spec, b));
+                    DeviceRun dec = onDevice(stored, sizes, packed, b -> devC.decode(spec, b));
+                    for (int i = 0; i < chunks.size(); i++) {
+                        assertArrayEquals(stored.get(i), enc.outputs().get(i), t + " " + endian + " encode");
+                        assertArrayEquals(chunks.get(i), dec.outputs().get(i), t + " " + endian + " decode");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void transposeMatchesTheCpuBothWaysBatchedOrNot() {
+        Random rnd = CudaTests.random("transpose");
+        record Case(DataType type, long[] shape, List<Long> order) {
+        }
+        for (Case c : List.of(new Case(DataType.FLOAT32, new long[]{3, 5, 7}, List.of(2L, 0L, 1L)),
+                new Case(DataType.UINT16, new long[]{17, 4}, List.of(1L, 0L)),
+                new Case(DataType.FLOAT64, new long[]{2, 3, 4, 5}, List.of(3L, 1L, 0L, 2L)),
+                new Case(DataType.UINT8, new long[]{6, 6}, List.of(0L, 1L)))) {
+            ChunkSpec spec = new ChunkSpec(c.type(), c.shape());
+            Map<String, Object> cfg = Map.of("order", c.order());
+            List<byte[]> chunks = new ArrayList<>();
+            for (int i = 0; i < 9; i++) {
+                byte[] b = new byte[(int) spec.byteSize()];
+                rnd.nextBytes(b);
+                chunks.add(b);
+            }
+            List<Long> sizes = chunks.stream().map(x -> (long) x.length).toList();
+            ArrayToArrayCodec cpuC = (ArrayToArrayCodec) cpu("transpose", cfg);
+            ArrayToArrayCodec devC = (ArrayToArrayCodec) cuda("transpose", cfg);
+            List<byte[]> encoded = onCpu(chunks, sizes, b -> cpuC.encode(spec, b));
+            for (boolean packed : new boolean[]{true, false}) {
+                DeviceRun enc = onDevice(chunks, sizes, packed, b -> devC.encode(spec, b));
+                DeviceRun dec = onDevice(encoded, sizes, packed, b -> devC.decode(spec, b));
+                for (int i = 0; i < chunks.size(); i++) {
+                    assertArrayEquals(encoded.get(i), enc.outputs().get(i), "transpose " + c.order() + " encode");
+                    assertArrayEquals(chunks.get(i), dec.outputs().get(i), "transpose " + c.order() + " decode");
+                }
+            }
+        }
+    }
+
+    @Test
+    void itemsOnTheHostFailAloneWithTheirLabel() {
+        BytesToBytesCodec dev = (BytesToBytesCodec) cuda("crc32c", Map.of());
+        try (HostBuffer in = HostBuffer.allocate(8); HostBuffer out = HostBuffer.allocate(4)) {
+            CodecBatch b = CodecBatch.of(in, out, "chunk [7] of \"/host\"");
+            dev.decode(b);
+            assertTrue(b.failure(0).getMessage().contains("chunk [7] of \"/host\""), b.failure(0).getMessage());
+        }
+    }
+}
