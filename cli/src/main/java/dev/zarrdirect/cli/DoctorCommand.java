@@ -56,6 +56,12 @@ final class DoctorCommand implements Callable<Integer> {
         try (ZarrContext ctx = ZarrContext.open(chosen)) {
             out.println("default device:  " + ctx.device());
             out.println("worker threads:  " + ctx.parallelism() + threadsWhy());
+            // What reads files into device memory (GPUDirect Storage state for CUDA), as a user wants to
+            // know before trusting any figure.
+            ctx.backend().directReader().ifPresentOrElse(
+                    r -> out.println("direct reads:    " + r.describe()),
+                    () -> out.println("direct reads:    none (" + (ctx.device().isHost() ? "host backend: reads land in host memory"
+                            : "chunks are staged in pinned host memory, then copied") + ")"));
             out.println();
             out.println("codec implementations on " + ctx.device() + ":");
             Map<String, String> codecs = ctx.codecs().describe(ctx.device());
