@@ -130,11 +130,49 @@ public final class CuFile {
     private static final VarHandle ERR = CUFILE_ERROR.varHandle(MemoryLayout.PathElement.groupElement("err"));
     private static final VarHandle CU_ERR = CUFILE_ERROR.varHandle(MemoryLayout.PathElement.groupElement("cu_err"));
 
+    /**
+     * A failed cuFile call: the message names the call, the {@code CUfileOpError} by name and
+     * meaning ({@link CuFileErrors}) and a non-zero {@code CUresult} by the driver's name.
+     */
+    public static final class CuFileException extends IllegalStateException {
+        private final int err;
+        private final int cuErr;
+
+        CuFileException(String call, int err, int cuErr) {
+            super(call + " failed: " + CuFileErrors.describe(err, cuErr, CuFile::cuResultName));
+            this.err = err;
+            this.cuErr = cuErr;
+        }
+
+        /** The {@code CUfileOpError}. */
+        public int err() {
+            return err;
+        }
+
+        /** The {@code CUresult}, 0 when the CUDA driver was not at fault. */
+        public int cuErr() {
+            return cuErr;
+        }
+    }
+
+    /** The driver's name for a {@code CUresult} ({@code CUDA_ERROR_INVALID_VALUE}), or null without a driver. */
+    static String cuResultName(int rc) {
+        return dev.zarrdirect.cuda.driver.CudaDriver.load().map(d -> d.errorName(rc)).orElse(null);
+    }
+
     /** Turns a returned {@code CUfileError_t} into null (success) or a description. */
     static String error(MemorySegment e) {
         int err = (int) ERR.get(e, 0L);
         int cu = (int) CU_ERR.get(e, 0L);
-        return err == SUCCESS ? null : "CUfileOpError " + err + (cu != 0 ? ", CUresult " + cu : "");
+        return err == SUCCESS ? null : CuFileErrors.describe(err, cu, CuFile::cuResultName);
+    }
+
+    /** Throws a {@link CuFileException} for a failed {@code CUfileError_t}. */
+    static void check(MemorySegment e, String call) {
+        int err = (int) ERR.get(e, 0L);
+        if (err != SUCCESS) {
+            throw new CuFileException(call, err, (int) CU_ERR.get(e, 0L));
+        }
     }
 
     private static RuntimeException rethrow(Throwable t) {
@@ -219,17 +257,19 @@ public final class CuFile {
                 .varHandle(MemoryLayout.PathElement.groupElement("errno")).get(state, 0L);
     }
 
-    /** {@code cuFileHandleRegister} for an fd: the handle, or throws with the error. */
+    /**
+     * {@code cuFileHandleRegister} for an fd: the handle.
+     *
+     * @throws CuFileException naming {@code what} and the error when the call fails
+     */
     long handleRegister(int fd, String what) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment descr = a.allocate(CUFILE_DESCR);
             descr.set(JAVA_INT, 0, HANDLE_TYPE_OPAQUE_FD);
             descr.set(JAVA_INT, 8, fd); // the union's int member, at its start
             MemorySegment fh = a.allocate(ADDRESS);
-            String e = error((MemorySegment) handleRegister.invokeExact((SegmentAllocator) a, fh, descr));
-            if (e != null) {
-                throw new IllegalStateException("cuFileHandleRegister(" + what + ") failed: " + e);
-            }
+            check((MemorySegment) handleRegister.invokeExact((SegmentAllocator) a, fh, descr),
+                    "cuFileHandleRegister(" + what + ")");
             return fh.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw rethrow(t);

@@ -16,13 +16,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Reads files into device memory with cuFile (GPUDirect Storage): {@code cuFileRead} straight into
@@ -34,9 +38,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Files</h2>
  * Each file of a {@link #read} call is opened {@code O_RDONLY|O_DIRECT} (plain {@code O_RDONLY} when
- * the file system refuses {@code O_DIRECT}), registered once with {@code cuFileHandleRegister} and
- * closed at the end of the call. Requests run on {@code threads} threads (cuFile is thread-safe),
- * each with its own bounce region and stream.
+ * the file system refuses {@code O_DIRECT}, or when cuFile refuses to register the {@code O_DIRECT}
+ * descriptor), registered once with {@code cuFileHandleRegister} and closed at the end of the call.
+ * Requests run on {@code threads} threads (cuFile is thread-safe), each with its own bounce region
+ * and stream.
+ *
+ * <h2>Files cuFile cannot register</h2>
+ * In compatibility mode (no {@code nvidia-fs}) and in GDS mode alike, some file systems cannot be
+ * registered (tmpfs, overlayfs, FUSE …; {@code CU_FILE_HANDLE_NOT_REGISTERED} and friends). Such a
+ * file is read by a {@link ThreadedReader} instead, made on first need and owned by this reader; the
+ * decision is remembered per file (up to {@value #MAX_REMEMBERED} files) so that later calls do not
+ * try again, and one warning per file system and error names the file system ({@link Mounts}), the
+ * error and the first such file. {@link #counters()} says how many files each path served. With
+ * {@code strict} ({@value DirectReaders#CUFILE_STRICT_PROPERTY}{@code =true}) a registration failure
+ * is a {@link StoreException} instead: for tests and benches that must prove cuFile itself works.
  *
  * <h2>Driver</h2>
  * {@code cuFileDriverOpen} runs when the reader opens; {@link #close()} closes the driver.
@@ -45,6 +60,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class CuFileReader implements DirectReader {
 
     static final long ALIGN = 4096;
+    /** Files whose fallback is remembered; beyond this the memory is cleared and files are tried again. */
+    static final int MAX_REMEMBERED = 1 << 16;
+
+    /**
+     * How many files each path has served since the reader opened: a file counts once per
+     * {@link #read} call that reads from it. {@code fallbackFilesRemembered} is how many distinct
+     * files are currently known to need the fallback.
+     */
+    public record Counters(long filesViaCuFile, long filesViaFallback, long bytesViaCuFile, long bytesViaFallback,
+                           int fallbackFilesRemembered) {
+    }
 
     private final CudaBackend backend;
     private final CuFile cufile;
@@ -53,13 +79,24 @@ public final class CuFileReader implements DirectReader {
     private final ExecutorService pool;
     private final ThreadLocal<Worker> workers = new ThreadLocal<>();
     private final List<Worker> allWorkers = new ArrayList<>();
+    private final boolean strict;
+    /** Files cuFile would not register, with the reason. */
+    private final Map<Path, String> fallbackFiles = new ConcurrentHashMap<>();
+    /** "mount point|CUfileOpError" pairs already warned about. */
+    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    private final LongAdder filesViaCuFile = new LongAdder();
+    private final LongAdder filesViaFallback = new LongAdder();
+    private final LongAdder bytesViaCuFile = new LongAdder();
+    private final LongAdder bytesViaFallback = new LongAdder();
+    private ThreadedReader fallback; // guarded by this
     private volatile boolean closed;
 
-    private CuFileReader(CudaBackend backend, CuFile cufile, int threads, long bounceBytes) {
+    private CuFileReader(CudaBackend backend, CuFile cufile, int threads, long bounceBytes, boolean strict) {
         this.backend = backend;
         this.cufile = cufile;
         this.threads = threads;
         this.bounceBytes = bounceBytes;
+        this.strict = strict;
         AtomicInteger id = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "zd-cufile-" + id.incrementAndGet());
@@ -69,25 +106,56 @@ public final class CuFileReader implements DirectReader {
     }
 
     /**
-     * Opens the cuFile driver.
+     * Opens the cuFile driver; strict when {@value DirectReaders#CUFILE_STRICT_PROPERTY} is {@code true}.
      *
      * @throws IllegalStateException when {@code libcufile.so.0} is missing or {@code cuFileDriverOpen} fails
      */
     public static CuFileReader open(CudaBackend backend, int threads, long bounceBytes) {
+        return open(backend, threads, bounceBytes, Boolean.getBoolean(DirectReaders.CUFILE_STRICT_PROPERTY));
+    }
+
+    /**
+     * Opens the cuFile driver.
+     *
+     * @param strict true to fail reads of files cuFile cannot register instead of reading them with
+     *               the threaded reader
+     * @throws IllegalStateException when {@code libcufile.so.0} is missing or {@code cuFileDriverOpen} fails
+     */
+    public static CuFileReader open(CudaBackend backend, int threads, long bounceBytes, boolean strict) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("the cuFile reader needs at least 1 thread, got " + threads);
+        }
         CuFile cf = CuFile.load().orElseThrow(() -> new IllegalStateException("cuFile: " + CuFile.failure()));
         backend.cudaDevices().getFirst().makeCurrent();
         String e = cf.driverOpen();
         if (e != null) {
             throw new IllegalStateException("cuFileDriverOpen failed: " + e);
         }
-        return new CuFileReader(backend, cf, threads, AlignedReads.alignUp(Math.max(bounceBytes, 3 * ALIGN), ALIGN));
+        return new CuFileReader(backend, cf, threads, AlignedReads.alignUp(Math.max(bounceBytes, 3 * ALIGN), ALIGN), strict);
     }
 
     @Override
     public String describe() {
         Map<String, String> p = properties();
         return "cuFile (" + ("true".equals(p.get("compatibility_mode")) ? "GDS compatibility mode" : "GDS") + ") x"
-                + threads + " via " + Sizes.human(bounceBytes) + " device bounce regions for unaligned ranges";
+                + threads + " via " + Sizes.human(bounceBytes) + " device bounce regions for unaligned ranges"
+                + (strict ? ", strict" : ", pread fallback for files cuFile cannot register");
+    }
+
+    /** Whether registration failures fail reads ({@code true}) or fall back to the threaded reader. */
+    public boolean strict() {
+        return strict;
+    }
+
+    /** Files served by each path so far; for {@code doctor} and the benches. */
+    public Counters counters() {
+        return new Counters(filesViaCuFile.sum(), filesViaFallback.sum(), bytesViaCuFile.sum(), bytesViaFallback.sum(),
+                fallbackFiles.size());
+    }
+
+    /** The files currently known to need the fallback, with why (a copy). */
+    public Map<Path, String> fallbackFiles() {
+        return Map.copyOf(fallbackFiles);
     }
 
     /**
@@ -157,6 +225,10 @@ public final class CuFileReader implements DirectReader {
     private record Handle(int fd, long fh, boolean direct) {
     }
 
+    /**
+     * Opens and registers {@code file}: the handle, or null when cuFile will not register it (then
+     * the file is remembered for the fallback, unless strict, where that throws).
+     */
     private Handle openFile(Path file) {
         String path = file.toString();
         int fd = cufile.open(path, CuFile.O_RDONLY | CuFile.O_DIRECT);
@@ -165,14 +237,60 @@ public final class CuFileReader implements DirectReader {
             fd = cufile.open(path, CuFile.O_RDONLY);
         }
         if (fd < 0) {
-            throw new StoreException("local files", path, "cannot open for cuFile: errno " + -fd);
+            throw new StoreException("local files", path, "cannot open for cuFile: " + CuFileErrors.errno(-fd));
         }
+        CuFile.CuFileException refused;
         try {
             return new Handle(fd, cufile.handleRegister(fd, path), direct);
+        } catch (CuFile.CuFileException e) {
+            cufile.close(fd);
+            refused = e;
         } catch (RuntimeException e) {
             cufile.close(fd);
             throw new StoreException("local files", path, e.getMessage(), e);
         }
+        String retry = "";
+        if (direct) { // compatibility mode may take a buffered descriptor where it refuses an O_DIRECT one
+            int buffered = cufile.open(path, CuFile.O_RDONLY);
+            if (buffered < 0) {
+                retry = "; opening O_RDONLY failed: " + CuFileErrors.errno(-buffered);
+            } else {
+                try {
+                    return new Handle(buffered, cufile.handleRegister(buffered, path + ", O_RDONLY"), false);
+                } catch (RuntimeException e) {
+                    cufile.close(buffered);
+                    retry = "; with O_RDONLY: " + e.getMessage();
+                }
+            }
+        }
+        Mounts.Mount mount = Mounts.of(file);
+        String why = refused.getMessage() + " (opened " + (direct ? "O_RDONLY|O_DIRECT" : "O_RDONLY, O_DIRECT refused")
+                + retry + "; file system " + mount + ")";
+        if (strict) {
+            throw new StoreException("local files", path, why + "; " + DirectReaders.CUFILE_STRICT_PROPERTY
+                    + "=true forbids reading it another way. Put the file on a file system cuFile supports (see "
+                    + "dev.zarrdirect.cuda.io.CuFileProbe) or leave strict mode off", refused);
+        }
+        if (fallbackFiles.size() >= MAX_REMEMBERED) {
+            fallbackFiles.clear();
+        }
+        fallbackFiles.put(file, why);
+        if (warned.add(mount.mountPoint() + "|" + refused.err())) {
+            System.getLogger(CuFileReader.class.getName()).log(System.Logger.Level.WARNING,
+                    "cuFile cannot register files on the " + mount.type() + " file system at " + mount.mountPoint()
+                            + " (" + CuFileErrors.describe(refused.err()) + ", first for " + path + "); reading such "
+                            + "files with the threaded pread reader instead. Set "
+                            + DirectReaders.CUFILE_STRICT_PROPERTY + "=true to fail instead.");
+        }
+        return null;
+    }
+
+    /** The threaded reader for files cuFile cannot register, made on first need. */
+    private synchronized ThreadedReader fallback() {
+        if (fallback == null) {
+            fallback = new ThreadedReader(backend, threads, Math.max(4096, Long.getLong(ThreadedReader.TASK_PROPERTY, 4L << 20)));
+        }
+        return fallback;
     }
 
     @Override
@@ -195,27 +313,52 @@ public final class CuFileReader implements DirectReader {
         }
         Map<Path, Handle> handles = new HashMap<>();
         try {
+            Set<Path> viaFallback = new HashSet<>();
+            List<Request> cuFileRequests = new ArrayList<>();
+            List<Request> fallbackRequests = new ArrayList<>();
             for (Request q : requests) {
-                if (!handles.containsKey(q.file())) {
-                    handles.put(q.file(), openFile(q.file()));
+                Path f = q.file();
+                if (!handles.containsKey(f) && !viaFallback.contains(f)) {
+                    Handle h = fallbackFiles.containsKey(f) ? null : openFile(f);
+                    if (h == null) {
+                        viaFallback.add(f);
+                    } else {
+                        handles.put(f, h);
+                    }
+                }
+                if (handles.containsKey(f)) {
+                    cuFileRequests.add(q);
+                    bytesViaCuFile.add(q.length());
+                } else {
+                    fallbackRequests.add(q);
+                    bytesViaFallback.add(q.length());
                 }
             }
+            filesViaCuFile.add(handles.size());
+            filesViaFallback.add(viaFallback.size());
             AtomicInteger next = new AtomicInteger();
             List<Future<?>> futures = new ArrayList<>();
-            for (int i = 0; i < Math.min(threads, requests.size()); i++) {
+            for (int i = 0; i < Math.min(threads, cuFileRequests.size()); i++) {
                 futures.add(pool.submit(() -> {
-                    worker().run(requests, next, handles);
+                    worker().run(cuFileRequests, next, handles);
                     return null;
                 }));
             }
             RuntimeException first = null;
+            if (!fallbackRequests.isEmpty()) {
+                try {
+                    fallback().read(fallbackRequests); // on its own threads, while the cuFile threads run
+                } catch (RuntimeException e) {
+                    first = e;
+                }
+            }
             for (Future<?> f : futures) {
                 try {
                     f.get();
                 } catch (java.util.concurrent.ExecutionException e) {
                     if (first == null) {
                         first = e.getCause() instanceof RuntimeException r ? r
-                                : new StoreException("local files", requests.getFirst().file().toString(),
+                                : new StoreException("local files", cuFileRequests.getFirst().file().toString(),
                                 "cuFile read failed: " + e.getCause(), e.getCause());
                     }
                 } catch (InterruptedException e) {
@@ -304,7 +447,7 @@ public final class CuFileReader implements DirectReader {
             int[] errno = new int[1];
             long r = cufile.read(h.fh(), base, n, fileOffset, bufOffset, errno);
             if (r < 0) {
-                String why = r == -1 ? "errno " + errno[0] : "CUfileOpError " + -r;
+                String why = CuFileErrors.readResult(r, errno[0]);
                 throw new StoreException("local files", q.file().toString(), "cuFileRead of " + n + " bytes at "
                         + fileOffset + " into " + q.destination() + " failed: " + why);
             }
@@ -355,11 +498,16 @@ public final class CuFileReader implements DirectReader {
             allWorkers.forEach(Worker::free);
             allWorkers.clear();
         }
+        synchronized (this) {
+            if (fallback != null) {
+                fallback.close();
+            }
+        }
         cufile.driverClose();
     }
 
     @Override
     public String toString() {
-        return "CuFileReader[" + threads + " threads]";
+        return "CuFileReader[" + threads + " threads" + (strict ? ", strict" : "") + ", " + counters() + "]";
     }
 }

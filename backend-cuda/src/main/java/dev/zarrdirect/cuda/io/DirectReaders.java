@@ -9,7 +9,9 @@ import java.util.Locale;
  * Chooses the backend's {@link DirectReader} from {@value #PROPERTY}: {@code cufile},
  * {@code threaded} or {@code auto}. {@code auto} is {@link #AUTO}, the threaded reader until the two
  * have been measured against each other on the GPU machine. {@code cufile} falls back to the
- * threaded reader, with a warning, when cuFile cannot start.
+ * threaded reader, with a warning, when cuFile cannot start; once started, it reads the files that
+ * cuFile cannot register with a threaded reader of its own unless {@value #CUFILE_STRICT_PROPERTY}
+ * is {@code true}.
  */
 public final class DirectReaders {
 
@@ -20,6 +22,11 @@ public final class DirectReaders {
     public static final String CUFILE_THREADS_PROPERTY = "zarrdirect.cuda.cufileThreads";
     /** Bytes of each cuFile bounce region; default 16 MiB. */
     public static final String CUFILE_BOUNCE_PROPERTY = "zarrdirect.cuda.cufileBounceBytes";
+    /**
+     * {@code true}: a file cuFile cannot register fails the read instead of being read by the
+     * threaded reader ({@link CuFileReader}); default {@code false}.
+     */
+    public static final String CUFILE_STRICT_PROPERTY = "zarrdirect.cuda.cufileStrict";
 
     private DirectReaders() {
     }

@@ -9,12 +9,12 @@ import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.io.CuFile;
 import dev.zarrdirect.cuda.io.CuFileReader;
 import dev.zarrdirect.cuda.io.DirectReaders;
+import dev.zarrdirect.cuda.io.Mounts;
 import dev.zarrdirect.cuda.io.ThreadedReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -33,10 +33,17 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * Both direct readers put random, mostly unaligned ranges of a file into device memory exactly as
  * FileChannel reads them, leave every other destination byte alone, and name the file on failure.
+ *
+ * <p>The files live under {@value #DIR_PROPERTY} (default {@code target}, the module's build
+ * folder: disk-backed, where {@code /tmp} may be tmpfs or overlayfs, which cuFile cannot register).
+ * With {@code zarrdirect.cuda.cufileStrict=true} the cuFile test proves that cuFile itself read
+ * the files; without, it proves the bytes are right whichever path served them and prints which.
  */
 class CudaDirectReaderTest {
 
-    @TempDir
+    /** Directory for the test files. */
+    static final String DIR_PROPERTY = "zd.cufile.dir";
+
     Path dir;
     CudaBackend backend;
     Device cuda0;
@@ -48,6 +55,9 @@ class CudaDirectReaderTest {
     void open() throws IOException {
         backend = CudaTests.open();
         cuda0 = backend.defaultDevice();
+        Path base = Path.of(System.getProperty(DIR_PROPERTY, "target")).toAbsolutePath();
+        Files.createDirectories(base);
+        dir = Files.createTempDirectory(base, "cufile-test-");
         Random rnd = CudaTests.random("reader");
         content = new byte[(24 << 20) + 1234];
         rnd.nextBytes(content);
@@ -58,7 +68,15 @@ class CudaDirectReaderTest {
     }
 
     @AfterEach
-    void close() {
+    void close() throws IOException {
+        if (dir != null) {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
         if (backend != null) {
             try {
                 backend.assertNoLiveBuffers();
@@ -124,14 +142,57 @@ class CudaDirectReaderTest {
         }
     }
 
+    static boolean strict() {
+        return Boolean.getBoolean(DirectReaders.CUFILE_STRICT_PROPERTY);
+    }
+
     @Test
     void cuFileReaderReadsLikeFileChannel() throws IOException {
         if (CuFile.load().isEmpty()) {
             Assumptions.abort("cuFile unavailable: " + CuFile.failure());
         }
-        try (CuFileReader r = CuFileReader.open(backend, 4, 1 << 20)) {
+        try (CuFileReader r = CuFileReader.open(backend, 4, 1 << 20, strict())) {
             System.out.println("cuFile: " + r.describe() + " " + r.properties());
+            System.out.println("cuFile test files in " + dir + " on " + Mounts.of(file));
             readsMatchFileChannel(r);
+            CuFileReader.Counters c = r.counters();
+            System.out.println("cuFile reader served " + c.filesViaCuFile() + " file reads (" + c.bytesViaCuFile()
+                    + " bytes) through cuFile and " + c.filesViaFallback() + " (" + c.bytesViaFallback()
+                    + " bytes) through the pread fallback" + (r.fallbackFiles().isEmpty() ? "" : ": " + r.fallbackFiles()));
+            if (r.strict()) {
+                assertEquals(0, c.filesViaFallback(), "strict mode read through the fallback: " + r.fallbackFiles());
+                assertTrue(c.filesViaCuFile() > 0, c.toString());
+            } else {
+                assertEquals(c.filesViaCuFile() + c.filesViaFallback(), 2L * 6, "each round reads both files once: " + c);
+            }
+        }
+    }
+
+    @Test
+    void cuFileReaderReadsTmpfsFilesWhicheverPathServesThem() throws IOException {
+        Path shm = Path.of("/dev/shm");
+        if (CuFile.load().isEmpty() || strict() || !Files.isDirectory(shm) || !Files.isWritable(shm)) {
+            Assumptions.abort("needs cuFile, /dev/shm and the default (non-strict) mode");
+        }
+        Path f = Files.createTempFile(shm, "zd-cufile-test-", ".bin");
+        try (CuFileReader r = CuFileReader.open(backend, 2, 1 << 20, false);
+             Buffer dst = backend.allocate(cuda0, MemoryKind.DEVICE, 300_000);
+             Buffer host = backend.allocate(cuda0, MemoryKind.HOST_PINNED, 300_000)) {
+            Files.write(f, java.util.Arrays.copyOf(content, 1 << 20));
+            for (int round = 0; round < 2; round++) { // the second round finds the decision remembered
+                r.read(List.of(new DirectReader.Request(f, 12345, 250_000, dst, 777),
+                        new DirectReader.Request(f, 4096, 8192, dst, 260_000 + 4096 - 260_000 % 4096)));
+            }
+            backend.copy(dst, 0, host, 0, 300_000);
+            assertEquals(-1, host.segment().asSlice(777, 250_000).mismatch(MemorySegment.ofArray(content).asSlice(12345, 250_000)));
+            long at = 260_000 + 4096 - 260_000 % 4096;
+            assertEquals(-1, host.segment().asSlice(at, 8192).mismatch(MemorySegment.ofArray(content).asSlice(4096, 8192)));
+            CuFileReader.Counters c = r.counters();
+            System.out.println(Mounts.of(f) + ": " + c + (r.fallbackFiles().isEmpty() ? "" : " " + r.fallbackFiles()));
+            assertEquals(2, c.filesViaCuFile() + c.filesViaFallback(), c.toString());
+            assertTrue(c.filesViaCuFile() == 0 || c.filesViaFallback() == 0, "one file, one path: " + c);
+        } finally {
+            Files.deleteIfExists(f);
         }
     }
 
