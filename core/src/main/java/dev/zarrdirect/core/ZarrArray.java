@@ -194,21 +194,68 @@ public final class ZarrArray {
         try {
             long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
             int batchSize = Math.max(1, b.preferredBatchSize());
-            List<DeviceDecoder.Task> batch = new ArrayList<>(batchSize);
-            metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) -> {
-                DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), batch);
-                if (batch.size() >= batchSize) {
-                    decoder.decodeBatch(store, batch, dest, 0, outShape, byteStrides);
-                    batch.clear();
+            List<List<DeviceDecoder.Task>> batches = new ArrayList<>();
+            List<DeviceDecoder.Task> plan = new ArrayList<>();
+            metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) ->
+                    DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), plan));
+            for (int i = 0; i < plan.size(); i += batchSize) {
+                batches.add(plan.subList(i, Math.min(plan.size(), i + batchSize)));
+            }
+            // Batch i+1 is fetched (file reads, copies to the device) while batch i decodes.
+            java.util.concurrent.Future<DeviceDecoder.Fetched> next = batches.isEmpty() ? null
+                    : ctx.workers().submit(() -> decoder.fetch(store, batches.getFirst()));
+            for (int i = 0; i < batches.size(); i++) {
+                DeviceDecoder.Fetched f = awaitFetch(next);
+                next = i + 1 < batches.size() ? prefetch(decoder, batches.get(i + 1), f) : null;
+                try (f) {
+                    decoder.decode(f, dest, 0, outShape, byteStrides);
+                } catch (RuntimeException | Error e) {
+                    if (next != null) {
+                        closeWhenDone(next);
+                    }
+                    throw e;
                 }
-            });
-            if (!batch.isEmpty()) {
-                decoder.decodeBatch(store, batch, dest, 0, outShape, byteStrides);
             }
             return Tensor.owning(dest, 0, dataType(), outShape, Tensor.contiguousStrides(outShape));
         } catch (RuntimeException | Error e) {
             dest.close();
             throw e;
+        }
+    }
+
+    private java.util.concurrent.Future<DeviceDecoder.Fetched> prefetch(DeviceDecoder decoder, List<DeviceDecoder.Task> batch,
+                                                                      DeviceDecoder.Fetched current) {
+        try {
+            return ctx.workers().submit(() -> decoder.fetch(store, batch));
+        } catch (RuntimeException | Error e) {
+            current.close();
+            throw e;
+        }
+    }
+
+    private static DeviceDecoder.Fetched awaitFetch(java.util.concurrent.Future<DeviceDecoder.Fetched> f) {
+        try {
+            return f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new dev.zarrdirect.api.ZarrDirectException("fetching a batch failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new dev.zarrdirect.api.ZarrDirectException("interrupted while fetching a batch", e);
+        }
+    }
+
+    /** After a failure, the batch being prefetched still owns device memory: free it once it lands. */
+    private static void closeWhenDone(java.util.concurrent.Future<DeviceDecoder.Fetched> f) {
+        try {
+            f.get().close();
+        } catch (Exception ignored) {
+            // Its own failure is not the one being reported.
         }
     }
 

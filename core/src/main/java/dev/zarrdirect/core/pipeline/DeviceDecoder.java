@@ -158,41 +158,86 @@ public final class DeviceDecoder {
     }
 
     /**
-     * Decodes {@code tasks} (one batch) into {@code dest}, a device region of the destination tensor
-     * (the whole tensor; each task's {@code at} is relative to it).
+     * One batch whose encoded bytes are on the device (or known missing), ready to decode. Owns the
+     * device memory it holds: close it after {@link #decode}.
      */
+    public static final class Fetched implements AutoCloseable {
+        private final List<Task> present;
+        private final List<Task> missing;
+        private final long[] sizes;
+        private final long[] offsets;
+        private final Buffer encoded;
+        private final List<Buffer> owned;
+
+        private Fetched(List<Task> present, List<Task> missing, long[] sizes, long[] offsets, Buffer encoded,
+                        List<Buffer> owned) {
+            this.present = present;
+            this.missing = missing;
+            this.sizes = sizes;
+            this.offsets = offsets;
+            this.encoded = encoded;
+            this.owned = owned;
+        }
+
+        /** Encoded bytes this batch moved. */
+        public long encodedBytes() {
+            long n = 0;
+            for (long s : sizes) {
+                n += s;
+            }
+            return n;
+        }
+
+        @Override
+        public void close() {
+            for (int i = owned.size() - 1; i >= 0; i--) {
+                owned.get(i).close();
+            }
+            owned.clear();
+        }
+    }
+
+    /** Fetches and decodes one batch: {@link #fetch} then {@link #decode}. */
     public void decodeBatch(Store store, List<Task> tasks, Buffer dest, long destOffset, long[] destShape,
                             long[] destByteStrides) {
-        int es = spec.dataType().byteSize();
+        try (Fetched f = fetch(store, tasks)) {
+            decode(f, dest, destOffset, destShape, destByteStrides);
+        }
+    }
+
+    /**
+     * Brings the encoded bytes of {@code tasks} onto the device: through the backend's direct reader
+     * when the store has local files, else into one pinned staging buffer (chunks read in parallel)
+     * and one copy. Runs on any thread, so the next batch can be fetched while this one decodes.
+     */
+    public Fetched fetch(Store store, List<Task> tasks) {
         List<Task> present = new ArrayList<>();
-        List<Region> missing = new ArrayList<>();
-        long[] sizes = new long[tasks.size()];
+        List<Task> missing = new ArrayList<>();
+        long[] sizeOf = new long[tasks.size()];
         long total = 0;
         for (Task t : tasks) {
             long n = t.key() == null ? -1 : t.length() >= 0 ? t.length() : store.size(t.key());
             if (n < 0) {
-                missing.add(destRegion(dest, destOffset, destByteStrides, t));
+                missing.add(t);
             } else {
-                sizes[present.size()] = n;
+                sizeOf[present.size()] = n;
                 present.add(t);
                 total += n;
             }
         }
-        if (!missing.isEmpty()) {
-            backend.fillRegions(missing, fill);
-        }
-        if (present.isEmpty()) {
-            return;
+        long[] sizes = java.util.Arrays.copyOf(sizeOf, present.size());
+        long[] offsets = new long[present.size()];
+        long pos = 0;
+        for (int i = 0; i < present.size(); i++) {
+            offsets[i] = pos;
+            pos += sizes[i];
         }
         List<Buffer> owned = new ArrayList<>();
+        if (present.isEmpty()) {
+            return new Fetched(present, missing, sizes, offsets, null, owned);
+        }
         try {
             Buffer encoded = track(owned, backend.allocate(device, MemoryKind.DEVICE, Math.max(1, total)));
-            long[] offsets = new long[present.size()];
-            long pos = 0;
-            for (int i = 0; i < present.size(); i++) {
-                offsets[i] = pos;
-                pos += sizes[i];
-            }
             DirectReader direct = backend.directReader().orElse(null);
             if (direct != null && present.stream().allMatch(t -> store.localPath(t.key()).isPresent())) {
                 // Files straight into device memory: no staging, no copy through the JVM.
@@ -204,9 +249,9 @@ public final class DeviceDecoder {
                 }
                 direct.read(reqs);
             } else {
-                // Every encoded chunk of the batch into one pinned buffer, then one copy to the device.
+                // Every encoded chunk of the batch into one pinned buffer, read in parallel, then one copy.
                 Buffer staging = track(owned, backend.allocate(device, MemoryKind.HOST_PINNED, Math.max(1, total)));
-                for (int i = 0; i < present.size(); i++) {
+                java.util.stream.IntStream.range(0, present.size()).parallel().forEach(i -> {
                     Task t = present.get(i);
                     long want = sizes[i];
                     long at = offsets[i];
@@ -221,55 +266,82 @@ public final class DeviceDecoder {
                     if (got == null) {
                         throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " disappeared while it was read");
                     }
-                }
+                });
                 backend.copy(staging, 0, encoded, 0, total);
+                // The staging buffer is done with: give it back now rather than with the batch.
+                owned.remove(staging);
+                staging.close();
             }
-
-            List<Buffer> cur = new ArrayList<>();
-            for (int i = 0; i < present.size(); i++) {
-                cur.add(encoded.slice(offsets[i], sizes[i]));
-            }
-            // Where each chunk's final bytes go: straight into the destination when its box there is
-            // one contiguous run, else a batch buffer placed afterwards with one region copy.
-            List<Buffer> finals = new ArrayList<>();
-            List<Region.Copy> place = new ArrayList<>();
-            long chunkBytes = spec.byteSize();
-            Buffer decodedAll = null;
-            int staged = 0;
-            for (Task t : present) {
-                if (directOffset(t, destShape, destByteStrides, es) < 0) {
-                    staged++;
-                }
-            }
-            if (staged > 0) {
-                decodedAll = track(owned, backend.allocate(device, MemoryKind.DEVICE, staged * chunkBytes));
-            }
-            int k = 0;
-            long[] cShape = spec.shape();
-            for (Task t : present) {
-                long d = directOffset(t, destShape, destByteStrides, es);
-                if (d >= 0) {
-                    finals.add(dest.slice(destOffset + d, chunkBytes));
-                } else {
-                    Buffer b = decodedAll.slice(k++ * chunkBytes, chunkBytes);
-                    finals.add(b);
-                    long[] cs = StridedCopy.cByteStrides(cShape, es);
-                    long so = 0;
-                    for (int i = 0; i < cs.length; i++) {
-                        so += t.chunkStart()[i] * cs[i];
-                    }
-                    place.add(new Region.Copy(new Region(b, so, t.extent(), cs), destRegion(dest, destOffset, destByteStrides, t)));
-                }
-            }
-            List<String> labels = present.stream().map(Task::label).toList();
-            runStages(cur, finals, labels, owned);
-            if (!place.isEmpty()) {
-                backend.copyRegions(place, es);
-            }
-        } finally {
+            return new Fetched(present, missing, sizes, offsets, encoded, owned);
+        } catch (RuntimeException | Error e) {
             for (int i = owned.size() - 1; i >= 0; i--) {
                 owned.get(i).close();
             }
+            throw e;
+        }
+    }
+
+    /**
+     * Decodes a fetched batch into {@code dest}, a device region of the destination tensor (the whole
+     * tensor; each task's {@code at} is relative to it), and fills the boxes of chunks never written.
+     */
+    public void decode(Fetched f, Buffer dest, long destOffset, long[] destShape, long[] destByteStrides) {
+        int es = spec.dataType().byteSize();
+        if (!f.missing.isEmpty()) {
+            List<Region> fills = new ArrayList<>();
+            for (Task t : f.missing) {
+                fills.add(destRegion(dest, destOffset, destByteStrides, t));
+            }
+            backend.fillRegions(fills, fill);
+        }
+        List<Task> present = f.present;
+        if (present.isEmpty()) {
+            return;
+        }
+        long[] sizes = f.sizes;
+        long[] offsets = f.offsets;
+        Buffer encoded = f.encoded;
+        List<Buffer> owned = f.owned;
+        List<Buffer> cur = new ArrayList<>();
+        for (int i = 0; i < present.size(); i++) {
+            cur.add(encoded.slice(offsets[i], sizes[i]));
+        }
+        // Where each chunk's final bytes go: straight into the destination when its box there is
+        // one contiguous run, else a batch buffer placed afterwards with one region copy.
+        List<Buffer> finals = new ArrayList<>();
+        List<Region.Copy> place = new ArrayList<>();
+        long chunkBytes = spec.byteSize();
+        Buffer decodedAll = null;
+        int staged = 0;
+        for (Task t : present) {
+            if (directOffset(t, destShape, destByteStrides, es) < 0) {
+                staged++;
+            }
+        }
+        if (staged > 0) {
+            decodedAll = track(owned, backend.allocate(device, MemoryKind.DEVICE, staged * chunkBytes));
+        }
+        int k = 0;
+        long[] cShape = spec.shape();
+        for (Task t : present) {
+            long d = directOffset(t, destShape, destByteStrides, es);
+            if (d >= 0) {
+                finals.add(dest.slice(destOffset + d, chunkBytes));
+            } else {
+                Buffer b = decodedAll.slice(k++ * chunkBytes, chunkBytes);
+                finals.add(b);
+                long[] cs = StridedCopy.cByteStrides(cShape, es);
+                long so = 0;
+                for (int i = 0; i < cs.length; i++) {
+                    so += t.chunkStart()[i] * cs[i];
+                }
+                place.add(new Region.Copy(new Region(b, so, t.extent(), cs), destRegion(dest, destOffset, destByteStrides, t)));
+            }
+        }
+        List<String> labels = present.stream().map(Task::label).toList();
+        runStages(cur, finals, labels, owned);
+        if (!place.isEmpty()) {
+            backend.copyRegions(place, es);
         }
     }
 
