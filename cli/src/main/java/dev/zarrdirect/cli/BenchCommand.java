@@ -85,8 +85,12 @@ final class BenchCommand implements Callable<Integer> {
             description = "Shape for --generate. Default: ${DEFAULT-VALUE}.")
     long[] shape;
 
-    @Option(names = "--level", defaultValue = "3", description = "zstd level for --generate. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--level", defaultValue = "3", description = "Compression level for --generate. Default: ${DEFAULT-VALUE}.")
     long level;
+
+    @Option(names = "--compressor", defaultValue = "zstd",
+            description = "Compressor for --generate: zstd, blosc (lz4 + byte shuffle), gzip or none. Default: ${DEFAULT-VALUE}.")
+    String compressor;
 
     @Option(names = "--compare-cpu", description = "On a device backend, also time the CPU backend plus the copy to the device.")
     boolean compareCpu;
@@ -281,7 +285,7 @@ final class BenchCommand implements Callable<Integer> {
                 }
                 if (Arrays.equals(a.shape(), shape) && InfoCommand.stored(a).keys() == a.chunkCount()
                         && Boolean.TRUE.equals(a.attributes().get("complete"))
-                        && generate.equals(a.attributes().get(MARKER))) {
+                        && (generate + "/" + compressor).equals(a.attributes().get(MARKER))) {
                     err.println("bench: reusing the complete store at " + path);
                     return;
                 }
@@ -295,17 +299,26 @@ final class BenchCommand implements Callable<Integer> {
             int y = (int) shape[2];
             int x = (int) shape[3];
             CodecMetadata bytes = CodecMetadata.of("bytes", Map.of("endian", "little"));
-            CodecMetadata zstd = CodecMetadata.of("zstd", Map.of("level", level, "checksum", false));
+            List<CodecMetadata> leaf = new ArrayList<>(List.of(bytes));
+            switch (compressor) {
+                case "zstd" -> leaf.add(CodecMetadata.of("zstd", Map.of("level", level, "checksum", false)));
+                case "blosc" -> leaf.add(CodecMetadata.of("blosc", Map.of("cname", "lz4", "clevel", Math.min(9, level),
+                        "shuffle", "shuffle", "typesize", 4L, "blocksize", 0L)));
+                case "gzip" -> leaf.add(CodecMetadata.of("gzip", Map.of("level", Math.min(9, level))));
+                case "none" -> { }
+                default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--compressor must be zstd, blosc, gzip or none, got \"" + compressor + "\"");
+            }
             List<CodecMetadata> codecs = sharded
                     ? List.of(CodecMetadata.of("sharding_indexed", Map.of("chunk_shape", List.of(1L, 1L, (long) y, (long) x),
-                    "codecs", List.of(bytes.toJson(), zstd.toJson()),
+                    "codecs", leaf.stream().map(CodecMetadata::toJson).toList(),
                     "index_codecs", List.of(bytes.toJson(), CodecMetadata.of("crc32c", Map.of()).toJson()),
                     "index_location", "end")))
-                    : List.of(bytes, zstd);
+                    : List.copyOf(leaf);
             ArrayMetadata md = ArrayMetadata.create(shape, DataType.FLOAT32, new long[]{1, c, y, x},
                             FillValue.parse("NaN", DataType.FLOAT32, "bench"), codecs)
                     .withDimensionNames(List.of("time", "channel", "lat", "lon"));
-            ZarrArray a = Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate, "complete", false)));
+            ZarrArray a = Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate + "/" + compressor, "complete", false)));
             Era5Synth synth = new Era5Synth(y, x);
             Progress p = new Progress(err, Progress.stderrIsTerminal(), "generating", "steps", t);
             long[] done = {0};
@@ -320,7 +333,7 @@ final class BenchCommand implements Callable<Integer> {
                 }
             });
             p.finish();
-            Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate, "complete", true)));
+            Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate + "/" + compressor, "complete", true)));
         }
     }
 }

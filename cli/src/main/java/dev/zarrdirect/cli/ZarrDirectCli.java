@@ -20,7 +20,7 @@ import java.util.Properties;
  */
 @Command(name = "zarr-direct", mixinStandardHelpOptions = true, versionProvider = ZarrDirectCli.Version.class,
         description = "Reads and writes Zarr v3 arrays straight into device memory.",
-        subcommands = {InfoCommand.class, ChecksumCommand.class, CatCommand.class, DemoCommand.class, BenchCommand.class,
+        subcommands = {InfoCommand.class, ChecksumCommand.class, CatCommand.class, ConvertCommand.class, DemoCommand.class, BenchCommand.class,
                 DoctorCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Settings: -Dzarrdirect.backend=NAME, -Dzarrdirect.threads=N, -Dzarrdirect.codec.NAME=PROVIDER "
                 + "(or ZARRDIRECT_BACKEND, ZARRDIRECT_THREADS, ZARRDIRECT_CODEC_NAME)."})
