@@ -78,8 +78,8 @@ import java.util.stream.Stream;
  * archive appears whole or not at all.
  */
 @Command(name = "convert", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Rewrite a Zarr array, or every array of a group, with other chunks, sharding, codecs, byte order",
-                "or Zarr format; streams shard by shard with bounded memory and resumes after an interruption.",
+        description = {"Rewrite a Zarr array, or every array of a group, with other chunks, sharding, codecs, byte order or "
+                + "Zarr format.", "Streams shard by shard with bounded memory; run it again after an interruption to resume.",
                 "SRC: a directory, .zip or http(s) URL holding a Zarr v3 or v2 array or group.",
                 "DST: a new directory, or a path ending in .zip."},
         footer = {"", "Examples:",
@@ -107,12 +107,12 @@ final class ConvertCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "DST", description = "The directory (or .zip file) to write.")
     String destination;
 
-    @Option(names = "--chunks", paramLabel = "C0,C1,...", split = ",",
+    @Option(names = "--chunks", paramLabel = "C0,C1,...", split = ",", hideParamSyntax = true,
             description = "New chunk shape (the inner chunks when sharded); -1 for a whole dimension. Default: the "
                     + "source's (inner) chunk shape.")
     long[] chunks;
 
-    @Option(names = "--shard", paramLabel = "S0,S1,...", split = ",",
+    @Option(names = "--shard", paramLabel = "S0,S1,...", split = ",", hideParamSyntax = true,
             description = "Shard with this shard shape, a multiple of the chunk shape; -1 for a whole dimension.")
     long[] shard;
 
