@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Usage: node interop/checksum-all.mjs DIR
-// Finds every Zarr v3 array under DIR (a directory whose zarr.json has
-// node_type "array"; DIR itself counts, with RELPATH "."), reads each with
+// Finds every array under DIR (a directory whose zarr.json has node_type
+// "array", or, without zarr.json, one holding a Zarr v2 .zarray; DIR itself
+// counts, with RELPATH "."), reads each with
 // zarrita and prints one line per array, sorted by RELPATH ('/'-separated):
 //   RELPATH sha256 <hex>
 //   RELPATH error <message>      (when zarrita cannot read it)
@@ -28,6 +29,15 @@ async function findArrays(dir, out) {
   if (meta && meta.node_type === "array") {
     out.push(dir);
     return;
+  }
+  if (!meta) {
+    try {
+      await fs.access(path.join(dir, ".zarray"));
+      out.push(dir); // Zarr v2 array
+      return;
+    } catch {
+      // not a v2 array either
+    }
   }
   const entries = await fs.readdir(dir, { withFileTypes: true });
   for (const e of entries) {

@@ -12,6 +12,7 @@
 //   0x7ff8000000000000 / 0x7fc00000).
 
 import { createHash } from "node:crypto";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
@@ -23,9 +24,15 @@ const WIDTH = {
   int64: 8, uint64: 8, float64: 8,
 };
 
-/** Opens the Zarr v3 array whose zarr.json lies in directory `dir`. */
+/**
+ * Opens the array in directory `dir`: Zarr v3 when it holds a zarr.json,
+ * else Zarr v2 (a .zarray, with .zattrs if present).
+ */
 export async function openArray(dir) {
   const store = new FileSystemStore(path.resolve(dir));
+  if (!fs.existsSync(path.join(dir, "zarr.json")) && fs.existsSync(path.join(dir, ".zarray"))) {
+    return zarr.open.v2(store, { kind: "array" });
+  }
   return zarr.open.v3(store, { kind: "array" });
 }
 

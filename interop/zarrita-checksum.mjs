@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Usage: node interop/zarrita-checksum.mjs PATH
-// PATH is a directory holding an array's zarr.json. Reads the whole array with
+// PATH is a directory holding an array (zarr.json, or v2 .zarray). Reads it with
 // zarrita and prints
 //   sha256 <64 lowercase hex digits>
 //   shape [d0,d1,...] dtype <data_type>

@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-// Usage: node interop/zarrita-write.mjs OUTDIR
+// Usage: node interop/zarrita-write.mjs OUTDIR [core|blosc]
+//
+// The second argument picks the fixture set (default core): "core" is the
+// table below, "blosc" the BLOSC_FIXTURES table further down (v3 blosc codec,
+// encoded by numcodecs.js 0.3.2 Blosc through zarrita's pipeline).
 //
 // Writes a Zarr v3 hierarchy of fixture arrays with zarrita 0.7.5 onto the
 // filesystem (@zarrita/storage FileSystemStore). OUTDIR must not exist or be
@@ -50,8 +54,9 @@ import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
 
 const out = process.argv[2];
-if (!out) {
-  process.stderr.write("usage: node zarrita-write.mjs OUTDIR\n");
+const set = process.argv[3] ?? "core";
+if (!out || !["core", "blosc"].includes(set)) {
+  process.stderr.write("usage: node zarrita-write.mjs OUTDIR [core|blosc]\n");
   process.exit(2);
 }
 if (fs.existsSync(out) && fs.readdirSync(out).length > 0) {
@@ -72,6 +77,26 @@ fs.mkdirSync(out, { recursive: true });
         const level = config?.level ?? 6;
         codec.encode = async (bytes) => new Uint8Array(zlib.gzipSync(bytes, { level }));
         return codec;
+      },
+    };
+  });
+}
+
+// --- blosc shuffle words for numcodecs.js ------------------------------------
+// The v3 blosc codec names its shuffle "noshuffle" | "shuffle" | "bitshuffle";
+// numcodecs.js 0.3.2 Blosc wants 0 | 1 | 2 and, given a word, silently writes
+// unshuffled blocks. This wrapper translates the word for encoding (decoding
+// reads the shuffle from each buffer's header, so it is left alone). The
+// typesize cannot be passed on: numcodecs.js always writes typesize 4.
+{
+  const loadBlosc = zarr.registry.get("blosc");
+  const SHUFFLE = { noshuffle: 0, shuffle: 1, bitshuffle: 2 };
+  zarr.registry.set("blosc", async () => {
+    const Base = await loadBlosc();
+    return {
+      fromConfig(config, meta) {
+        const shuffle = SHUFFLE[config?.shuffle] ?? config?.shuffle;
+        return Base.fromConfig({ ...config, shuffle }, meta);
       },
     };
   });
@@ -172,6 +197,28 @@ const FIXTURES = [
     codecs: [bytesLE], fill: 0, f: () => 3.5 },
 ];
 
+// Blosc (v3 "blosc" codec); typesize as the spec asks: the element size.
+const blosc = (cname, shuffle, typesize, clevel = 5) =>
+  ({ name: "blosc", configuration: { cname, clevel, shuffle, typesize, blocksize: 0 } });
+const BLOSC_FIXTURES = [
+  { name: "float32_lz4_shuffle", dtype: "float32", shape: [40, 50], chunks: [16, 32],
+    codecs: [bytesLE, blosc("lz4", "shuffle", 4)], fill: 0, f: (i) => Math.sin(i / 40) * 100 },
+  { name: "float64_zstd_bitshuffle", dtype: "float64", shape: [20, 30], chunks: [8, 16],
+    codecs: [bytesLE, blosc("zstd", "bitshuffle", 8, 3)], fill: 0, f: (i) => Math.cos(i / 25) * 1e3 + i },
+  { name: "int16_blosclz_noshuffle", dtype: "int16", shape: [33, 21], chunks: [10, 10],
+    codecs: [bytesLE, blosc("blosclz", "noshuffle", 2, 9)], fill: 0, f: (i) => ((i * 37) % 65536) - 32768 },
+  { name: "uint8_zlib_shuffle", dtype: "uint8", shape: [30, 40], chunks: [16, 16],
+    codecs: [bytesLE, blosc("zlib", "shuffle", 1)], fill: 0, f: (i) => (i * 29) % 256 },
+  { name: "int64_lz4hc_shuffle", dtype: "int64", shape: [50], chunks: [16],
+    codecs: [bytesLE, blosc("lz4hc", "shuffle", 8, 9)], fill: 0, f: (i) => BigInt(i - 25) * 1000000000007n },
+  { name: "uint32_big_transpose_lz4", dtype: "uint32", shape: [12, 10], chunks: [5, 4],
+    codecs: [{ name: "transpose", configuration: { order: [1, 0] } }, bytesBE, blosc("lz4", "shuffle", 4)],
+    fill: 0, f: (i) => (4294967295 - i * 100000007) >>> 0 },
+  { name: "float32_missing_zstd", dtype: "float32", shape: [8, 8], chunks: [4, 4],
+    codecs: [bytesLE, blosc("zstd", "shuffle", 4)], fill: -1.5, f: (i) => i * 0.25,
+    regions: [[[4, 8], [0, 4]]] },
+];
+
 function inRegion(idx, region) {
   return region.every(([a, b], d) => idx[d] >= a && idx[d] < b);
 }
@@ -209,7 +256,7 @@ const store = new FileSystemStore(path.resolve(out));
 const root = zarr.root(store);
 const summary = {};
 
-for (const fx of FIXTURES) {
+for (const fx of set === "blosc" ? BLOSC_FIXTURES : FIXTURES) {
   const arr = await zarr.create(root.resolve(fx.name), {
     shape: fx.shape,
     chunkShape: fx.chunks,
@@ -240,7 +287,7 @@ for (const fx of FIXTURES) {
 
 await zarr.create(root, {
   attributes: {
-    writer: "zarrita 0.7.5 (interop/zarrita-write.mjs)",
+    writer: `zarrita 0.7.5 (interop/zarrita-write.mjs, fixture set ${set})`,
     checksum_rule: "sha256 over all elements in C order, little-endian, bool as 1 byte",
     not_written: {
       sharded: "zarrita 0.7.5 cannot write sharding_indexed (set on sharded arrays is unsupported)",

@@ -12,7 +12,6 @@ import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.metadata.FillValue;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -36,40 +34,17 @@ import static org.junit.jupiter.api.Assertions.*;
  * interop/package-lock.json): arrays it writes read identically here, and arrays written here read
  * identically there, compared by the element-wise SHA-256 both sides compute.
  *
- * <p>Needs Node and the packages of interop/ ({@code npm ci --prefix interop}, which this test runs
- * when node_modules is missing). Without Node the test is skipped with that reason, except under CI
- * ({@code CI=true}) where it fails, so interop cannot silently stop being checked.
+ * <p>Needs Node and the packages of interop/; {@link ZarritaNode#start()} says when the test is
+ * skipped and when it fails instead.
  */
 class ZarritaInteropTest {
 
-    static Path interop;
+    static ZarritaNode node;
     static ZarrContext ctx;
 
     @BeforeAll
-    static void setUp() throws Exception {
-        Path root = Path.of(System.getProperty("user.dir")).toAbsolutePath();
-        while (root != null && !Files.isDirectory(root.resolve("interop"))) {
-            root = root.getParent();
-        }
-        assertNotNull(root, "no interop/ folder above " + System.getProperty("user.dir"));
-        interop = root.resolve("interop");
-        boolean ci = "true".equals(System.getenv("CI"));
-        boolean node = run(List.of("node", "--version"), root, 30).exit == 0;
-        if (!node) {
-            if (ci) {
-                fail("node is not on the PATH; CI must install Node to run the zarrita interop tests");
-            }
-            Assumptions.abort("node is not on the PATH: zarrita interop skipped");
-        }
-        if (!Files.isDirectory(interop.resolve("node_modules/zarrita"))) {
-            Result r = run(List.of("npm", "ci", "--prefix", interop.toString(), "--no-audit", "--no-fund"), root, 300);
-            if (r.exit != 0) {
-                if (ci) {
-                    fail("npm ci --prefix interop failed: " + r.err);
-                }
-                Assumptions.abort("npm ci --prefix interop failed (no registry?): " + r.err);
-            }
-        }
+    static void setUp() {
+        node = ZarritaNode.start();
         ctx = ZarrContext.open("cpu", 2);
     }
 
@@ -80,51 +55,11 @@ class ZarritaInteropTest {
         }
     }
 
-    record Result(int exit, String out, String err) {
-    }
-
-    static Result run(List<String> cmd, Path dir, int seconds) {
-        try {
-            Path out = Files.createTempFile("zd-node", ".out");
-            Path err = Files.createTempFile("zd-node", ".err");
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(out.toFile())
-                    .redirectError(err.toFile()).start();
-            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Result(-1, "", String.join(" ", cmd) + " timed out after " + seconds + " s");
-            }
-            Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-            return r;
-        } catch (IOException e) {
-            return new Result(-1, "", e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Result(-1, "", e.toString());
-        }
-    }
-
-    /** RELPATH -> sha256 hex, as zarrita computes it. */
-    static Map<String, String> zarritaChecksums(Path dir) {
-        Result r = run(List.of("node", interop.resolve("checksum-all.mjs").toString(), dir.toString()), interop, 300);
-        Map<String, String> out = new TreeMap<>();
-        for (String line : r.out.split("\n")) {
-            String[] f = line.trim().split(" ", 3);
-            if (f.length == 3) {
-                out.put(f[0], f[1].equals("sha256") ? f[2] : "error " + f[2]);
-            }
-        }
-        assertFalse(out.isEmpty(), "zarrita printed nothing: " + r.out + r.err);
-        return out;
-    }
-
     @Test
     void arraysWrittenByZarritaReadIdentically(@TempDir Path dir) {
         Path fixtures = dir.resolve("zarrita");
-        Result w = run(List.of("node", interop.resolve("zarrita-write.mjs").toString(), fixtures.toString()), interop, 300);
-        assertEquals(0, w.exit, "zarrita-write failed: " + w.out + w.err);
-        Map<String, String> theirs = zarritaChecksums(fixtures);
+        node.write("zarrita-write.mjs", fixtures.toString());
+        Map<String, String> theirs = node.checksums(fixtures);
         try (FileSystemStore store = FileSystemStore.open(fixtures)) {
             ZarrGroup root = Zarr.openGroup(ctx, store, "");
             List<String> members = root.members();
@@ -210,7 +145,7 @@ class ZarritaInteropTest {
                 ours.put(s.name, ArrayChecksum.sha256(a));
             }
         }
-        Map<String, String> theirs = zarritaChecksums(out);
+        Map<String, String> theirs = node.checksums(out);
         assertEquals(ours, theirs, "zarrita's checksums of the arrays written here");
         assertTrue(Files.readString(out.resolve("zarr.json"), StandardCharsets.UTF_8).contains("zarr-direct"));
     }
