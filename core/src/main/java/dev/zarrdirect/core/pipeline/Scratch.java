@@ -36,11 +36,21 @@ final class Scratch {
         return LOCAL.get().slot(slot, bytes);
     }
 
+    /**
+     * Slots keep at most this much each: larger requests (chunks of hundreds of MiB) get memory of
+     * their own that the garbage collector frees, so one huge chunk does not pin its size for the
+     * life of every worker thread.
+     */
+    static final long RETAIN_LIMIT = 256L << 20;
+
     private MemorySegment slot(int slot, long bytes) {
+        if (bytes > RETAIN_LIMIT) {
+            return Arena.ofAuto().allocate(bytes, 64);
+        }
         MemorySegment s = slots[slot];
         if (s == null || s.byteSize() < bytes) {
             // Grow by half again so a slowly rising size does not reallocate every time.
-            long cap = Math.max(bytes, s == null ? 0 : s.byteSize() + s.byteSize() / 2);
+            long cap = Math.min(RETAIN_LIMIT, Math.max(bytes, s == null ? 0 : s.byteSize() + s.byteSize() / 2));
             s = Arena.ofAuto().allocate(Math.max(cap, 64), 64);
             slots[slot] = s;
         }
