@@ -20,6 +20,7 @@
  *   ZD_BARRIER()     work-group barrier that also orders global and local memory
  *   zd_group_id(), zd_local_id(), zd_local_size(), zd_num_groups()
  *   ZD_STATIC_ASSERT(cond, name)
+ *   ZD_UNROLL        before a loop with a small constant trip count: unroll it fully
  *   zd_u8 .. zd_u64, zd_i8 .. zd_i64
  *   zd_highbit32(x)  index of the highest set bit of x (x != 0)
  *   ZD_U64(c)        64-bit unsigned integer constant
@@ -52,6 +53,7 @@ typedef long zd_i64;
 #define ZD_STATIC_ASSERT(cond, name) typedef char zd_static_assert_##name[(cond) ? 1 : -1]
 #define zd_highbit32(x) (31u - (zd_u32)clz((zd_u32)(x)))
 #define ZD_U64(c) c##ul /* ulong is 64-bit; "long long" is 128-bit in OpenCL C */
+#define ZD_UNROLL _Pragma("unroll")
 
 #elif defined(__CUDACC__)
 /* ------------------------------------------------------------------ CUDA */
@@ -78,6 +80,7 @@ typedef long long zd_i64;
 #define ZD_STATIC_ASSERT(cond, name) static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__clz((int)(x)))
 #define ZD_U64(c) c##ull
+#define ZD_UNROLL _Pragma("unroll")
 
 #else
 /* ------------------------------------------------------------------ host C (tests) */
@@ -106,6 +109,7 @@ typedef int64_t zd_i64;
 #define ZD_STATIC_ASSERT(cond, name) _Static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__builtin_clz((unsigned)(x)))
 #define ZD_U64(c) c##ull
+#define ZD_UNROLL
 
 /* Per-thread identity of an emulated work-item. */
 typedef struct {

@@ -88,4 +88,66 @@ ZD_INLINE zd_u32 zd_bwd_read_thread(zd_bwd_bits *r, zd_u32 n) {
     return v;
 }
 
+/* ---------------------------------------------------------------- fast backward reader
+ * Same bit order as zd_bwd_bits, but the bits around the read position sit in a 64-bit
+ * container c holding the 8 bytes p[cb .. cb + 8) (fewer, zero-extended, when len < 8), so
+ * most reads are shifts of a register. zd_bwdf_refill_thread moves the window so that at least
+ * 56 unread bits are in c (or every unread bit, near the start of the stream). A read of n bits
+ * (n <= 32) is valid without a refill while pos - 8*cb >= n, or when cb == 0. pos is in bits and
+ * goes negative after reading past the start (an overrun), as in zd_bwd_bits. */
+typedef struct {
+    const ZD_GLOBAL zd_u8 *p;
+    zd_u64 c;
+    zd_i32 pos;   /* unread bits */
+    zd_i32 cbits; /* 8 * cb: bit index of bit 0 of c */
+    zd_u32 len;
+} zd_bwdf_bits;
+
+/* Loads the container: 8 in-bounds bytes at (pos - 56) / 8, or the first min(len, 8) bytes. */
+ZD_INLINE void zd_bwdf_reload_thread(zd_bwdf_bits *r) {
+    if (r->pos >= 64) {
+        zd_u32 cb = ((zd_u32)r->pos - 56u) >> 3; /* cb + 8 <= len: pos < 8 * len */
+        const ZD_GLOBAL zd_u8 *q = r->p + cb;
+        r->c = (zd_u64)q[0] | ((zd_u64)q[1] << 8) | ((zd_u64)q[2] << 16) | ((zd_u64)q[3] << 24) |
+               ((zd_u64)q[4] << 32) | ((zd_u64)q[5] << 40) | ((zd_u64)q[6] << 48) | ((zd_u64)q[7] << 56);
+        r->cbits = (zd_i32)(cb << 3);
+    } else if (r->cbits != 0) {
+        r->c = zd_load_le_thread(r->p, r->len, 0u, 8u);
+        r->cbits = 0;
+    }
+}
+/* Refills when fewer than `need` unread bits are in the container. */
+ZD_INLINE void zd_bwdf_refill_thread(zd_bwdf_bits *r, zd_i32 need) {
+    if (r->pos - r->cbits < need && r->cbits != 0) zd_bwdf_reload_thread(r);
+}
+/* Returns 0 when the stream is well formed (non-empty, last byte non-zero); len < 2^28. */
+ZD_INLINE int zd_bwdf_init_thread(zd_bwdf_bits *r, const ZD_GLOBAL zd_u8 *p, zd_u64 len) {
+    r->p = p;
+    r->len = (zd_u32)len;
+    r->pos = 0;
+    r->cbits = 0;
+    r->c = 0u;
+    if (len == 0u) return 1;
+    zd_u32 last = p[len - 1u];
+    if (last == 0u) return 1;
+    r->pos = (zd_i32)((zd_u32)(len - 1u) * 8u + zd_highbit32(last));
+    r->cbits = 1; /* forces the first load */
+    zd_bwdf_reload_thread(r);
+    return 0;
+}
+/* Next n bits (n <= 32) without consuming; bits below position 0 read as zero. */
+ZD_INLINE zd_u32 zd_bwdf_peek_thread(const zd_bwdf_bits *r, zd_u32 n) {
+    zd_i32 sh = r->pos - r->cbits - (zd_i32)n;
+    zd_u64 v;
+    if (sh >= 0) v = r->c >> (zd_u32)sh;
+    else if (r->pos > r->cbits) v = r->c << (zd_u32)(-sh);
+    else v = 0u;
+    return (zd_u32)v & (zd_u32)zd_mask64(n);
+}
+ZD_INLINE zd_u32 zd_bwdf_read_thread(zd_bwdf_bits *r, zd_u32 n) {
+    zd_u32 v = zd_bwdf_peek_thread(r, n);
+    r->pos -= (zd_i32)n;
+    return v;
+}
+
 #endif

@@ -12,6 +12,7 @@
 
 #define ZD_HUF_MAX_BITS 11u
 #define ZD_HUF_TABLE_SIZE (1u << ZD_HUF_MAX_BITS)
+#define ZD_HUF_TABLE_BYTES (2u * ZD_HUF_TABLE_SIZE) /* one zd_huf_cell is 2 bytes */
 
 typedef struct {
     zd_u8 sym;
@@ -117,16 +118,44 @@ ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, 
     return ZD_STATUS_OK;
 }
 
-/* Decodes exactly n literals of one stream; the stream must be consumed exactly. */
+/* Decodes exactly n literals of one stream; the stream must be consumed exactly.
+   Fast path: after a refill that leaves at least 4 * max_bits (<= 44) unread bits in the
+   container, four symbols are decoded with plain shifts (no bounds or sign checks: the position
+   cannot pass the container's start). The last bits of the stream take the checked path. */
 ZD_FUNC zd_u32 zd_huf_decode_stream_thread(const ZD_LOCAL zd_huf_cell *table, zd_u32 max_bits,
                                            const ZD_GLOBAL zd_u8 *in, zd_u64 in_len, ZD_GLOBAL zd_u8 *out,
                                            zd_u64 n) {
-    zd_bwd_bits br;
-    if (zd_bwd_init_thread(&br, in, in_len) != 0) return ZD_STATUS_CORRUPT_HUFFMAN_STREAM;
-    for (zd_u64 i = 0; i < n; i++) {
-        zd_huf_cell c = table[zd_bwd_peek_thread(&br, max_bits)];
-        out[i] = c.sym;
-        zd_bwd_skip_thread(&br, c.nb);
+    zd_bwdf_bits br;
+    if (zd_bwdf_init_thread(&br, in, in_len) != 0) return ZD_STATUS_CORRUPT_HUFFMAN_STREAM;
+    zd_u32 cnt = (zd_u32)n;
+    zd_u32 i = 0;
+    zd_i32 need = (zd_i32)(4u * max_bits);
+    zd_u32 mask = (1u << max_bits) - 1u;
+    zd_i32 pos = br.pos;
+    for (;;) {
+        if (pos - br.cbits < need && br.cbits != 0) {
+            br.pos = pos;
+            zd_bwdf_reload_thread(&br);
+        }
+        if (cnt - i < 4u || pos - br.cbits < need) break;
+        zd_u64 c = br.c;
+        zd_i32 sh = pos - br.cbits - (zd_i32)max_bits;
+        ZD_UNROLL
+        for (zd_u32 k = 0; k < 4u; k++) {
+            zd_huf_cell e = table[(zd_u32)(c >> (zd_u32)sh) & mask];
+            out[i + k] = e.sym;
+            sh -= (zd_i32)e.nb;
+        }
+        pos = sh + br.cbits + (zd_i32)max_bits;
+        i += 4u;
+    }
+    br.pos = pos;
+    while (i < cnt) {
+        zd_bwdf_refill_thread(&br, (zd_i32)max_bits);
+        zd_huf_cell e = table[zd_bwdf_peek_thread(&br, max_bits)];
+        out[i] = e.sym;
+        br.pos -= (zd_i32)e.nb;
+        i++;
         if (br.pos < 0) return ZD_STATUS_CORRUPT_HUFFMAN_STREAM;
     }
     return br.pos == 0 ? ZD_STATUS_OK : ZD_STATUS_CORRUPT_HUFFMAN_STREAM;

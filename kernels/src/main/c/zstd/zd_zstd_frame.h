@@ -17,9 +17,10 @@
  * write against scratch_len. A bad frame stops with a ZD_STATUS_CORRUPT_* status.
  *
  * Memory:
- *   local:  sizeof(zd_zstd_lds) = ZD_ZSTD_LDS_BYTES (about 20.6 KiB with ZD_SEQ_BATCH 512;
- *           ~30.8 KiB with 1024), checked below to be <= 48 KiB.
- *   global: ZD_ZSTD_SCRATCH_PER_FRAME bytes (128 KiB) per frame: the literals of one block.
+ *   local:  sizeof(zd_zstd_lds) = ZD_ZSTD_LDS_BYTES (about 25 KiB with ZD_SEQ_BATCH 256 and
+ *           ZD_LIT_AHEAD 2: three Huffman tables), checked below to be <= 48 KiB.
+ *   global: ZD_ZSTD_SCRATCH_PER_FRAME bytes (256 KiB) per frame: the literals of ZD_LIT_AHEAD
+ *           blocks.
  */
 #ifndef ZD_ZSTD_FRAME_H
 #define ZD_ZSTD_FRAME_H
@@ -41,10 +42,18 @@
 #define ZD_MAX_WINDOW_LOG 31u
 #endif
 #ifndef ZD_SEQ_BATCH
-#define ZD_SEQ_BATCH 512u
+#define ZD_SEQ_BATCH 256u
 #endif
-/* Global scratch each frame needs (caller-owned, scratch_per_frame in the batch kernel). */
-#define ZD_ZSTD_SCRATCH_PER_FRAME ((zd_u64)ZD_ZSTD_BLOCK_MAX)
+/* Compressed literals of up to ZD_LIT_AHEAD consecutive blocks are decoded by one work order
+   (4 streams each, one item per stream). */
+#ifndef ZD_LIT_AHEAD
+#define ZD_LIT_AHEAD 2u
+#endif
+#define ZD_HUF_SLOTS (ZD_LIT_AHEAD + 1u) /* Huffman tables in local memory: a ring */
+#define ZD_HS_MAX (4u * ZD_LIT_AHEAD)
+/* Global scratch each frame needs (caller-owned, scratch_per_frame in the batch kernel):
+   ZD_LIT_AHEAD literal buffers of one block each. */
+#define ZD_ZSTD_SCRATCH_PER_FRAME ((zd_u64)ZD_LIT_AHEAD * ZD_ZSTD_BLOCK_MAX)
 
 typedef struct {
     zd_u32 lit_off; /* first literal in the block's literal buffer */
@@ -60,7 +69,7 @@ typedef struct {
 #define ZD_OP_DONE 0u
 #define ZD_OP_COPY 1u /* op_n bytes from (op_flag ? scratch : src)[op_a] to dst[op_b] */
 #define ZD_OP_FILL 2u /* op_n bytes op_byte at (op_flag ? scratch : dst)[op_b] */
-#define ZD_OP_HUF 3u  /* decode hs_count Huffman streams into scratch */
+#define ZD_OP_HUF 3u  /* decode hs_count Huffman streams into scratch (or dst) */
 #define ZD_OP_SEQS 4u /* execute seq[0..seq_count) */
 #define ZD_OP_XXH 5u  /* xxh_acc[lane] over dst[op_a .. op_a + op_n) */
 
@@ -70,18 +79,22 @@ typedef struct {
     zd_fse_cell ml[1u << ZD_ML_MAX_LOG];
     zd_fse_cell of[1u << ZD_OF_MAX_LOG];
     zd_fse_cell hufw[1u << ZD_HUFW_MAX_LOG];
-    zd_huf_cell huf[ZD_HUF_TABLE_SIZE];
+    zd_huf_cell huf[ZD_HUF_SLOTS][ZD_HUF_TABLE_SIZE];
     zd_seq seq[ZD_SEQ_BATCH];
+    zd_u32 seg_pos[ZD_SEQ_BATCH + 1u];   /* segment k starts at output seq_base + seg_pos[k] */
+    zd_u16 seg_first[ZD_SEQ_BATCH + 1u]; /* ... inside sequence seg_first[k] */
     zd_i16 norm[ZD_FSE_MAX_SYMBOLS];
     zd_u16 next[ZD_FSE_MAX_SYMBOLS];
     zd_u8 weights[256];
     zd_u64 op_a, op_b, op_n;
-    zd_u64 hs_in[4], hs_len[4], hs_out[4], hs_n[4];
+    zd_u64 hs_in[ZD_HS_MAX], hs_len[ZD_HS_MAX], hs_out[ZD_HS_MAX], hs_n[ZD_HS_MAX];
     zd_u64 seq_base, lit_base;
     zd_u64 xxh_acc[4];
     zd_u32 op, op_flag, op_byte, status;
-    zd_u32 hs_status[4];
-    zd_u32 hs_count, huf_bits, seq_count, lit_from_scratch;
+    zd_u32 hs_status[ZD_HS_MAX];
+    zd_u8 hs_tab[ZD_HS_MAX], hs_bits[ZD_HS_MAX], hs_dst[ZD_HS_MAX];
+    zd_u32 hs_count, seq_count, lit_from_scratch;
+    zd_u32 seg_count, seq_bytes;
 } zd_zstd_lds;
 
 #define ZD_ZSTD_LDS_BYTES ((zd_u64)sizeof(zd_zstd_lds))
@@ -93,20 +106,24 @@ typedef struct {
     zd_u64 in, out;
     zd_u64 frame_out0, frame_limit, block_max, block_end, block_out0;
     zd_u32 has_fcs, has_checksum, last_block;
-    zd_u32 huf_valid, huf_bits;
+    zd_u32 huf_valid, huf_bits, huf_slot;
+    /* Blocks whose literals the last ZD_OP_HUF decoded: ahead_i .. ahead_n - 1 are still to come. */
+    zd_u32 ahead_n, ahead_i;
+    zd_u64 ahead_seq_in[ZD_LIT_AHEAD], ahead_regen[ZD_LIT_AHEAD];
+    zd_u32 ahead_direct[ZD_LIT_AHEAD], ahead_hs0[ZD_LIT_AHEAD], ahead_hsn[ZD_LIT_AHEAD];
     zd_u32 ll_log, ml_log, of_log, tables_valid;
     zd_u64 rep1, rep2, rep3;
     zd_u64 lit_size, lit_pos, lit_base;
     zd_u32 lit_from_scratch;
     zd_u32 nseq, seq_done;
     zd_u32 s_ll, s_ml, s_of;
-    zd_bwd_bits br;
+    zd_bwdf_bits br;
 } zd_zstd_state;
 
 #define ZD_S_FRAME 0u
 #define ZD_S_BLOCK 1u
 #define ZD_S_LITERALS 2u
-#define ZD_S_HUF_DONE 3u
+/* 3 was ZD_S_HUF_DONE: stream statuses are now checked as each queued block is taken */
 #define ZD_S_SEQ_HDR 4u
 #define ZD_S_SEQ 5u
 #define ZD_S_BLOCK_END 6u
@@ -169,6 +186,104 @@ ZD_FUNC zd_u32 zd_zstd_seq_table_thread(zd_zstd_state *st, ZD_LOCAL zd_zstd_lds 
     if (kind == ZD_KIND_LL) st->ll_log = log;
     else if (kind == ZD_KIND_OF) st->of_log = log;
     else st->ml_log = log;
+    return ZD_STATUS_OK;
+}
+
+/*
+ * Queues the compressed literals section (type 2 or 3) at src[p0 .. end) of one block for the
+ * next ZD_OP_HUF: reads its Huffman table (type 2: into the next table slot of the ring in
+ * scratch) and appends its streams to lds->hs_*, to be decoded into literal buffer `slot`, or
+ * into dst + out_at when the block has no sequences and regen <= out_room. Nothing in st
+ * changes unless it returns ZD_STATUS_OK.
+ */
+ZD_FUNC zd_u32 zd_zstd_prep_huf_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 p0,
+                                       zd_u64 end, zd_u32 slot, zd_u64 out_at,
+                                       zd_u64 out_room, ZD_LOCAL zd_zstd_lds *lds, zd_u64 *seq_in,
+                                       zd_u64 *regen_out, zd_u32 *direct_out) {
+    zd_u64 avail = end - p0;
+    zd_u32 b0 = src[p0];
+    zd_u32 type = b0 & 3u;
+    zd_u32 sf = (b0 >> 2) & 3u;
+    zd_u32 hl = sf <= 1u ? 3u : sf + 2u;
+    zd_u32 nbits = sf <= 1u ? 10u : (sf == 2u ? 14u : 18u);
+    zd_u32 nstreams = sf == 0u ? 1u : 4u;
+    if (avail < hl) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+    zd_u64 v = zd_load_le_thread(src, src_len, p0, hl);
+    zd_u64 regen = (v >> 4) & zd_mask64(nbits);
+    zd_u64 csize = (v >> (4u + nbits)) & zd_mask64(nbits);
+    if (avail - hl < csize) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+    if (regen > st->block_max) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+    zd_u64 p = p0 + hl;
+    zd_u64 rem = csize;
+    zd_u32 tab = st->huf_slot;
+    zd_u32 mb = st->huf_bits;
+    if (type == 2u) {
+        zd_u64 used = 0;
+        tab = st->huf_valid ? (st->huf_slot + 1u) % ZD_HUF_SLOTS : 0u;
+        ZD_LOCAL zd_huf_cell *t = lds->huf[tab];
+        zd_u32 s = zd_huf_read_table_thread(src + p, rem, t, lds->weights, lds->hufw, lds->norm, lds->next, &mb, &used);
+        if (s != ZD_STATUS_OK) return s == ZD_STATUS_CORRUPT_TRUNCATED ? ZD_STATUS_CORRUPT_HUFFMAN_TABLE : s;
+        p += used;
+        rem -= used;
+    } else if (!st->huf_valid) {
+        return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    }
+    zd_u64 in[4], len[4], n[4], out[4];
+    if (nstreams == 1u) {
+        in[0] = p;
+        len[0] = rem;
+        out[0] = 0u;
+        n[0] = regen;
+    } else {
+        if (rem < 10u) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+        zd_u64 s1 = zd_load_le_thread(src, src_len, p, 2u);
+        zd_u64 s2 = zd_load_le_thread(src, src_len, p + 2u, 2u);
+        zd_u64 s3 = zd_load_le_thread(src, src_len, p + 4u, 2u);
+        if (6u + s1 + s2 + s3 >= rem) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+        zd_u64 seg = (regen + 3u) / 4u;
+        if (3u * seg > regen) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+        in[0] = p + 6u;
+        len[0] = s1;
+        in[1] = in[0] + s1;
+        len[1] = s2;
+        in[2] = in[1] + s2;
+        len[2] = s3;
+        in[3] = in[2] + s3;
+        len[3] = rem - 6u - s1 - s2 - s3;
+        for (zd_u32 k = 0; k < 4u; k++) {
+            out[k] = k * seg;
+            n[k] = k < 3u ? seg : regen - 3u * seg;
+        }
+    }
+    zd_u64 after = p0 + hl + csize;
+    /* A block without sequences (its section is the single byte 0) decodes its literals
+       straight into dst when they fit there; otherwise the usual checks run later. */
+    zd_u32 direct = (after + 1u == end && src[after] == 0u && regen <= out_room) ? 1u : 0u;
+    zd_u64 obase = direct ? out_at : (zd_u64)slot * ZD_ZSTD_BLOCK_MAX;
+    zd_u32 h = lds->hs_count;
+    for (zd_u32 k = 0; k < nstreams; k++) {
+        lds->hs_in[h + k] = in[k];
+        lds->hs_len[h + k] = len[k];
+        lds->hs_out[h + k] = obase + out[k];
+        lds->hs_n[h + k] = n[k];
+        lds->hs_tab[h + k] = (zd_u8)tab;
+        lds->hs_bits[h + k] = (zd_u8)mb;
+        lds->hs_dst[h + k] = (zd_u8)direct;
+    }
+    lds->hs_count = h + nstreams;
+    if (type == 2u) {
+        st->huf_valid = 1u;
+        st->huf_slot = tab;
+        st->huf_bits = mb;
+    }
+    st->ahead_seq_in[slot] = after;
+    st->ahead_regen[slot] = regen;
+    st->ahead_direct[slot] = direct;
+    st->ahead_hs0[slot] = h;
+    st->ahead_hsn[slot] = nstreams;
+    *seq_in = after;
+    *regen_out = regen;
+    *direct_out = direct;
     return ZD_STATUS_OK;
 }
 
@@ -246,6 +361,8 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
             st->rep2 = 4u;
             st->rep3 = 8u;
             st->huf_valid = 0u;
+            st->ahead_n = 0u;
+            st->ahead_i = 0u;
             st->tables_valid = 0u;
             st->state = ZD_S_BLOCK;
             continue;
@@ -293,6 +410,24 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
             continue;
         }
         if (st->state == ZD_S_LITERALS) {
+            if (st->ahead_i < st->ahead_n) {
+                /* Literals decoded by the last ZD_OP_HUF (this is the next block it covered). */
+                zd_u32 j = st->ahead_i++;
+                for (zd_u32 k = st->ahead_hs0[j]; k < st->ahead_hs0[j] + st->ahead_hsn[j]; k++) {
+                    if (lds->hs_status[k] != ZD_STATUS_OK) ZD_FAIL(lds->hs_status[k]);
+                }
+                st->lit_size = st->ahead_regen[j];
+                st->lit_pos = 0u;
+                st->lit_from_scratch = 1u;
+                st->lit_base = (zd_u64)j * ZD_ZSTD_BLOCK_MAX;
+                if (st->ahead_direct[j]) {
+                    st->out += st->ahead_regen[j];
+                    st->lit_pos = st->ahead_regen[j];
+                }
+                st->in = st->ahead_seq_in[j];
+                st->state = ZD_S_SEQ_HDR;
+                continue;
+            }
             zd_u64 avail = st->block_end - st->in;
             if (avail < 1u) ZD_FAIL(ZD_STATUS_CORRUPT_LITERALS_HEADER);
             zd_u32 b0 = src[st->in];
@@ -327,75 +462,51 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
                 st->state = ZD_S_SEQ_HDR;
                 return;
             }
-            zd_u32 hl = sf <= 1u ? 3u : sf + 2u;
-            zd_u32 nbits = sf <= 1u ? 10u : (sf == 2u ? 14u : 18u);
-            zd_u32 nstreams = sf == 0u ? 1u : 4u;
-            if (avail < hl) ZD_FAIL(ZD_STATUS_CORRUPT_LITERALS_HEADER);
-            zd_u64 v = zd_load_le_thread(src, src_len, st->in, hl);
-            zd_u64 regen = (v >> 4) & zd_mask64(nbits);
-            zd_u64 csize = (v >> (4u + nbits)) & zd_mask64(nbits);
-            if (avail - hl < csize) ZD_FAIL(ZD_STATUS_CORRUPT_LITERALS_HEADER);
-            if (regen > st->block_max) ZD_FAIL(ZD_STATUS_CORRUPT_LITERALS_HEADER);
-            if (regen > scratch_len) ZD_FAIL(ZD_STATUS_SCRATCH_TOO_SMALL);
-            zd_u64 p = st->in + hl;
-            zd_u64 rem = csize;
-            if (type == 2u) {
-                zd_u64 used = 0;
-                zd_u32 mb = 0;
-                zd_u32 s = zd_huf_read_table_thread(src + p, rem, lds->huf, lds->weights, lds->hufw, lds->norm,
-                                                    lds->next, &mb, &used);
-                if (s != ZD_STATUS_OK) ZD_FAIL(s == ZD_STATUS_CORRUPT_TRUNCATED ? ZD_STATUS_CORRUPT_HUFFMAN_TABLE : s);
-                st->huf_valid = 1u;
-                st->huf_bits = mb;
-                p += used;
-                rem -= used;
-            } else if (!st->huf_valid) {
-                ZD_FAIL(ZD_STATUS_CORRUPT_HUFFMAN_TABLE);
-            }
-            if (nstreams == 1u) {
-                lds->hs_in[0] = p;
-                lds->hs_len[0] = rem;
-                lds->hs_out[0] = 0u;
-                lds->hs_n[0] = regen;
-            } else {
-                if (rem < 10u) ZD_FAIL(ZD_STATUS_CORRUPT_LITERALS_HEADER);
-                zd_u64 s1 = zd_load_le_thread(src, src_len, p, 2u);
-                zd_u64 s2 = zd_load_le_thread(src, src_len, p + 2u, 2u);
-                zd_u64 s3 = zd_load_le_thread(src, src_len, p + 4u, 2u);
-                if (6u + s1 + s2 + s3 >= rem) ZD_FAIL(ZD_STATUS_CORRUPT_LITERALS_HEADER);
-                zd_u64 seg = (regen + 3u) / 4u;
-                if (3u * seg > regen) ZD_FAIL(ZD_STATUS_CORRUPT_LITERALS_HEADER);
-                zd_u64 q = p + 6u;
-                lds->hs_in[0] = q;
-                lds->hs_len[0] = s1;
-                lds->hs_in[1] = q + s1;
-                lds->hs_len[1] = s2;
-                lds->hs_in[2] = q + s1 + s2;
-                lds->hs_len[2] = s3;
-                lds->hs_in[3] = q + s1 + s2 + s3;
-                lds->hs_len[3] = rem - 6u - s1 - s2 - s3;
-                for (zd_u32 k = 0; k < 4u; k++) {
-                    lds->hs_out[k] = k * seg;
-                    lds->hs_n[k] = k < 3u ? seg : regen - 3u * seg;
+            /* Compressed literals: this block and up to ZD_LIT_AHEAD - 1 following compressed
+               blocks of the frame go into one work order; the look-ahead stops quietly at
+               anything unusual (those blocks are then parsed, and rejected, in turn). */
+            zd_u64 kfit = scratch_len / ZD_ZSTD_BLOCK_MAX;
+            zd_u32 kmax = kfit < ZD_LIT_AHEAD ? (zd_u32)kfit : ZD_LIT_AHEAD;
+            zd_u64 room = dst_len - st->out;
+            if (st->frame_limit - st->out < room) room = st->frame_limit - st->out;
+            if (st->block_max < room) room = st->block_max;
+            zd_u64 seq_in = 0, regen = 0;
+            zd_u32 direct = 0;
+            lds->hs_count = 0u;
+            zd_u32 s = zd_zstd_prep_huf_thread(st, src, src_len, st->in, st->block_end, 0u, st->out, room, lds,
+                                               &seq_in, &regen, &direct);
+            if (s != ZD_STATUS_OK) ZD_FAIL(s);
+            if (kmax == 0u) ZD_FAIL(ZD_STATUS_SCRATCH_TOO_SMALL);
+            zd_u32 na = 1u;
+            zd_u64 q = st->block_end;
+            zd_u32 last = st->last_block;
+            zd_u64 pred_out = direct ? st->out + regen : 0u; /* where the next block starts, if known */
+            zd_u32 pred_ok = direct;
+            while (!last && na < kmax) {
+                if (src_len - q < 4u) break;
+                zd_u32 bh = (zd_u32)zd_load_le_thread(src, src_len, q, 3u);
+                zd_u64 size = bh >> 3;
+                last = bh & 1u;
+                if (((bh >> 1) & 3u) != 2u || size == 0u || size > st->block_max || src_len - q - 3u < size) break;
+                if ((src[q + 3u] & 3u) < 2u) break;
+                zd_u64 r = 0u;
+                if (pred_ok) {
+                    r = dst_len - pred_out;
+                    if (st->frame_limit - pred_out < r) r = st->frame_limit - pred_out;
+                    if (st->block_max < r) r = st->block_max;
                 }
+                if (zd_zstd_prep_huf_thread(st, src, src_len, q + 3u, q + 3u + size, na, pred_out, r, lds,
+                                            &seq_in, &regen, &direct) != ZD_STATUS_OK)
+                    break;
+                na++;
+                pred_ok = pred_ok && direct;
+                pred_out += regen;
+                q += 3u + size;
             }
-            lds->hs_count = nstreams;
-            lds->huf_bits = st->huf_bits;
-            st->lit_size = regen;
-            st->lit_pos = 0u;
-            st->lit_from_scratch = 1u;
-            st->lit_base = 0u;
-            st->in += hl + csize;
+            st->ahead_n = na;
+            st->ahead_i = 0u;
             lds->op = ZD_OP_HUF;
-            st->state = ZD_S_HUF_DONE;
-            return;
-        }
-        if (st->state == ZD_S_HUF_DONE) {
-            for (zd_u32 k = 0; k < lds->hs_count; k++) {
-                if (lds->hs_status[k] != ZD_STATUS_OK) ZD_FAIL(lds->hs_status[k]);
-            }
-            st->state = ZD_S_SEQ_HDR;
-            continue;
+            return; /* back in ZD_S_LITERALS: the first queued block is taken in turn */
         }
         if (st->state == ZD_S_SEQ_HDR) {
             zd_u64 end = st->block_end;
@@ -432,92 +543,123 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
             if (s == ZD_STATUS_OK) s = zd_zstd_seq_table_thread(st, lds, ZD_KIND_OF, (modes >> 4) & 3u, src, &in, end);
             if (s == ZD_STATUS_OK) s = zd_zstd_seq_table_thread(st, lds, ZD_KIND_ML, (modes >> 2) & 3u, src, &in, end);
             if (s != ZD_STATUS_OK) ZD_FAIL(s);
-            if (zd_bwd_init_thread(&st->br, src + in, end - in) != 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
+            if (zd_bwdf_init_thread(&st->br, src + in, end - in) != 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
             st->in = end;
-            st->s_ll = zd_bwd_read_thread(&st->br, st->ll_log);
-            st->s_of = zd_bwd_read_thread(&st->br, st->of_log);
-            st->s_ml = zd_bwd_read_thread(&st->br, st->ml_log);
+            st->s_ll = zd_bwdf_read_thread(&st->br, st->ll_log); /* 26 bits at most: in the container */
+            st->s_of = zd_bwdf_read_thread(&st->br, st->of_log);
+            st->s_ml = zd_bwdf_read_thread(&st->br, st->ml_log);
             if (st->br.pos < 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
             st->state = ZD_S_SEQ;
             continue;
         }
         if (st->state == ZD_S_SEQ) {
             if (st->seq_done < st->nseq) {
+                /* Hot loop: 32-bit batch-relative positions in registers; the state is written
+                   back after the batch (a failure ends the frame, so early returns need none). */
                 zd_u32 cnt = 0;
+                zd_u32 nseg = 1u;
                 zd_u64 base = st->out;
-                zd_u64 wave = st->out; /* bytes below this are visible to every item */
-                zd_u64 block_limit = st->block_out0 + st->block_max;
-                while (st->seq_done < st->nseq && cnt < ZD_SEQ_BATCH) {
-                    zd_fse_cell cl = lds->ll[st->s_ll];
-                    zd_fse_cell cm = lds->ml[st->s_ml];
-                    zd_fse_cell co = lds->of[st->s_of];
+                lds->seg_pos[0] = 0u;
+                lds->seg_first[0] = 0u;
+                zd_u64 lim = st->block_out0 + st->block_max;
+                if (st->frame_limit < lim) lim = st->frame_limit;
+                if (dst_len < lim) lim = dst_len;
+                zd_u32 room = (zd_u32)(lim - base); /* <= block_max */
+                zd_u64 hist = base - st->frame_out0;
+                zd_u32 rel = 0u;  /* output produced in this batch */
+                zd_u32 wave = 0u; /* bytes below base + wave are visible to every item */
+                zd_u32 lit_pos = (zd_u32)st->lit_pos;
+                zd_u32 lit_size = (zd_u32)st->lit_size;
+                zd_u32 rep1 = (zd_u32)st->rep1, rep2 = (zd_u32)st->rep2, rep3 = (zd_u32)st->rep3;
+                zd_u32 s_ll = st->s_ll, s_ml = st->s_ml, s_of = st->s_of;
+                zd_bwdf_bits br = st->br;
+                zd_u32 left = st->nseq - st->seq_done;
+                zd_u32 todo = left < ZD_SEQ_BATCH ? left : ZD_SEQ_BATCH;
+                while (cnt < todo) {
+                    zd_fse_cell cl = lds->ll[s_ll];
+                    zd_fse_cell cm = lds->ml[s_ml];
+                    zd_fse_cell co = lds->of[s_of];
                     zd_u32 ofc = co.sym;
-                    zd_u64 ofv = ((zd_u64)1 << ofc) + zd_bwd_read_thread(&st->br, ofc);
-                    zd_u64 ml = zd_ml_base[cm.sym] + zd_bwd_read_thread(&st->br, zd_ml_bits[cm.sym]);
-                    zd_u64 ll = zd_ll_base[cl.sym] + zd_bwd_read_thread(&st->br, zd_ll_bits[cl.sym]);
-                    if (st->br.pos < 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
-                    zd_u64 off;
+                    zd_u32 mlb = zd_ml_bits[cm.sym];
+                    zd_u32 llb = zd_ll_bits[cl.sym];
+                    zd_u32 mlbase = zd_ml_base[cm.sym];
+                    zd_u32 llbase = zd_ll_base[cl.sym];
+                    zd_bwdf_refill_thread(&br, (zd_i32)(ofc + mlb)); /* 47 bits at most */
+                    zd_u32 ofv = (1u << ofc) + zd_bwdf_read_thread(&br, ofc);
+                    zd_u32 ml = mlbase + zd_bwdf_read_thread(&br, mlb);
+                    zd_bwdf_refill_thread(&br, (zd_i32)(llb + cl.nb + cm.nb + co.nb)); /* 42 at most */
+                    zd_u32 ll = llbase + zd_bwdf_read_thread(&br, llb);
+                    if (br.pos < 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
+                    zd_u32 off;
                     if (ofv > 3u) {
                         off = ofv - 3u;
-                        st->rep3 = st->rep2;
-                        st->rep2 = st->rep1;
-                        st->rep1 = off;
+                        rep3 = rep2;
+                        rep2 = rep1;
+                        rep1 = off;
                     } else {
-                        zd_u64 idx = ofv - 1u + (ll == 0u ? 1u : 0u);
+                        zd_u32 idx = ofv - 1u + (ll == 0u ? 1u : 0u);
                         if (idx == 0u) {
-                            off = st->rep1;
-                        } else if (idx == 1u) {
-                            off = st->rep2;
-                            st->rep2 = st->rep1;
-                            st->rep1 = off;
-                        } else if (idx == 2u) {
-                            off = st->rep3;
-                            st->rep3 = st->rep2;
-                            st->rep2 = st->rep1;
-                            st->rep1 = off;
+                            off = rep1;
                         } else {
-                            off = st->rep1 - 1u;
-                            st->rep3 = st->rep2;
-                            st->rep2 = st->rep1;
-                            st->rep1 = off;
+                            off = idx == 1u ? rep2 : (idx == 2u ? rep3 : rep1 - 1u);
+                            if (idx != 1u) rep3 = rep2;
+                            rep2 = rep1;
+                            rep1 = off;
                         }
                     }
-                    if (ll > st->lit_size - st->lit_pos) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
-                    zd_u64 total = ll + ml;
-                    zd_u32 s = zd_zstd_out_check_thread(st, dst_len, total);
-                    if (s != ZD_STATUS_OK) ZD_FAIL(s);
-                    if (total > block_limit - st->out) ZD_FAIL(ZD_STATUS_CORRUPT_BLOCK_SIZE);
-                    zd_u64 m = st->out + ll;
-                    if (off == 0u || off > m - st->frame_out0) ZD_FAIL(ZD_STATUS_CORRUPT_OFFSET_BEFORE_START);
+                    if (ll > lit_size - lit_pos) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
+                    zd_u32 total = ll + ml;
+                    if (total > room - rel) {
+                        st->out = base + rel;
+                        zd_u32 s = zd_zstd_out_check_thread(st, dst_len, total);
+                        ZD_FAIL(s != ZD_STATUS_OK ? s : ZD_STATUS_CORRUPT_BLOCK_SIZE);
+                    }
+                    zd_u32 m = rel + ll;
+                    if (off == 0u || (zd_u64)off > hist + m) ZD_FAIL(ZD_STATUS_CORRUPT_OFFSET_BEFORE_START);
                     zd_u32 flags = 0u;
-                    zd_u64 src_end = m - off + (ml < off ? ml : off);
-                    if (src_end > wave) {
-                        if (src_end <= st->out) {
+                    /* The match reads [m - off, m - off + min(ml, off)); does that reach past wave? */
+                    zd_u64 src_end = (zd_u64)m + (ml < off ? ml : off); /* + off */
+                    if (src_end > (zd_u64)wave + off) {
+                        if (src_end <= (zd_u64)rel + off) {
                             flags = ZD_SEQ_WAVE;
-                            wave = st->out;
+                            wave = rel;
                         } else {
                             flags = ZD_SEQ_MID;
                             wave = m;
                         }
+                        lds->seg_pos[nseg] = wave;
+                        lds->seg_first[nseg] = (zd_u16)cnt;
+                        nseg++;
                     }
-                    lds->seq[cnt].lit_off = (zd_u32)st->lit_pos;
-                    lds->seq[cnt].ll = (zd_u32)ll | flags;
-                    lds->seq[cnt].ml = (zd_u32)ml;
-                    lds->seq[cnt].off = (zd_u32)off;
-                    lds->seq[cnt].out_rel = (zd_u32)(st->out - base);
+                    lds->seq[cnt].lit_off = lit_pos;
+                    lds->seq[cnt].ll = ll | flags;
+                    lds->seq[cnt].ml = ml;
+                    lds->seq[cnt].off = off;
+                    lds->seq[cnt].out_rel = rel;
                     cnt++;
-                    st->out += total;
-                    st->lit_pos += ll;
-                    st->seq_done++;
-                    if (st->seq_done < st->nseq) {
-                        st->s_ll = cl.base + zd_bwd_read_thread(&st->br, cl.nb);
-                        st->s_ml = cm.base + zd_bwd_read_thread(&st->br, cm.nb);
-                        st->s_of = co.base + zd_bwd_read_thread(&st->br, co.nb);
+                    rel += total;
+                    lit_pos += ll;
+                    if (cnt < left) {
+                        s_ll = cl.base + zd_bwdf_read_thread(&br, cl.nb);
+                        s_ml = cm.base + zd_bwdf_read_thread(&br, cm.nb);
+                        s_of = co.base + zd_bwdf_read_thread(&br, co.nb);
                     }
                 }
-                if (st->seq_done == st->nseq && st->br.pos != 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
+                st->seq_done += cnt;
+                st->out = base + rel;
+                st->lit_pos = lit_pos;
+                st->rep1 = rep1;
+                st->rep2 = rep2;
+                st->rep3 = rep3;
+                st->s_ll = s_ll;
+                st->s_ml = s_ml;
+                st->s_of = s_of;
+                st->br = br;
+                if (st->seq_done == st->nseq && br.pos != 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
                 lds->op = ZD_OP_SEQS;
                 lds->seq_count = cnt;
+                lds->seg_count = nseg;
+                lds->seq_bytes = rel;
                 lds->seq_base = base;
                 lds->lit_base = st->lit_base;
                 lds->lit_from_scratch = st->lit_from_scratch;
@@ -572,30 +714,97 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
 }
 #undef ZD_FAIL
 
+#define ZD_EXEC_CHUNK 16u /* output bytes per item and round when executing sequences */
+
 /*
- * Cooperative: executes seq[0..seq_count) of lds. Every item calls; barriers only where a
- * match reads bytes written earlier in the batch (flags set by item 0).
+ * Per item: writes output bytes [x0, x1) (relative to seq_base, x1 - x0 <= ZD_EXEC_CHUNK) of one
+ * segment whose sequences are seq[jf..jl]. Every byte is a literal or a match byte whose source
+ * lies before the segment, so the loads can all be in flight before the first store.
+ */
+ZD_INLINE void zd_zstd_exec_chunk_thread(const ZD_GLOBAL zd_u8 *lit, ZD_GLOBAL zd_u8 *dst, zd_u64 base,
+                                         const ZD_LOCAL zd_zstd_lds *lds, zd_u32 x0, zd_u32 x1, zd_u32 jf,
+                                         zd_u32 jl) {
+    zd_u32 lo = jf, hi = jl;
+    while (lo < hi) {
+        zd_u32 mid = (lo + hi + 1u) >> 1;
+        if (lds->seq[mid].out_rel <= x0) lo = mid;
+        else hi = mid - 1u;
+    }
+    zd_u32 j = lo;
+    zd_u32 rel0 = lds->seq[j].out_rel;
+    zd_u32 ll = lds->seq[j].ll & ZD_SEQ_LL_MASK;
+    zd_u32 ml = lds->seq[j].ml;
+    zd_u32 off = lds->seq[j].off;
+    zd_u32 lo_lit = lds->seq[j].lit_off;
+    zd_u8 v[ZD_EXEC_CHUNK];
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_EXEC_CHUNK; k++) {
+        zd_u32 x = x0 + k;
+        v[k] = 0u;
+        if (x < x1) {
+            while (x - rel0 >= ll + ml && j < jl) {
+                j++;
+                rel0 = lds->seq[j].out_rel;
+                ll = lds->seq[j].ll & ZD_SEQ_LL_MASK;
+                ml = lds->seq[j].ml;
+                off = lds->seq[j].off;
+                lo_lit = lds->seq[j].lit_off;
+            }
+            zd_u32 r = x - rel0;
+            if (r < ll) {
+                v[k] = lit[lo_lit + r];
+            } else {
+                zd_u32 q = r - ll;
+                if (q >= off) q = q % off; /* overlapping match: the source period repeats */
+                v[k] = dst[base + rel0 + ll + q - off];
+            }
+        }
+    }
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_EXEC_CHUNK; k++) {
+        if (x0 + k < x1) dst[base + x0 + k] = v[k];
+    }
+}
+
+/*
+ * Cooperative: executes seq[0..seq_count) of lds. Item 0 split the batch's output into
+ * segments (seg_pos/seg_first): no match reads bytes of its own segment, so each segment is
+ * written by all items at once, byte-parallel, and a barrier separates segments.
  */
 ZD_FUNC void zd_zstd_exec_seqs_group(const ZD_GLOBAL zd_u8 *lit, ZD_GLOBAL zd_u8 *dst, ZD_LOCAL zd_zstd_lds *lds) {
     zd_u32 lid = zd_local_id();
     zd_u32 ls = zd_local_size();
     zd_u32 n = lds->seq_count;
+    zd_u32 nseg = lds->seg_count;
     zd_u64 base = lds->seq_base;
-    for (zd_u32 j = 0; j < n; j++) {
-        zd_seq s = lds->seq[j];
-        if (s.ll & ZD_SEQ_WAVE) ZD_BARRIER();
-        zd_u32 ll = s.ll & ZD_SEQ_LL_MASK;
-        ZD_GLOBAL zd_u8 *o = dst + base + s.out_rel;
-        const ZD_GLOBAL zd_u8 *l = lit + s.lit_off;
-        for (zd_u32 i = lid; i < ll; i += ls) o[i] = l[i];
-        if (s.ll & ZD_SEQ_MID) ZD_BARRIER();
-        ZD_GLOBAL zd_u8 *m = o + ll;
-        const ZD_GLOBAL zd_u8 *from = m - s.off;
-        if (s.off >= s.ml) {
-            for (zd_u32 i = lid; i < s.ml; i += ls) m[i] = from[i];
-        } else {
-            /* Overlapping match: byte i repeats byte i % off of the source period. */
-            for (zd_u32 i = lid; i < s.ml; i += ls) m[i] = from[i % s.off];
+    for (zd_u32 k = 0; k < nseg; k++) {
+        if (k > 0u) ZD_BARRIER();
+        zd_u32 s0 = lds->seg_pos[k];
+        zd_u32 s1 = k + 1u < nseg ? lds->seg_pos[k + 1u] : lds->seq_bytes;
+        zd_u32 jf = lds->seg_first[k];
+        zd_u32 jl = k + 1u < nseg ? lds->seg_first[k + 1u] : n - 1u;
+        for (zd_u32 x0 = s0 + lid * ZD_EXEC_CHUNK; x0 < s1; x0 += ls * ZD_EXEC_CHUNK) {
+            zd_u32 x1 = s1 - x0 < ZD_EXEC_CHUNK ? s1 : x0 + ZD_EXEC_CHUNK;
+            zd_zstd_exec_chunk_thread(lit, dst, base, lds, x0, x1, jf, jl);
+        }
+    }
+}
+
+/* Cooperative: to[0..n) = from[0..n) (no overlap); eight loads in flight per item. */
+ZD_INLINE void zd_copy_group(ZD_GLOBAL zd_u8 *to, const ZD_GLOBAL zd_u8 *from, zd_u64 n) {
+    zd_u64 lid = zd_local_id();
+    zd_u64 ls = zd_local_size();
+    for (zd_u64 i0 = 0; i0 < n; i0 += 8u * ls) {
+        zd_u8 v[8];
+        ZD_UNROLL
+        for (zd_u32 k = 0; k < 8u; k++) {
+            zd_u64 i = i0 + k * ls + lid;
+            v[k] = i < n ? from[i] : (zd_u8)0u;
+        }
+        ZD_UNROLL
+        for (zd_u32 k = 0; k < 8u; k++) {
+            zd_u64 i = i0 + k * ls + lid;
+            if (i < n) to[i] = v[k];
         }
     }
 }
@@ -607,9 +816,7 @@ ZD_FUNC void zd_zstd_execute_group(zd_u32 op, const ZD_GLOBAL zd_u8 *src, ZD_GLO
     zd_u32 ls = zd_local_size();
     if (op == ZD_OP_COPY) {
         const ZD_GLOBAL zd_u8 *from = (lds->op_flag ? (const ZD_GLOBAL zd_u8 *)scratch : src) + lds->op_a;
-        ZD_GLOBAL zd_u8 *to = dst + lds->op_b;
-        zd_u64 n = lds->op_n;
-        for (zd_u64 i = lid; i < n; i += ls) to[i] = from[i];
+        zd_copy_group(dst + lds->op_b, from, lds->op_n);
     } else if (op == ZD_OP_FILL) {
         ZD_GLOBAL zd_u8 *to = (lds->op_flag ? scratch : dst) + lds->op_b;
         zd_u8 b = (zd_u8)lds->op_byte;
@@ -617,8 +824,10 @@ ZD_FUNC void zd_zstd_execute_group(zd_u32 op, const ZD_GLOBAL zd_u8 *src, ZD_GLO
         for (zd_u64 i = lid; i < n; i += ls) to[i] = b;
     } else if (op == ZD_OP_HUF) {
         for (zd_u32 k = lid; k < lds->hs_count; k += ls) {
-            lds->hs_status[k] = zd_huf_decode_stream_thread(lds->huf, lds->huf_bits, src + lds->hs_in[k],
-                                                            lds->hs_len[k], scratch + lds->hs_out[k], lds->hs_n[k]);
+            ZD_GLOBAL zd_u8 *to = lds->hs_dst[k] ? dst : scratch;
+            const ZD_LOCAL zd_huf_cell *t = lds->huf[lds->hs_tab[k]];
+            lds->hs_status[k] = zd_huf_decode_stream_thread(t, lds->hs_bits[k], src + lds->hs_in[k], lds->hs_len[k],
+                                                            to + lds->hs_out[k], lds->hs_n[k]);
         }
     } else if (op == ZD_OP_SEQS) {
         const ZD_GLOBAL zd_u8 *lit = (lds->lit_from_scratch ? (const ZD_GLOBAL zd_u8 *)scratch : src) + lds->lit_base;
@@ -647,6 +856,10 @@ ZD_FUNC zd_u32 zd_zstd_decode_frame_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
     st.out = 0u;
     st.frame_limit = dst_len;
     st.huf_valid = 0u;
+    st.huf_slot = 0u;
+    st.huf_bits = 0u;
+    st.ahead_n = 0u;
+    st.ahead_i = 0u;
     st.tables_valid = 0u;
     for (;;) {
         if (lid == 0u) zd_zstd_step_thread(&st, src, src_len, dst, dst_len, scratch_len, lds);

@@ -35,7 +35,7 @@ import java.util.ServiceLoader;
  * ServiceLoader) writes the frames; every output is checked against the input once.
  *
  * <pre>bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench [--batch-gib 1] [--reps 10] [--warmup 2]
- *     [--sizes 65536,1048576,4194304] [--levels 1,3,9] [--threads 256] [--peak-tbs 4.8]</pre>
+ *     [--sizes 65536,1048576,4194304] [--levels 1,3,9] [--threads 32] [--peak-tbs 4.8]</pre>
  */
 public final class ZstdKernelBench {
 
@@ -47,7 +47,7 @@ public final class ZstdKernelBench {
         double batchGiB = Double.parseDouble(a.getOrDefault("batch-gib", "1"));
         int reps = Integer.parseInt(a.getOrDefault("reps", "10"));
         int warmup = Integer.parseInt(a.getOrDefault("warmup", "2"));
-        int threads = Integer.parseInt(a.getOrDefault("threads", "256"));
+        int threads = Integer.parseInt(a.getOrDefault("threads", "32"));
         double peak = Double.parseDouble(a.getOrDefault("peak-tbs", "4.8")) * 1e12;
         long[] sizes = Arrays.stream(a.getOrDefault("sizes", "65536,1048576,4194304").split(",")).mapToLong(Long::parseLong).toArray();
         int[] levels = Arrays.stream(a.getOrDefault("levels", "1,3,9").split(",")).mapToInt(Integer::parseInt).toArray();

@@ -31,7 +31,7 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * <h2>Decoding</h2>
  * Per launch: one upload of a table holding the frames' input offsets, input sizes, output offsets
  * and output sizes (four sub-buffers of it are the kernel's four arrays), a scratch buffer of
- * {@value #SCRATCH_PER_FRAME} bytes per frame (the literals of one block), and one read-back of the
+ * {@value #SCRATCH_PER_FRAME} bytes per frame (the literals of two blocks), and one read-back of the
  * status words. A non-zero status fails its chunk alone with a {@link CorruptChunkException}
  * naming the chunk, the status ({@code CORRUPT_TRUNCATED}) and its meaning as {@code zd_status.h}
  * states it. The kernel bounds-checks every read and write against the sizes passed, so a bad frame
@@ -46,8 +46,8 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
 public final class OpenClZstdCodec implements BytesToBytesCodec {
 
     static final String NAME = "zstd";
-    /** {@code ZD_ZSTD_SCRATCH_PER_FRAME}: one block's literals, 128 KiB. */
-    static final long SCRATCH_PER_FRAME = 128 * 1024;
+    /** {@code ZD_ZSTD_SCRATCH_PER_FRAME}: the literals of two blocks, 256 KiB. */
+    static final long SCRATCH_PER_FRAME = 256 * 1024;
     static final String KERNEL_SOURCE = KernelSource.KERNELS_PREFIX + "opencl/zd_zstd.cl";
     /** Work-items per frame; default 64, lowered to what the kernel allows on the device. */
     public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.zstdLocalSize";
