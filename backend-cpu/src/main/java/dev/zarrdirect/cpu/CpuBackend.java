@@ -70,6 +70,7 @@ public final class CpuBackend implements Backend {
     }
 
     /** Like {@link #allocate}, but the bytes are whatever an earlier user of the memory left. */
+    @Override
     public HostBuffer allocateUninitialized(Device device, MemoryKind kind, long bytes) {
         checkRequest(device, kind, bytes);
         return pool.allocateUninitialized(bytes, kind);

@@ -152,7 +152,7 @@ public final class ZarrArray {
     /** Reads {@code selection} into a new C-order host tensor, which the caller closes. */
     public Tensor read(Selection selection) {
         selection.checkWithin(shape(), describe());
-        Tensor out = Tensor.allocateHost(dataType(), selection.shape());
+        Tensor out = newHostTensor(selection.shape());
         try {
             read(selection, out);
             return out;
@@ -190,7 +190,8 @@ public final class ZarrArray {
                 }
             }
         }
-        Buffer dest = b.allocate(dev, MemoryKind.DEVICE, Math.max(1, bytes));
+        // Every element is written: decoded chunks, or fills for chunks never written.
+        Buffer dest = b.allocateUninitialized(dev, MemoryKind.DEVICE, Math.max(1, bytes));
         try {
             long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
             int batchSize = Math.max(1, b.preferredBatchSize());
@@ -340,6 +341,20 @@ public final class ZarrArray {
             });
             tasks.await();
         }
+    }
+
+    /**
+     * A host tensor for a read, which writes every element: from the backend's pool when the backend
+     * is the host's (no zeroing, and no page faults when a block is reused), else fresh zeroed memory.
+     */
+    private Tensor newHostTensor(long[] shape) {
+        Backend b = ctx.backend();
+        if (!b.defaultDevice().isHost()) {
+            return Tensor.allocateHost(dataType(), shape);
+        }
+        long bytes = Shapes.product(shape) * dataType().byteSize();
+        Buffer buf = b.allocateUninitialized(b.defaultDevice(), MemoryKind.HOST, bytes);
+        return Tensor.owning(buf, 0, dataType(), shape, Tensor.contiguousStrides(shape));
     }
 
     private Tensor copyToHost(Tensor t) {

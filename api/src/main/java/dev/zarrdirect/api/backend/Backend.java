@@ -29,6 +29,14 @@ public interface Backend extends AutoCloseable {
     Buffer allocate(Device device, MemoryKind kind, long bytes);
 
     /**
+     * Like {@link #allocate}, for callers that write every byte: the memory may hold whatever an
+     * earlier user left (pools skip clearing reused blocks). By default it is {@link #allocate}.
+     */
+    default Buffer allocateUninitialized(Device device, MemoryKind kind, long bytes) {
+        return allocate(device, kind, bytes);
+    }
+
+    /**
      * Copies {@code bytes} bytes between any two buffers this backend can reach (host to device,
      * device to host, within a device). Returns when the copy is complete.
      */

@@ -237,7 +237,7 @@ public final class DeviceDecoder {
             return new Fetched(present, missing, sizes, offsets, null, owned);
         }
         try {
-            Buffer encoded = track(owned, backend.allocate(device, MemoryKind.DEVICE, Math.max(1, total)));
+            Buffer encoded = track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, Math.max(1, total)));
             DirectReader direct = backend.directReader().orElse(null);
             if (direct != null && present.stream().allMatch(t -> store.localPath(t.key()).isPresent())) {
                 // Files straight into device memory: no staging, no copy through the JVM.
@@ -250,7 +250,7 @@ public final class DeviceDecoder {
                 direct.read(reqs);
             } else {
                 // Every encoded chunk of the batch into one pinned buffer, read in parallel, then one copy.
-                Buffer staging = track(owned, backend.allocate(device, MemoryKind.HOST_PINNED, Math.max(1, total)));
+                Buffer staging = track(owned, backend.allocateUninitialized(device, MemoryKind.HOST_PINNED, Math.max(1, total)));
                 java.util.stream.IntStream.range(0, present.size()).parallel().forEach(i -> {
                     Task t = present.get(i);
                     long want = sizes[i];
@@ -319,7 +319,7 @@ public final class DeviceDecoder {
             }
         }
         if (staged > 0) {
-            decodedAll = track(owned, backend.allocate(device, MemoryKind.DEVICE, staged * chunkBytes));
+            decodedAll = track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, staged * chunkBytes));
         }
         int k = 0;
         long[] cShape = spec.shape();
@@ -359,7 +359,7 @@ public final class DeviceDecoder {
                 }
             }
             boolean last = s == 0 && a2a.isEmpty() && a2bIdentity;
-            List<Buffer> out = last ? finals : slices(track(owned, backend.allocate(device, MemoryKind.DEVICE,
+            List<Buffer> out = last ? finals : slices(track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE,
                     Math.max(1, java.util.Arrays.stream(sizes).sum()))), sizes);
             List<Buffer> src = cur;
             run(c, src, out, labels, owned, b -> c.decode(b));
@@ -375,14 +375,14 @@ public final class DeviceDecoder {
             return;
         }
         checkSizes(cur, stageSizes[0], labels);
-        List<Buffer> arr = slices(track(owned, backend.allocate(device, MemoryKind.DEVICE, Math.max(1, a2bSpec.byteSize() * n))),
+        List<Buffer> arr = slices(track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, Math.max(1, a2bSpec.byteSize() * n))),
                 a2bSpec.byteSize(), n);
         List<Buffer> src0 = cur;
         run(a2b, src0, arr, labels, owned, b -> a2b.decode(a2bSpec, b));
         cur = arr;
         for (int i = a2a.size() - 1; i >= 0; i--) {
             ChunkSpec decodedSpec = a2aSpecs.get(i);
-            List<Buffer> out = i == 0 ? finals : slices(track(owned, backend.allocate(device, MemoryKind.DEVICE,
+            List<Buffer> out = i == 0 ? finals : slices(track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE,
                     Math.max(1, decodedSpec.byteSize() * n))), decodedSpec.byteSize(), n);
             ArrayToArrayCodec c = a2a.get(i);
             List<Buffer> src = cur;
@@ -412,11 +412,11 @@ public final class DeviceDecoder {
             ins = new ArrayList<>();
             hostOut = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                Buffer h = track(owned, backend.allocate(device, MemoryKind.HOST_PINNED, Math.max(1, in.get(i).byteSize())))
+                Buffer h = track(owned, backend.allocateUninitialized(device, MemoryKind.HOST_PINNED, Math.max(1, in.get(i).byteSize())))
                         .slice(0, in.get(i).byteSize());
                 backend.copy(in.get(i), 0, h, 0, in.get(i).byteSize());
                 ins.add(h);
-                hostOut.add(track(owned, backend.allocate(device, MemoryKind.HOST_PINNED, Math.max(1, out.get(i).byteSize())))
+                hostOut.add(track(owned, backend.allocateUninitialized(device, MemoryKind.HOST_PINNED, Math.max(1, out.get(i).byteSize())))
                         .slice(0, out.get(i).byteSize()));
             }
             outs = hostOut;
