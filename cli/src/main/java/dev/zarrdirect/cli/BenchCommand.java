@@ -157,12 +157,20 @@ final class BenchCommand implements Callable<Integer> {
         if (batchShape.length > 0) {
             batchShape[0] = Math.min(batchShape[0], batch);
         }
-        try (Tensor reuse = copyTo == null && ctx.device().isHost() ? Tensor.allocateHost(a.dataType(), batchShape) : null) {
-            return timePasses(a, sel, ctx, copyTo, reuse);
+        long batchBytes = Math.max(1, Shapes.product(batchShape) * a.dataType().byteSize());
+        // A data loader reads into the same batch buffers again and again: host memory for a host
+        // backend; pinned host memory plus device memory for the CPU-then-copy comparison.
+        try (Tensor reuse = copyTo == null && ctx.device().isHost() ? Tensor.allocateHost(a.dataType(), batchShape) : null;
+             Buffer pinned = copyTo == null ? null
+                     : copyTo.allocateUninitialized(copyTo.defaultDevice(), MemoryKind.HOST_PINNED, batchBytes);
+             Buffer onDevice = copyTo == null ? null
+                     : copyTo.allocateUninitialized(copyTo.defaultDevice(), MemoryKind.DEVICE, batchBytes)) {
+            return timePasses(a, sel, ctx, copyTo, reuse, pinned == null ? null : new Buffer[]{pinned, onDevice});
         }
     }
 
-    private double[] timePasses(ZarrArray a, Selection sel, ZarrContext ctx, Backend copyTo, Tensor reuse) {
+    private double[] timePasses(ZarrArray a, Selection sel, ZarrContext ctx, Backend copyTo, Tensor reuse,
+                                Buffer[] staging) {
         double[] gbps = new double[passes];
         for (int p = -1; p < passes; p++) {
             long bytes = 0;
@@ -188,7 +196,7 @@ final class BenchCommand implements Callable<Integer> {
                         bytes += got.byteSize();
                     }
                 } else {
-                    bytes += readOnCpuThenCopy(a, part, copyTo);
+                    bytes += readOnCpuThenCopy(a, part, copyTo, staging);
                 }
             }
             long nanos = System.nanoTime() - t0;
@@ -200,15 +208,11 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** The CPU path a user has without a device decoder: decode into pinned host memory, then copy. */
-    private static long readOnCpuThenCopy(ZarrArray a, Selection part, Backend device) {
+    private static long readOnCpuThenCopy(ZarrArray a, Selection part, Backend device, Buffer[] staging) {
         long n = Shapes.product(part.shape()) * a.dataType().byteSize();
-        Device dev = device.defaultDevice();
-        try (Buffer pinned = device.allocateUninitialized(dev, MemoryKind.HOST_PINNED, Math.max(1, n));
-             Buffer onDevice = device.allocateUninitialized(dev, MemoryKind.DEVICE, Math.max(1, n))) {
-            Tensor host = Tensor.of(pinned, 0, a.dataType(), part.shape(), Tensor.contiguousStrides(part.shape()));
-            a.read(part, host);
-            device.copy(pinned, 0, onDevice, 0, n);
-        }
+        Tensor host = Tensor.of(staging[0], 0, a.dataType(), part.shape(), Tensor.contiguousStrides(part.shape()));
+        a.read(part, host);
+        device.copy(staging[0], 0, staging[1], 0, n);
         return n;
     }
 
