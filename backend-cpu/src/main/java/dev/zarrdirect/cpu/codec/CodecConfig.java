@@ -1,108 +1,36 @@
 package dev.zarrdirect.cpu.codec;
 
-import java.util.List;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
+
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * Reads a codec's {@code configuration} object (JSON values as the {@link
- * dev.zarrdirect.api.codec.CodecProvider} contract passes them) and rejects what does not fit,
- * with messages that name the codec, the field and the value.
+ * A stand-in for {@link CodecConfigReader}, where the configuration rules and messages live, kept
+ * only for {@link dev.zarrdirect.cpu.codec.bytestobytes.ZstdCodec} until it reads its configuration
+ * with {@link CodecConfigReader} directly; then delete this class. New code uses
+ * {@link CodecConfigReader}.
  */
 public final class CodecConfig {
 
-    private final String codec;
-    private final Map<String, Object> values;
+    private final CodecConfigReader reader;
 
-    private CodecConfig(String codec, Map<String, Object> values) {
-        this.codec = codec;
-        this.values = values;
+    private CodecConfig(CodecConfigReader reader) {
+        this.reader = reader;
     }
 
-    /**
-     * A reader for {@code configuration} (null reads as empty) that allows only {@code known} fields.
-     *
-     * @throws IllegalArgumentException naming the first unknown field and the known ones
-     */
+    /** As {@link CodecConfigReader#of}. */
     public static CodecConfig of(String codec, Map<String, Object> configuration, Set<String> known) {
-        Map<String, Object> values = configuration == null ? Map.of() : configuration;
-        for (String field : new TreeSet<>(values.keySet())) {
-            if (!known.contains(field)) {
-                throw new IllegalArgumentException("codec \"" + codec + "\": unknown configuration field \""
-                        + field + "\" (value " + describe(values.get(field)) + "); known fields are "
-                        + new TreeSet<>(known));
-            }
-        }
-        return new CodecConfig(codec, values);
+        return new CodecConfig(CodecConfigReader.of(codec, configuration, known));
     }
 
-    public boolean has(String field) {
-        return values.get(field) != null;
-    }
-
-    /** An integer field in {@code [min, max]}, or {@code fallback} when absent. */
+    /** As {@link CodecConfigReader#integer}. */
     public long integer(String field, long min, long max, long fallback) {
-        Object v = values.get(field);
-        if (v == null) {
-            return fallback;
-        }
-        long n;
-        if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
-            n = ((Number) v).longValue();
-        } else {
-            throw bad(field, v, "an integer from " + min + " to " + max);
-        }
-        if (n < min || n > max) {
-            throw bad(field, v, "an integer from " + min + " to " + max);
-        }
-        return n;
+        return reader.integer(field, min, max, fallback);
     }
 
-    /** A boolean field, or {@code fallback} when absent. */
+    /** As {@link CodecConfigReader#bool}. */
     public boolean bool(String field, boolean fallback) {
-        Object v = values.get(field);
-        if (v == null) {
-            return fallback;
-        }
-        if (v instanceof Boolean b) {
-            return b;
-        }
-        throw bad(field, v, "true or false");
-    }
-
-    /** A string field that is one of {@code allowed}, or null when absent. */
-    public String choice(String field, Set<String> allowed) {
-        Object v = values.get(field);
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof String s && allowed.contains(s)) {
-            return s;
-        }
-        throw bad(field, v, "one of " + new TreeSet<>(allowed));
-    }
-
-    /** A required list field. */
-    public List<?> list(String field) {
-        Object v = values.get(field);
-        if (v instanceof List<?> l) {
-            return l;
-        }
-        throw v == null ? new IllegalArgumentException("codec \"" + codec + "\": configuration field \"" + field
-                + "\" is required") : bad(field, v, "a list");
-    }
-
-    /** An {@link IllegalArgumentException} saying that {@code field} holds {@code value} but must be {@code want}. */
-    public IllegalArgumentException bad(String field, Object value, String want) {
-        return new IllegalArgumentException("codec \"" + codec + "\": configuration field \"" + field + "\" is "
-                + describe(value) + ", must be " + want);
-    }
-
-    private static String describe(Object v) {
-        if (v instanceof String s) {
-            return "\"" + s + "\"";
-        }
-        return v == null ? "null" : v + " (" + v.getClass().getSimpleName() + ")";
+        return reader.bool(field, fallback);
     }
 }

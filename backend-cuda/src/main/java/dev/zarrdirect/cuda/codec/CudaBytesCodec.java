@@ -7,6 +7,7 @@ import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.ArrayToBytesCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.BytesEndian;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
@@ -14,7 +15,6 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The {@code bytes} codec on a CUDA device. Little-endian (and one-byte types) is the identity: the
@@ -30,17 +30,16 @@ public final class CudaBytesCodec implements ArrayToBytesCodec {
 
     private final CudaBackend backend;
     private final CudaDevice device;
-    private final String endian; // null: none given
+    private final BytesEndian endian;
 
-    CudaBytesCodec(CudaBackend backend, CudaDevice device, String endian) {
+    CudaBytesCodec(CudaBackend backend, CudaDevice device, BytesEndian endian) {
         this.backend = backend;
         this.device = device;
         this.endian = endian;
     }
 
     static CudaBytesCodec create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
-        Config c = Config.of(NAME, configuration, Set.of("endian"));
-        return new CudaBytesCodec(backend, device, c.choice("endian", Set.of("little", "big")));
+        return new CudaBytesCodec(backend, device, BytesEndian.parse(NAME, configuration));
     }
 
     @Override
@@ -58,21 +57,9 @@ public final class CudaBytesCodec implements ArrayToBytesCodec {
         return "cuda";
     }
 
-    private boolean swaps(ChunkSpec spec) {
-        int unit = spec.dataType().swapUnit();
-        if (unit == 1) {
-            return false;
-        }
-        if (endian == null) {
-            throw new IllegalArgumentException("codec \"" + NAME + "\": configuration field \"endian\" is required"
-                    + " for data type " + spec.dataType() + " (swap unit " + unit + " bytes)");
-        }
-        return endian.equals("big");
-    }
-
     @Override
     public long encodedSize(ChunkSpec decoded) {
-        swaps(decoded);
+        endian.needsSwap(decoded.dataType());
         return decoded.byteSize();
     }
 
@@ -92,7 +79,7 @@ public final class CudaBytesCodec implements ArrayToBytesCodec {
     }
 
     private void run(ChunkSpec spec, CodecBatch batch, String direction) {
-        boolean swap = swaps(spec);
+        boolean swap = endian.needsSwap(spec.dataType());
         long size = spec.byteSize();
         int unit = spec.dataType().swapUnit();
         DeviceCopies copies = new DeviceCopies();

@@ -7,6 +7,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
@@ -41,7 +42,7 @@ public final class CudaCrc32cCodec implements BytesToBytesCodec {
     }
 
     static CudaCrc32cCodec create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
-        Config.of(NAME, configuration, Set.of());
+        CodecConfigReader.of(NAME, configuration, Set.of());
         return new CudaCrc32cCodec(backend, device);
     }
 

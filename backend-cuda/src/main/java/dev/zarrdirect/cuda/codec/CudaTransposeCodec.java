@@ -7,6 +7,8 @@ import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.ArrayToArrayCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
+import dev.zarrdirect.api.codec.spec.TransposeOrder;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
@@ -14,7 +16,6 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,39 +39,19 @@ public final class CudaTransposeCodec implements ArrayToArrayCodec {
 
     private final CudaBackend backend;
     private final CudaDevice device;
-    private final int[] order;
-    private final int[] inverse;
+    private final TransposeOrder order;
 
-    CudaTransposeCodec(CudaBackend backend, CudaDevice device, int[] order) {
+    CudaTransposeCodec(CudaBackend backend, CudaDevice device, TransposeOrder order) {
         this.backend = backend;
         this.device = device;
         this.order = order;
-        this.inverse = new int[order.length];
-        for (int i = 0; i < order.length; i++) {
-            inverse[order[i]] = i;
-        }
     }
 
     static CudaTransposeCodec create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
-        Config c = Config.of(NAME, configuration, Set.of("order"));
-        List<?> list = c.list("order");
-        int n = list.size();
-        int[] order = new int[n];
-        boolean[] seen = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            Object v = list.get(i);
-            if (!(v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte)) {
-                throw c.bad("order", list, "a permutation of 0.." + (n - 1) + ", but element " + i + " is " + v);
-            }
-            long a = ((Number) v).longValue();
-            if (a < 0 || a >= n || seen[(int) a]) {
-                throw c.bad("order", list, "a permutation of 0.." + (n - 1) + ", but element " + i + " is " + a);
-            }
-            seen[(int) a] = true;
-            order[i] = (int) a;
-        }
-        if (n > MAX_RANK) {
-            throw c.bad("order", list, "of rank at most " + MAX_RANK + " on " + device.device());
+        TransposeOrder order = TransposeOrder.parse(NAME, configuration);
+        if (order.rank() > MAX_RANK) {
+            throw CodecConfigReader.of(NAME, configuration, Set.of(TransposeOrder.FIELD)).bad(TransposeOrder.FIELD,
+                    configuration.get(TransposeOrder.FIELD), "of rank at most " + MAX_RANK + " on " + device.device());
         }
         return new CudaTransposeCodec(backend, device, order);
     }
@@ -92,38 +73,17 @@ public final class CudaTransposeCodec implements ArrayToArrayCodec {
 
     @Override
     public ChunkSpec encodedSpec(ChunkSpec decoded) {
-        if (decoded.rank() != order.length) {
-            throw new IllegalArgumentException("codec \"" + NAME + "\" with order " + Arrays.toString(order)
-                    + " needs rank " + order.length + ", but the chunk is " + decoded + " of rank " + decoded.rank());
-        }
-        long[] d = decoded.shape();
-        long[] e = new long[d.length];
-        for (int i = 0; i < d.length; i++) {
-            e[i] = d[order[i]];
-        }
-        return new ChunkSpec(decoded.dataType(), e);
+        return order.encodedSpec(decoded);
     }
 
     @Override
     public void encode(ChunkSpec decoded, CodecBatch batch) {
-        ChunkSpec encoded = encodedSpec(decoded);
-        long[] inStrides = strides(decoded.shape());
-        long[] s = new long[order.length];
-        for (int i = 0; i < order.length; i++) {
-            s[i] = inStrides[order[i]];
-        }
-        run(batch, "encode", decoded, encoded.shape(), s);
+        run(batch, "encode", decoded, encodedSpec(decoded).shape(), order.encodeInputStrides(decoded));
     }
 
     @Override
     public void decode(ChunkSpec decoded, CodecBatch batch) {
-        ChunkSpec encoded = encodedSpec(decoded);
-        long[] inStrides = strides(encoded.shape());
-        long[] s = new long[order.length];
-        for (int j = 0; j < order.length; j++) {
-            s[j] = inStrides[inverse[j]];
-        }
-        run(batch, "decode", decoded, decoded.shape(), s);
+        run(batch, "decode", decoded, decoded.shape(), order.decodeInputStrides(decoded));
     }
 
     /**
@@ -217,18 +177,8 @@ public final class CudaTransposeCodec implements ArrayToArrayCodec {
         return s;
     }
 
-    private static long[] strides(long[] shape) {
-        long[] s = new long[shape.length];
-        long acc = 1;
-        for (int i = shape.length - 1; i >= 0; i--) {
-            s[i] = acc;
-            acc *= shape[i];
-        }
-        return s;
-    }
-
     @Override
     public String toString() {
-        return "CudaTransposeCodec[" + device.device() + ", " + Arrays.toString(order) + "]";
+        return "CudaTransposeCodec[" + device.device() + ", " + order + "]";
     }
 }

@@ -1,7 +1,8 @@
 /**
- * What the OpenCL codecs share: reading configurations ({@link dev.zarrdirect.opencl.codec.ClCodecConfig}),
- * turning a batch into kernel arguments ({@link dev.zarrdirect.opencl.codec.DeviceItems}) and the
- * frame of every call ({@link dev.zarrdirect.opencl.codec.BatchRun}).
+ * What the OpenCL codecs share: turning a batch into kernel arguments
+ * ({@link dev.zarrdirect.opencl.codec.DeviceItems}) and the frame of every call
+ * ({@link dev.zarrdirect.opencl.codec.BatchRun}). Configurations are read with the rules every
+ * backend shares ({@link dev.zarrdirect.api.codec.spec.CodecConfigReader}).
  *
  * <h2>One launch per batch</h2>
  * Items are grouped by their pair of input and output {@code cl_mem}; each group is one launch per

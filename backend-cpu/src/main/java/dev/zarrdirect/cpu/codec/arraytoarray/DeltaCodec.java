@@ -6,7 +6,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.ArrayToArrayCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.cpu.codec.CodecItems;
 
 import java.lang.foreign.MemorySegment;
@@ -52,7 +52,7 @@ public final class DeltaCodec implements ArrayToArrayCodec {
 
     /** Reads the configuration described in the class documentation; an {@code "id"}, if present, must be "delta". */
     public static DeltaCodec create(Map<String, Object> configuration) {
-        CodecConfig c = CodecConfig.of(NAME, configuration, Set.of("dtype", "astype", "id"));
+        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("dtype", "astype", "id"));
         if (c.has("id")) {
             c.choice("id", Set.of("delta"));
         }
@@ -76,7 +76,7 @@ public final class DeltaCodec implements ArrayToArrayCodec {
         return new DeltaCodec(dtype, astype, (String) d);
     }
 
-    private static DataType parse(CodecConfig c, String field, Object v) {
+    private static DataType parse(CodecConfigReader c, String field, Object v) {
         if (!(v instanceof String s)) {
             throw c.bad(field, v, "a numpy type string such as \"<i4\"");
         }

@@ -6,14 +6,13 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.ArrayToBytesCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.BytesEndian;
 import dev.zarrdirect.cpu.codec.CodecItems;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The {@code bytes} codec on the CPU: the in-memory representation (C order, little-endian) as
@@ -28,23 +27,20 @@ public final class BytesCodec implements ArrayToBytesCodec {
 
     static final String NAME = "bytes";
 
-    private final ByteOrder order; // null: no endian given
+    private final BytesEndian endian;
 
-    private BytesCodec(ByteOrder order) {
-        this.order = order;
+    private BytesCodec(BytesEndian endian) {
+        this.endian = endian;
     }
 
     /** Reads {@code {"endian": "little"|"big"}}. */
     public static BytesCodec create(Map<String, Object> configuration) {
-        CodecConfig c = CodecConfig.of(NAME, configuration, Set.of("endian"));
-        String endian = c.choice("endian", Set.of("little", "big"));
-        return new BytesCodec(endian == null ? null : endian.equals("big") ? ByteOrder.BIG_ENDIAN
-                : ByteOrder.LITTLE_ENDIAN);
+        return new BytesCodec(BytesEndian.parse(NAME, configuration));
     }
 
     /** The byte order of the stored bytes, or null when the configuration gave none. */
     public ByteOrder order() {
-        return order;
+        return endian.order();
     }
 
     @Override
@@ -62,21 +58,9 @@ public final class BytesCodec implements ArrayToBytesCodec {
         return "cpu";
     }
 
-    private boolean swaps(ChunkSpec spec) {
-        int unit = spec.dataType().swapUnit();
-        if (unit == 1) {
-            return false;
-        }
-        if (order == null) {
-            throw new IllegalArgumentException("codec \"" + NAME + "\": configuration field \"endian\" is required"
-                    + " for data type " + spec.dataType() + " (swap unit " + unit + " bytes)");
-        }
-        return order == ByteOrder.BIG_ENDIAN;
-    }
-
     @Override
     public long encodedSize(ChunkSpec decoded) {
-        swaps(decoded);
+        endian.needsSwap(decoded.dataType());
         return decoded.byteSize();
     }
 
@@ -96,7 +80,7 @@ public final class BytesCodec implements ArrayToBytesCodec {
     }
 
     private void run(ChunkSpec spec, CodecBatch batch, String direction, String inputWhat) {
-        boolean swap = swaps(spec);
+        boolean swap = endian.needsSwap(spec.dataType());
         long size = spec.byteSize();
         int unit = spec.dataType().swapUnit();
         CodecItems.forEach(NAME, direction, batch, (i, in, out) -> {

@@ -5,7 +5,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.cpu.codec.CodecItems;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.BitShuffle;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.BloscCompressor;
@@ -75,7 +75,7 @@ public final class BloscCodec implements BytesToBytesCodec {
 
     /** Reads the configuration described in the class documentation. */
     public static BloscCodec create(Map<String, Object> configuration) {
-        CodecConfig c = CodecConfig.of(NAME, configuration, Set.of("cname", "clevel", "shuffle", "typesize",
+        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("cname", "clevel", "shuffle", "typesize",
                 "blocksize", "id"));
         if (c.has("id")) {
             c.choice("id", Set.of(NAME));

@@ -5,7 +5,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.cpu.codec.CodecItems;
 
 import java.lang.foreign.MemorySegment;
@@ -31,7 +31,7 @@ public final class Crc32cCodec implements BytesToBytesCodec {
 
     /** Reads {@code {}}; no field is allowed. */
     public static Crc32cCodec create(Map<String, Object> configuration) {
-        CodecConfig.of(NAME, configuration, Set.of());
+        CodecConfigReader.of(NAME, configuration, Set.of());
         return new Crc32cCodec();
     }
 

@@ -4,7 +4,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.cpu.codec.CodecItems;
 
 import java.lang.foreign.MemorySegment;
@@ -52,7 +52,7 @@ public final class GzipCodec implements BytesToBytesCodec {
 
     /** Reads {@code {"level": 0..9}}; an absent level means 5, as zarr-python's default. */
     public static GzipCodec create(Map<String, Object> configuration) {
-        CodecConfig c = CodecConfig.of(NAME, configuration, Set.of("level"));
+        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("level"));
         return new GzipCodec((int) c.integer("level", 0, 9, DEFAULT_LEVEL));
     }
 

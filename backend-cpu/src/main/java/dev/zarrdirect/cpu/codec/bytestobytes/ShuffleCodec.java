@@ -4,7 +4,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.CorruptChunkException;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.cpu.codec.CodecItems;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.ByteShuffle;
 
@@ -29,7 +29,7 @@ public final class ShuffleCodec implements BytesToBytesCodec {
 
     /** Reads {@code {"elementsize": int >= 1}} (numcodecs' default 4); an {@code "id"}, if present, must be "shuffle". */
     public static ShuffleCodec create(Map<String, Object> configuration) {
-        CodecConfig c = CodecConfig.of(NAME, configuration, Set.of("elementsize", "id"));
+        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("elementsize", "id"));
         if (c.has("id")) {
             c.choice("id", Set.of("shuffle"));
         }

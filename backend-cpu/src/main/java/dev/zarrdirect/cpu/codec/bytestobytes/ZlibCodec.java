@@ -4,7 +4,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.cpu.codec.CodecItems;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.ZlibStreams;
 
@@ -49,7 +49,7 @@ public final class ZlibCodec implements BytesToBytesCodec {
         if (!name.equals(NAME) && !name.equals(V2_ID)) {
             throw new IllegalArgumentException("ZlibCodec is \"" + NAME + "\" or \"" + V2_ID + "\", not \"" + name + "\"");
         }
-        CodecConfig c = CodecConfig.of(name, configuration, Set.of("level", "id"));
+        CodecConfigReader c = CodecConfigReader.of(name, configuration, Set.of("level", "id"));
         if (c.has("id")) {
             c.choice("id", Set.of(V2_ID));
         }

@@ -5,16 +5,14 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.ArrayToArrayCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.TransposeOrder;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.RegionDescriptors;
 import dev.zarrdirect.opencl.codec.BatchRun;
-import dev.zarrdirect.opencl.codec.ClCodecConfig;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
 
@@ -29,45 +27,19 @@ public final class OpenClTransposeCodec implements ArrayToArrayCodec {
 
     static final String NAME = "transpose";
 
-    private final int[] order;
-    private final int[] inverse;
+    private final TransposeOrder order;
     private final Device device;
     private final OpenClBackend backend;
 
-    private OpenClTransposeCodec(int[] order, Device device, OpenClBackend backend) {
+    private OpenClTransposeCodec(TransposeOrder order, Device device, OpenClBackend backend) {
         this.order = order;
-        this.inverse = new int[order.length];
-        for (int i = 0; i < order.length; i++) {
-            inverse[order[i]] = i;
-        }
         this.device = device;
         this.backend = backend;
     }
 
     /** Reads {@code {"order": [permutation of 0..rank-1]}}; {@code backend} may be null. */
     public static OpenClTransposeCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
-        ClCodecConfig c = ClCodecConfig.of(NAME, configuration, Set.of("order"));
-        List<?> list = c.list("order");
-        int n = list.size();
-        int[] order = new int[n];
-        boolean[] seen = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            Object v = list.get(i);
-            if (!(v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte)) {
-                throw c.bad("order", list, "a permutation of 0.." + (n - 1) + ", but element " + i + " is " + v);
-            }
-            long a = ((Number) v).longValue();
-            if (a < 0 || a >= n) {
-                throw c.bad("order", list, "a permutation of 0.." + (n - 1) + ", but element " + i + " is " + a
-                        + ", out of range");
-            }
-            if (seen[(int) a]) {
-                throw c.bad("order", list, "a permutation of 0.." + (n - 1) + ", but axis " + a + " appears twice");
-            }
-            seen[(int) a] = true;
-            order[i] = (int) a;
-        }
-        return new OpenClTransposeCodec(order, device, backend);
+        return new OpenClTransposeCodec(TransposeOrder.parse(NAME, configuration), device, backend);
     }
 
     @Override
@@ -85,44 +57,19 @@ public final class OpenClTransposeCodec implements ArrayToArrayCodec {
         return "opencl";
     }
 
-    private void checkRank(ChunkSpec spec) {
-        if (spec.rank() != order.length) {
-            throw new IllegalArgumentException("codec \"" + NAME + "\" with order " + Arrays.toString(order)
-                    + " needs rank " + order.length + ", but the chunk is " + spec + " of rank " + spec.rank());
-        }
-    }
-
     @Override
     public ChunkSpec encodedSpec(ChunkSpec decoded) {
-        checkRank(decoded);
-        long[] d = decoded.shape();
-        long[] e = new long[d.length];
-        for (int i = 0; i < d.length; i++) {
-            e[i] = d[order[i]];
-        }
-        return new ChunkSpec(decoded.dataType(), e);
+        return order.encodedSpec(decoded);
     }
 
     @Override
     public void encode(ChunkSpec decoded, CodecBatch batch) {
-        ChunkSpec encoded = encodedSpec(decoded);
-        long[] inStrides = strides(decoded.shape());
-        long[] s = new long[order.length];
-        for (int i = 0; i < order.length; i++) {
-            s[i] = inStrides[order[i]];
-        }
-        run(batch, "encode", decoded, encoded.shape(), s);
+        run(batch, "encode", decoded, encodedSpec(decoded).shape(), order.encodeInputStrides(decoded));
     }
 
     @Override
     public void decode(ChunkSpec decoded, CodecBatch batch) {
-        ChunkSpec encoded = encodedSpec(decoded);
-        long[] inStrides = strides(encoded.shape());
-        long[] s = new long[order.length];
-        for (int j = 0; j < order.length; j++) {
-            s[j] = inStrides[inverse[j]];
-        }
-        run(batch, "decode", decoded, decoded.shape(), s);
+        run(batch, "decode", decoded, decoded.shape(), order.decodeInputStrides(decoded));
     }
 
     private void run(CodecBatch batch, String direction, ChunkSpec spec, long[] outShape, long[] inStrides) {
@@ -132,7 +79,7 @@ public final class OpenClTransposeCodec implements ArrayToArrayCodec {
         for (int i = 0; i < inStrides.length; i++) {
             inByteStrides[i] = inStrides[i] * elem;
         }
-        long[] outByteStrides = strides(outShape);
+        long[] outByteStrides = TransposeOrder.cStrides(outShape);
         for (int i = 0; i < outByteStrides.length; i++) {
             outByteStrides[i] *= elem;
         }
@@ -161,7 +108,7 @@ public final class OpenClTransposeCodec implements ArrayToArrayCodec {
                         long inOff = items.in(i).offset();
                         long outOff = items.out(i).offset();
                         boolean overlaps = g.inMem() == g.outMem() && inOff < outOff + size && outOff < inOff + size;
-                        if (overlaps && inOff == outOff && isIdentity()) {
+                        if (overlaps && inOff == outOff && order.isIdentity()) {
                             continue; // in place, nothing moves
                         }
                         if (overlaps) {
@@ -191,24 +138,5 @@ public final class OpenClTransposeCodec implements ArrayToArrayCodec {
                 }
             }
         });
-    }
-
-    private boolean isIdentity() {
-        for (int i = 0; i < order.length; i++) {
-            if (order[i] != i) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static long[] strides(long[] shape) {
-        long[] s = new long[shape.length];
-        long acc = 1;
-        for (int i = shape.length - 1; i >= 0; i--) {
-            s[i] = acc;
-            acc *= shape[i];
-        }
-        return s;
     }
 }

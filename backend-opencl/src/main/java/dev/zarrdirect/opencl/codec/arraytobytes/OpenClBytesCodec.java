@@ -5,18 +5,17 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.ArrayToBytesCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.BytesEndian;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.RegionDescriptors;
 import dev.zarrdirect.opencl.codec.BatchRun;
-import dev.zarrdirect.opencl.codec.ClCodecConfig;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The {@code bytes} codec on an OpenCL device. Big-endian stored bytes are byte-swapped per
@@ -29,22 +28,19 @@ public final class OpenClBytesCodec implements ArrayToBytesCodec {
 
     static final String NAME = "bytes";
 
-    private final boolean big;
-    private final boolean endianGiven;
+    private final BytesEndian endian;
     private final Device device;
     private final OpenClBackend backend;
 
-    private OpenClBytesCodec(boolean big, boolean endianGiven, Device device, OpenClBackend backend) {
-        this.big = big;
-        this.endianGiven = endianGiven;
+    private OpenClBytesCodec(BytesEndian endian, Device device, OpenClBackend backend) {
+        this.endian = endian;
         this.device = device;
         this.backend = backend;
     }
 
     /** Reads {@code {"endian": "little"|"big"}}; {@code backend} may be null (found from the buffers). */
     public static OpenClBytesCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
-        String endian = ClCodecConfig.of(NAME, configuration, Set.of("endian")).choice("endian", Set.of("little", "big"));
-        return new OpenClBytesCodec("big".equals(endian), endian != null, device, backend);
+        return new OpenClBytesCodec(BytesEndian.parse(NAME, configuration), device, backend);
     }
 
     @Override
@@ -62,21 +58,9 @@ public final class OpenClBytesCodec implements ArrayToBytesCodec {
         return "opencl";
     }
 
-    private boolean swaps(ChunkSpec spec) {
-        int unit = spec.dataType().swapUnit();
-        if (unit == 1) {
-            return false;
-        }
-        if (!endianGiven) {
-            throw new IllegalArgumentException("codec \"" + NAME + "\": configuration field \"endian\" is required"
-                    + " for data type " + spec.dataType() + " (swap unit " + unit + " bytes)");
-        }
-        return big;
-    }
-
     @Override
     public long encodedSize(ChunkSpec decoded) {
-        swaps(decoded);
+        endian.needsSwap(decoded.dataType());
         return decoded.byteSize();
     }
 
@@ -96,7 +80,7 @@ public final class OpenClBytesCodec implements ArrayToBytesCodec {
     }
 
     private void run(ChunkSpec spec, CodecBatch batch, String direction, String inputWhat) {
-        boolean swap = swaps(spec);
+        boolean swap = endian.needsSwap(spec.dataType());
         long size = spec.byteSize();
         int unit = spec.dataType().swapUnit();
         BatchRun.run(backend, NAME, direction, batch, new BatchRun.Work() {

@@ -5,10 +5,10 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
-import dev.zarrdirect.opencl.codec.ClCodecConfig;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
 import java.lang.foreign.Arena;
@@ -44,7 +44,7 @@ public final class OpenClCrc32cCodec implements BytesToBytesCodec {
 
     /** Reads {@code {}}; no field is allowed. {@code backend} may be null (found from the buffers). */
     public static OpenClCrc32cCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
-        ClCodecConfig.of(NAME, configuration, Set.of());
+        CodecConfigReader.of(NAME, configuration, Set.of());
         return new OpenClCrc32cCodec(device, backend);
     }
 
