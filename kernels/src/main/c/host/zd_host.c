@@ -6,6 +6,7 @@
  */
 #include "zd_portable.h"
 #include "zstd/zd_zstd_frame.h"
+#include "zstd/zd_zstd_mp.h"
 #include "bytes/zd_bytes.h"
 
 #include <stdlib.h>
@@ -65,6 +66,73 @@ ZD_KERNEL zd_u32 zd_host_zstd_decode(const zd_u8 *src, zd_u64 src_len, zd_u8 *ds
                                   local_size) != 0)
         return 0xFFFFFFFFu;
     return status;
+}
+
+/* ------------------------------------------------------------------ multi-pass zstd (zd_zstd_mp.h) */
+ZD_KERNEL zd_u64 zd_host_zstd_mp_scratch_bytes(zd_u64 dst_len, zd_u64 src_len) {
+    return zd_zstd_mp_scratch_bytes(dst_len, src_len);
+}
+ZD_KERNEL zd_u64 zd_host_zstd_mp_slots(zd_u64 dst_len, zd_u64 src_len) { return zd_zstd_mp_slots(dst_len, src_len); }
+
+typedef struct {
+    const zd_u8 *src;
+    const zd_u64 *src_offsets, *src_sizes;
+    zd_u8 *dst;
+    const zd_u64 *dst_offsets, *dst_sizes;
+    zd_u8 *scratch;
+    const zd_u64 *scratch_offsets, *slot_base;
+    zd_u32 *status;
+    zd_u32 n, pass;
+    zd_zstd_lds *lds;
+} zd_host_mp_args;
+
+/* Same bodies as the zd_zstd_mp_{scan,entropy,exec} kernel entries. */
+static void zd_host_mp_body(void *p) {
+    zd_host_mp_args *a = (zd_host_mp_args *)p;
+    zd_u32 g = zd_group_id();
+    if (a->pass == 2u) {
+        if (g >= a->slot_base[a->n]) return;
+        zd_u32 c = zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, g);
+        zd_zstd_mp_entropy_group(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
+                                 a->scratch + a->scratch_offsets[c], (zd_u32)(g - a->slot_base[c]), a->lds);
+        return;
+    }
+    if (g >= a->n) return;
+    if (a->pass == 1u) {
+        zd_zstd_mp_scan_group(a->src + a->src_offsets[g], a->src_sizes[g], a->dst_sizes[g],
+                              a->scratch + a->scratch_offsets[g], a->lds);
+        return;
+    }
+    zd_u32 s = zd_zstd_mp_exec_group(a->src + a->src_offsets[g], a->src_sizes[g], a->dst + a->dst_offsets[g],
+                                     a->dst_sizes[g], a->scratch + a->scratch_offsets[g], a->lds);
+    if (zd_local_id() == 0u) a->status[g] = s;
+}
+
+/* The three passes over a batch; modes[c] (if not NULL) gets ZD_MP_MODE_RUN when chunk c was
+   decoded by the multi-pass path, ZD_MP_MODE_FALLBACK when by the single-pass decoder. */
+ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                           zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                           zd_u8 *scratch, const zd_u64 *scratch_offsets, const zd_u64 *slot_base,
+                                           zd_u32 *status, zd_u32 n, zd_u32 local_size, zd_u32 *modes) {
+    zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
+    if (lds == NULL) return -1;
+    zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch,
+                         scratch_offsets, slot_base, status, n, 1u, lds};
+    for (zd_u32 pass = 1u; pass <= 3u; pass++) {
+        a.pass = pass;
+        zd_u32 groups = pass == 2u ? (zd_u32)slot_base[n] : n;
+        for (zd_u32 g = 0; g < groups; g++) {
+            memset(lds, 0xA5, sizeof(zd_zstd_lds));
+            if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) {
+                free(lds);
+                return -1;
+            }
+        }
+    }
+    if (modes != NULL)
+        for (zd_u32 c = 0; c < n; c++) modes[c] = ((const zd_mp_hdr *)(scratch + scratch_offsets[c]))->mode;
+    free(lds);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ byte kernels */

@@ -37,6 +37,9 @@ final class HostKernels {
     final MethodHandle byteswap;
     final MethodHandle transpose;
     final MethodHandle scatter;
+    final MethodHandle zstdMpDecodeBatch;
+    final MethodHandle zstdMpScratchBytes;
+    final MethodHandle zstdMpSlots;
     final long ldsBytes;
     final long scratchPerFrame;
 
@@ -69,6 +72,13 @@ final class HostKernels {
             scatter = linker.downcallHandle(lookup.find("zd_host_scatter").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS,
                             ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+            zstdMpDecodeBatch = linker.downcallHandle(lookup.find("zd_host_zstd_mp_decode_batch").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS,
+                            ADDRESS, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+            zstdMpScratchBytes = linker.downcallHandle(lookup.find("zd_host_zstd_mp_scratch_bytes").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+            zstdMpSlots = linker.downcallHandle(lookup.find("zd_host_zstd_mp_slots").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG));
             MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),

@@ -117,6 +117,34 @@ public final class ZstdKernelBench {
                                     .u64(scratch.address()).u64(CudaZstdCodec.SCRATCH_PER_FRAME).u64(tb + 32L * n).u32(n);
                             MemorySegment params = ka.build(arena);
                             long fn = cd.function("zd_zstd_decode_batch");
+                            // multi-pass path (as CudaZstdCodec picks it): frames above zarrdirect.cuda.zstdMultiPassMin
+                            long mpMin = Long.getLong(CudaZstdCodec.MP_MIN_PROPERTY, CudaZstdCodec.DEFAULT_MP_MIN);
+                            boolean mp = mpMin >= 0 && ss[0] > mpMin;
+                            long mpScr = 0, mpSlots = 0;
+                            MemorySegment mpX = arena.allocate(8L * (2L * n + 1), 8);
+                            for (int i = 0; i < n; i++) {
+                                mpX.setAtIndex(ValueLayout.JAVA_LONG, i, mpScr);
+                                mpX.setAtIndex(ValueLayout.JAVA_LONG, n + i, mpSlots);
+                                mpScr += CudaZstdCodec.mpScratchBytes(size, ss[i]);
+                                mpSlots += CudaZstdCodec.mpSlots(size, ss[i]);
+                            }
+                            mpX.setAtIndex(ValueLayout.JAVA_LONG, 2L * n, mpSlots);
+                            Buffer mpScratch = mp ? backend.allocateUninitialized(dev, MemoryKind.DEVICE, mpScr) : null;
+                            Buffer mpXh = backend.allocate(dev, MemoryKind.HOST_PINNED, mpX.byteSize());
+                            Buffer mpXd = backend.allocateUninitialized(dev, MemoryKind.DEVICE, mpX.byteSize());
+                            MemorySegment.copy(mpX, 0, mpXh.segment(), 0, mpX.byteSize());
+                            backend.copy(mpXh, 0, mpXd, 0, mpX.byteSize());
+                            long xd = mpXd.address();
+                            long msc = mp ? mpScratch.address() : 0L;
+                            MemorySegment p1 = new KernelArgs().u64(in.address()).u64(tb).u64(tb + 8L * n).u64(tb + 24L * n)
+                                    .u64(msc).u64(xd).u32(n).build(arena);
+                            MemorySegment p2 = new KernelArgs().u64(in.address()).u64(tb).u64(tb + 8L * n).u64(tb + 24L * n)
+                                    .u64(msc).u64(xd).u64(xd + 8L * n).u32(n).build(arena);
+                            MemorySegment p3 = new KernelArgs().u64(in.address()).u64(tb).u64(tb + 8L * n).u64(out.address())
+                                    .u64(tb + 16L * n).u64(tb + 24L * n).u64(msc).u64(xd).u64(tb + 32L * n).u32(n).build(arena);
+                            int mpThreads = Integer.getInteger(CudaZstdCodec.MP_THREADS_PROPERTY, 128);
+                            if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads%n",
+                                    n, mpSlots, mpScr / (double) (1L << 30), mpThreads);
                             cd.makeCurrent();
                             long stream = cd.acquireStream();
                             long e0 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
@@ -125,7 +153,13 @@ public final class ZstdKernelBench {
                             try {
                                 for (int r = -warmup; r < reps; r++) {
                                     drv.eventRecord(e0, stream);
-                                    drv.launch(fn, "zd_zstd_decode_batch", n, threads, 0, stream, params);
+                                    if (mp) {
+                                        drv.launch(cd.function("zd_zstd_mp_scan"), "zd_zstd_mp_scan", n, 32, 0, stream, p1);
+                                        drv.launch(cd.function("zd_zstd_mp_entropy"), "zd_zstd_mp_entropy", Math.toIntExact(mpSlots), 32, 0, stream, p2);
+                                        drv.launch(cd.function("zd_zstd_mp_exec"), "zd_zstd_mp_exec", n, mpThreads, 0, stream, p3);
+                                    } else {
+                                        drv.launch(fn, "zd_zstd_decode_batch", n, threads, 0, stream, params);
+                                    }
                                     drv.eventRecord(e1, stream);
                                     drv.eventSynchronize(e1);
                                     if (r >= 0) {

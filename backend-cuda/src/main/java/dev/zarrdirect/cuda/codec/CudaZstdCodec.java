@@ -29,6 +29,15 @@ import java.util.Set;
  * never touches another chunk's memory. Scratch: {@value #SCRATCH_PER_FRAME} bytes of device memory
  * per frame ({@code ZD_ZSTD_SCRATCH_PER_FRAME}), taken from the pool for the call.
  *
+ * <h2>Large frames</h2>
+ * Frames of more than {@value #DEFAULT_MP_MIN} encoded bytes ({@link #MP_MIN_PROPERTY}) take the
+ * multi-pass path of zd_zstd_mp.h in the same call: {@code zd_zstd_mp_scan} (one block per frame:
+ * block table), {@code zd_zstd_mp_entropy} (one block per zstd block: literals and sequences into
+ * scratch) and {@code zd_zstd_mp_exec} (one block per frame: executes in order, checksum), with a
+ * single-pass fallback inside the last launch for anything unusual or invalid, so statuses are the
+ * same. Scratch: {@link #mpScratchBytes} per frame (about 5x its decoded size), launches split at
+ * {@value #MP_SCRATCH_CAP} bytes.
+ *
  * <h2>Encoding</h2>
  * Not on the device: {@link #encode} throws {@link UnsupportedOperationException}. The registry must
  * choose the CPU implementation for writes.
@@ -42,6 +51,18 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     public static final String BLOCK_PROPERTY = "zarrdirect.cuda.zstdThreads";
     /** Frames per launch at most; a larger batch runs as several launches (bounds the scratch to 1 GiB). */
     static final int MAX_FRAMES_PER_LAUNCH = 4096;
+    /**
+     * Frames of more than this many encoded bytes use the multi-pass, block-parallel path
+     * (zd_zstd_mp.h: scan, entropy per block, execute); a negative value turns it off.
+     */
+    public static final String MP_MIN_PROPERTY = "zarrdirect.cuda.zstdMultiPassMin";
+    public static final long DEFAULT_MP_MIN = 2L << 20; // measured: 1 MiB frames (~0.8 MB encoded) are faster single-pass
+    /** Threads per frame of the multi-pass execute launch; default 128. */
+    public static final String MP_THREADS_PROPERTY = "zarrdirect.cuda.zstdMultiPassThreads";
+    /** Device scratch of one multi-pass launch at most (frames beyond it go to the next launch). */
+    static final long MP_SCRATCH_CAP = 8L << 30;
+    /** sizeof(zd_mp_block). */
+    static final long MP_BLOCK_BYTES = 112;
 
     private final CudaBackend backend;
     private final CudaDevice device;
@@ -140,6 +161,43 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         if (n == 0) {
             return;
         }
+        // ---- multi-pass split (zd_zstd_mp.h): frames above MP_MIN_PROPERTY go through the
+        // block-parallel path, the others through zd_zstd_decode_batch below.
+        long mpMin = Long.getLong(MP_MIN_PROPERTY, DEFAULT_MP_MIN);
+        int nl = 0;
+        for (int k = 0; k < n; k++) {
+            if (mpMin >= 0 && ss[k] > mpMin) nl++;
+        }
+        if (nl > 0) {
+            int[] li = new int[nl];
+            long[] lsa = new long[nl], lss = new long[nl], lda = new long[nl], lds = new long[nl];
+            int ns = 0, m = 0;
+            for (int k = 0; k < n; k++) {
+                if (ss[k] > mpMin) {
+                    li[m] = item[k]; lsa[m] = sa[k]; lss[m] = ss[k]; lda[m] = da[k]; lds[m] = ds[k]; m++;
+                } else {
+                    item[ns] = item[k]; sa[ns] = sa[k]; ss[ns] = ss[k]; da[ns] = da[k]; ds[ns] = ds[k]; ns++;
+                }
+            }
+            int lo = 0;
+            while (lo < nl) { // sub-batches of at most MP_SCRATCH_CAP bytes of scratch (at least one frame)
+                int hi = lo;
+                long bytes = 0;
+                while (hi < nl && (hi == lo || bytes + mpScratchBytes(lds[hi], lss[hi]) <= MP_SCRATCH_CAP)) {
+                    bytes += mpScratchBytes(lds[hi], lss[hi]);
+                    hi++;
+                }
+                decodeMultiPass(batch, java.util.Arrays.copyOfRange(li, lo, hi), java.util.Arrays.copyOfRange(lsa, lo, hi),
+                        java.util.Arrays.copyOfRange(lss, lo, hi), java.util.Arrays.copyOfRange(lda, lo, hi),
+                        java.util.Arrays.copyOfRange(lds, lo, hi));
+                lo = hi;
+            }
+            n = ns;
+            if (n == 0) {
+                return;
+            }
+        }
+        // ---- end of the multi-pass split
         ItemTable t = ItemTable.of(java.util.Arrays.copyOf(sa, n), java.util.Arrays.copyOf(ss, n),
                 java.util.Arrays.copyOf(da, n), java.util.Arrays.copyOf(ds, n));
         int threads = Integer.getInteger(BLOCK_PROPERTY, 32);
@@ -155,17 +213,79 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             w.launch("zd_zstd_decode_batch", n, threads, 0, args);
             w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
             w.sync("zd_zstd_decode_batch over " + n + " frames starting with " + batch.label(item[0]));
-            for (int k = 0; k < n; k++) {
-                int st = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * k);
-                int i = item[k];
-                if (st == ZdStatus.OK) {
-                    batch.complete(i, ds[k]);
-                } else {
-                    batch.fail(i, new CorruptChunkException(NAME, "zstd frame of " + batch.label(i) + " is undecodable on "
-                            + device.device() + ": " + ZdStatus.name(st) + " (" + ZdStatus.text(st) + "), expected " + ds[k]
-                            + " decoded bytes (" + ss[k] + " encoded bytes)"));
-                }
+            report(batch, host, t.statusAt(), item, ss, ds, n);
+        }
+    }
+
+    private void report(CodecBatch batch, MemorySegment host, long statusAt, int[] item, long[] ss, long[] ds, int n) {
+        for (int k = 0; k < n; k++) {
+            int st = host.get(ValueLayout.JAVA_INT, statusAt + 4L * k);
+            int i = item[k];
+            if (st == ZdStatus.OK) {
+                batch.complete(i, ds[k]);
+            } else {
+                batch.fail(i, new CorruptChunkException(NAME, "zstd frame of " + batch.label(i) + " is undecodable on "
+                        + device.device() + ": " + ZdStatus.name(st) + " (" + ZdStatus.text(st) + "), expected " + ds[k]
+                        + " decoded bytes (" + ss[k] + " encoded bytes)"));
             }
+        }
+    }
+
+    // ------------------------------------------------------------------ multi-pass path (zd_zstd_mp.h)
+
+    /**
+     * Device scratch of one frame on the multi-pass path, for {@code d} decoded bytes: the same
+     * formula as {@code zd_zstd_mp_scratch_bytes} in zd_zstd_mp.h for d decoded and s encoded bytes
+     * (block table of min(d/2048, s/3)+16 entries of 112 bytes, a literal region of max(d, 256 KiB),
+     * 12 bytes per possible sequence, d/3+1024), rounded up to 256 bytes. About 5 d.
+     */
+    public static long mpScratchBytes(long d, long s) {
+        long slots = mpSlots(d, s);
+        long lit = (Math.max(d, SCRATCH_PER_FRAME) + 7) & ~7L;
+        long seqs = d / 3 + 1024;
+        return (64 + slots * MP_BLOCK_BYTES + lit + 12 * seqs + 255) & ~255L;
+    }
+
+    /** Pass 2's block slots of one frame: {@code zd_zstd_mp_slots}. */
+    public static long mpSlots(long d, long s) {
+        return Math.min(d / 2048, s / 3) + 16;
+    }
+
+    /** Three launches (scan, entropy per block slot, execute) for frames whose scratch fits together. */
+    private void decodeMultiPass(CodecBatch batch, int[] item, long[] sa, long[] ss, long[] da, long[] ds) {
+        int n = item.length;
+        ItemTable t = ItemTable.of(sa, ss, da, ds);
+        long[] sco = new long[n];
+        long[] sb = new long[n + 1];
+        long scr = 0, slots = 0;
+        for (int k = 0; k < n; k++) {
+            sco[k] = scr;
+            scr += mpScratchBytes(ds[k], ss[k]);
+            sb[k] = slots;
+            slots += mpSlots(ds[k], ss[k]);
+        }
+        sb[n] = slots;
+        int threads = Integer.getInteger(MP_THREADS_PROPERTY, 128);
+        try (DeviceWork w = new DeviceWork(backend, device)) {
+            MemorySegment host = w.arena.allocate(t.byteSize(), 8);
+            t.writeTo(host);
+            long table = w.upload(host);
+            MemorySegment extra = w.arena.allocate(8L * (2L * n + 1), 8);
+            MemorySegment.copy(sco, 0, extra, ValueLayout.JAVA_LONG, 0, n);
+            MemorySegment.copy(sb, 0, extra, ValueLayout.JAVA_LONG, 8L * n, n + 1);
+            long ex = w.upload(extra);
+            long scratch = w.scratch(scr);
+            long srcOff = table + t.srcOffsetsAt(), srcSz = table + t.srcSizesAt();
+            long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt();
+            w.launch("zd_zstd_mp_scan", n, 32, 0, new KernelArgs().u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz)
+                    .u64(scratch).u64(ex).u32(n));
+            w.launch("zd_zstd_mp_entropy", Math.toIntExact(slots), 32, 0, new KernelArgs().u64(t.srcBase()).u64(srcOff)
+                    .u64(srcSz).u64(dstSz).u64(scratch).u64(ex).u64(ex + 8L * n).u32(n));
+            w.launch("zd_zstd_mp_exec", n, threads, 0, new KernelArgs().u64(t.srcBase()).u64(srcOff).u64(srcSz)
+                    .u64(t.dstBase()).u64(dstOff).u64(dstSz).u64(scratch).u64(ex).u64(table + t.statusAt()).u32(n));
+            w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
+            w.sync("zd_zstd_mp_* over " + n + " frames starting with " + batch.label(item[0]));
+            report(batch, host, t.statusAt(), item, ss, ds, n);
         }
     }
 

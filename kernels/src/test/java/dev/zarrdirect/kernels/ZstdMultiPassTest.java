@@ -1,0 +1,185 @@
+package dev.zarrdirect.kernels;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static dev.zarrdirect.kernels.ZstdTestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * The multi-pass, block-parallel decoder (zd_zstd_mp.h), host build: the whole corpus must
+ * decode through it (not through its single-pass fallback) to zstd-jni's bytes, and corrupt
+ * input must get exactly the single-pass status without a write outside dst or scratch.
+ */
+class ZstdMultiPassTest {
+    static final int MODE_RUN = 1, MODE_FALLBACK = 2;
+
+    record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
+
+    /** Decodes the frames in one batch (three passes) with guards around dst and every scratch area. */
+    static Result decodeMp(List<byte[]> frames, int[] dstLens, int localSize) {
+        HostKernels hk = HostKernels.get();
+        int n = frames.size();
+        try (Arena arena = Arena.ofConfined()) {
+            long srcTotal = 0, dstTotal = 0, scrTotal = 0, slots = 0;
+            long[] so = new long[n], dof = new long[n], sco = new long[n], sb = new long[n + 1];
+            for (int i = 0; i < n; i++) {
+                so[i] = srcTotal;
+                srcTotal += frames.get(i).length;
+                dof[i] = dstTotal + GUARD;
+                dstTotal += dstLens[i] + GUARD;
+                sco[i] = scrTotal + GUARD;
+                scrTotal += GUARD + (((long) hk.zstdMpScratchBytes.invokeExact((long) dstLens[i], (long) frames.get(i).length) + 7) & ~7L);
+                sb[i] = slots;
+                slots += (long) hk.zstdMpSlots.invokeExact((long) dstLens[i], (long) frames.get(i).length);
+            }
+            sb[n] = slots;
+            dstTotal += GUARD;
+            scrTotal += GUARD;
+            MemorySegment src = arena.allocate(Math.max(1, srcTotal), 16);
+            MemorySegment dst = arena.allocate(dstTotal, 16).fill(POISON);
+            MemorySegment scr = arena.allocate(scrTotal, 16).fill(POISON);
+            MemorySegment soS = arena.allocate(8L * n, 8), ssS = arena.allocate(8L * n, 8);
+            MemorySegment doS = arena.allocate(8L * n, 8), dsS = arena.allocate(8L * n, 8);
+            MemorySegment scoS = arena.allocate(8L * n, 8), sbS = arena.allocate(8L * (n + 1), 8);
+            MemorySegment status = arena.allocate(4L * n, 4).fill((byte) 0x7F);
+            MemorySegment modes = arena.allocate(4L * n, 4);
+            for (int i = 0; i < n; i++) {
+                byte[] f = frames.get(i);
+                MemorySegment.copy(f, 0, src, ValueLayout.JAVA_BYTE, so[i], f.length);
+                soS.setAtIndex(ValueLayout.JAVA_LONG, i, so[i]);
+                ssS.setAtIndex(ValueLayout.JAVA_LONG, i, f.length);
+                doS.setAtIndex(ValueLayout.JAVA_LONG, i, dof[i]);
+                dsS.setAtIndex(ValueLayout.JAVA_LONG, i, dstLens[i]);
+                scoS.setAtIndex(ValueLayout.JAVA_LONG, i, sco[i]);
+                sbS.setAtIndex(ValueLayout.JAVA_LONG, i, sb[i]);
+            }
+            sbS.setAtIndex(ValueLayout.JAVA_LONG, n, sb[n]);
+            int rc = (int) hk.zstdMpDecodeBatch.invokeExact(src, soS, ssS, dst, doS, dsS, scr, scoS, sbS, status, n,
+                    localSize, modes);
+            assertEquals(0, rc);
+            boolean ok = true;
+            int[] st = new int[n], md = new int[n];
+            byte[][] out = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                st[i] = status.getAtIndex(ValueLayout.JAVA_INT, i);
+                md[i] = modes.getAtIndex(ValueLayout.JAVA_INT, i);
+                out[i] = dst.asSlice(dof[i], dstLens[i]).toArray(ValueLayout.JAVA_BYTE);
+                ok &= poisoned(dst, dof[i] - GUARD, GUARD);
+                long need = (long) hk.zstdMpScratchBytes.invokeExact((long) dstLens[i], (long) frames.get(i).length);
+                ok &= poisoned(scr, sco[i] - GUARD, GUARD) && poisoned(scr, sco[i] + need, ((need + 7) & ~7L) - need + GUARD);
+            }
+            ok &= poisoned(dst, dstTotal - GUARD, GUARD);
+            return new Result(st, md, out, ok);
+        } catch (Throwable t) {
+            if (t instanceof AssertionError ae) throw ae;
+            throw new IllegalStateException(t);
+        }
+    }
+
+    static Result decodeMp(byte[] frame, int dstLen, int localSize) {
+        return decodeMp(List.of(frame), new int[] {dstLen}, localSize);
+    }
+
+    @BeforeAll
+    static void corpus() {
+        if (ZstdCorpusTest.corpus == null) ZstdCorpusTest.buildCorpus();
+    }
+
+    @Test
+    void wholeCorpusDecodesThroughTheMultiPassPath() {
+        int n = 0, fallback = 0;
+        List<String> fellBack = new ArrayList<>();
+        // batches of a few frames: several chunks share the passes' grids
+        List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus;
+        for (int from = 0; from < cs.size(); from += 7) {
+            List<ZstdCorpusTest.Case> part = cs.subList(from, Math.min(cs.size(), from + 7));
+            List<byte[]> frames = part.stream().map(ZstdCorpusTest.Case::frame).toList();
+            int[] lens = part.stream().mapToInt(c -> c.original().length).toArray();
+            Result r = decodeMp(frames, lens, 1);
+            assertTrue(r.guardsIntact(), "guards, batch from " + part.get(0).name());
+            for (int i = 0; i < part.size(); i++) {
+                ZstdCorpusTest.Case c = part.get(i);
+                assertEquals(0, r.status()[i], "status " + c.name() + " seed=" + SEED);
+                assertArrayEquals(c.original(), r.out()[i], "bytes " + c.name() + " seed=" + SEED);
+                if (r.mode()[i] != MODE_RUN) {
+                    fallback++;
+                    fellBack.add(c.name());
+                }
+                n++;
+            }
+        }
+        System.out.printf("zstd multi-pass corpus: %d frames, %d fell back %s%n", n, fallback, fellBack);
+        assertEquals(List.of(), fellBack, "every corpus frame is one zstd frame: none may need the fallback");
+    }
+
+    @Test
+    void groupsOfSeveralItems() {
+        List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus.stream()
+                .filter(c -> c.original().length >= 100_000 && c.original().length <= 1_100_000).limit(12).toList();
+        for (int ls : new int[] {4, 32}) {
+            for (ZstdCorpusTest.Case c : cs) {
+                Result r = decodeMp(c.frame(), c.original().length, ls);
+                assertTrue(r.guardsIntact(), "guards " + c.name());
+                assertEquals(0, r.status()[0], "status " + c.name() + " local=" + ls);
+                assertEquals(MODE_RUN, r.mode()[0], "fell back: " + c.name());
+                assertArrayEquals(c.original(), r.out()[0], "bytes " + c.name() + " local=" + ls);
+            }
+        }
+    }
+
+    @Test
+    void truncationsAndBitFlipsGetTheSingleBatchStatus() {
+        Random r = new Random(SEED ^ 0x3B17L);
+        int cases = 0, viaMp = 0;
+        for (ZstdCorruptionTest.Sample s : ZstdCorruptionTest.samples()) {
+            List<byte[]> frames = new ArrayList<>();
+            int step = Math.max(1, s.frame().length / 60);
+            for (int cut = 0; cut < s.frame().length; cut += (cut < 24 ? 1 : step)) frames.add(Arrays.copyOf(s.frame(), cut));
+            for (int k = 0; k < 80; k++) {
+                byte[] f = s.frame().clone();
+                int flips = 1 + r.nextInt(3);
+                for (int j = 0; j < flips; j++) f[r.nextInt(f.length)] ^= (byte) (1 << r.nextInt(8));
+                frames.add(f);
+            }
+            int[] lens = new int[frames.size()];
+            Arrays.fill(lens, s.original().length);
+            Result mp = decodeMp(frames, lens, 1);
+            assertTrue(mp.guardsIntact(), "guards " + s.name());
+            for (int i = 0; i < frames.size(); i++) {
+                Decoded d = decode(frames.get(i), s.original().length, 1);
+                assertEquals(d.status(), mp.status()[i], "status " + s.name() + " case " + i + " seed=" + SEED);
+                if (d.status() == 0) assertArrayEquals(d.out(), mp.out()[i], "bytes " + s.name() + " case " + i);
+                if (mp.mode()[i] == MODE_RUN) viaMp++;
+                cases++;
+            }
+        }
+        System.out.println("zstd multi-pass corruptions: " + cases + " cases, " + viaMp + " decoded by the multi-pass path");
+    }
+
+    @Test
+    void wrongDstLenAndMultiFrameInputFallBack() {
+        byte[] d = data("text", 300_000, new Random(SEED));
+        byte[] f = compress(d, 3, true, false, false);
+        // no content size: dst too large -> underflow; too small -> overflow (same as single-pass)
+        for (int len : new int[] {d.length + 1, d.length - 1, d.length + 200_000}) {
+            Result r = decodeMp(f, len, 1);
+            assertTrue(r.guardsIntact());
+            assertEquals(decode(f, len, 1).status(), r.status()[0], "dst " + len);
+            assertNotEquals(0, r.status()[0]);
+        }
+        byte[] two = ZstdTestSupport.concat(f, f);
+        Result r = decodeMp(two, 2 * d.length, 1);
+        assertEquals(0, r.status()[0]);
+        assertEquals(MODE_FALLBACK, r.mode()[0]);
+        assertArrayEquals(ZstdTestSupport.concat(d, d), r.out()[0]);
+    }
+}
