@@ -169,6 +169,19 @@ public final class ZarrArray {
      * the host and copied over, which {@link #devicePath()} reports.
      */
     public Tensor readToDevice(Selection selection) {
+        return readToDevice(selection, MemoryKind.DEVICE);
+    }
+
+    /**
+     * As {@link #readToDevice(Selection)}, into memory of {@code kind}: {@link MemoryKind#DEVICE}, or
+     * {@link MemoryKind#MANAGED} (unified memory, for systems where host and device share it; the
+     * backend refuses more than the device has free).
+     */
+    public Tensor readToDevice(Selection selection, MemoryKind kind) {
+        if (kind != MemoryKind.DEVICE && kind != MemoryKind.MANAGED) {
+            throw new IllegalArgumentException("readToDevice needs DEVICE or MANAGED memory, not " + kind
+                    + "; use read() for host memory");
+        }
         Backend b = ctx.backend();
         Device dev = b.defaultDevice();
         if (dev.isHost()) {
@@ -180,7 +193,7 @@ public final class ZarrArray {
         DeviceDecoder decoder = deviceDecoder();
         if (decoder == null) {
             try (Tensor host = read(selection)) {
-                Buffer buf = b.allocate(dev, MemoryKind.DEVICE, Math.max(1, bytes));
+                Buffer buf = b.allocateUninitialized(dev, kind, Math.max(1, bytes));
                 try {
                     b.copy(host.buffer(), 0, buf, 0, bytes);
                     return Tensor.owning(buf, 0, dataType(), outShape, host.strides());
@@ -191,7 +204,7 @@ public final class ZarrArray {
             }
         }
         // Every element is written: decoded chunks, or fills for chunks never written.
-        Buffer dest = b.allocateUninitialized(dev, MemoryKind.DEVICE, Math.max(1, bytes));
+        Buffer dest = b.allocateUninitialized(dev, kind, Math.max(1, bytes));
         try {
             long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
             int batchSize = Math.max(1, b.preferredBatchSize());

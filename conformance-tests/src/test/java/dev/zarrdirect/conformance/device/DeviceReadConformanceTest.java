@@ -5,6 +5,7 @@ import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.ArrayChecksum;
 import dev.zarrdirect.core.Selection;
@@ -119,6 +120,16 @@ class DeviceReadConformanceTest {
                         assertEquals(ArrayChecksum.sha256(onCpu),
                                 ArrayChecksum.sha256(Zarr.openArray(cpu, store, "copy")),
                                 name + " write from device memory of " + dt + " " + codecs);
+                    }
+                    if (name.equals("cuda")) {
+                        // Unified memory as the destination: the same bytes.
+                        try (Tensor expect = onCpu.read(Selection.all(shape));
+                             Tensor got = onDev.readToDevice(Selection.all(shape), MemoryKind.MANAGED);
+                             HostBuffer back = HostBuffer.allocate(expect.byteSize())) {
+                            assertEquals(MemoryKind.MANAGED, got.buffer().kind());
+                            b.copy(got.buffer(), 0, back, 0, expect.byteSize());
+                            assertEquals(-1, expect.segment().mismatch(back.segment()), name + " MANAGED read of " + dt + " " + codecs);
+                        }
                     }
                     for (Selection sel : sels) {
                         String what = name + " " + dt + " " + codecs.stream().map(CodecMetadata::name).toList() + " " + sel
