@@ -125,7 +125,16 @@ public final class ZarrContext implements AutoCloseable {
             return;
         }
         closed = true;
-        workers.shutdownNow();
+        // Let queued chunk tasks run (they release the slots their reads wait on); only then stop.
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                workers.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            workers.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
         backend.close();
     }
 }

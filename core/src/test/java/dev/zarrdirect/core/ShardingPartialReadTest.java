@@ -37,49 +37,18 @@ class ShardingPartialReadTest {
     }
 
     /** Records every ranged read, so a test can see exactly which bytes a read fetched. */
-    static final class RecordingStore implements Store {
-        final Store inner;
+    static final class RecordingStore extends dev.zarrdirect.api.store.FilterStore {
         final List<String> reads = Collections.synchronizedList(new ArrayList<>());
 
         RecordingStore(Store inner) {
-            this.inner = inner;
+            super(inner);
         }
 
         @Override
         public Optional<MemorySegment> get(String key, ByteRange range, SegmentAllocator allocator) {
-            Optional<MemorySegment> r = inner.get(key, range, allocator);
+            Optional<MemorySegment> r = in.get(key, range, allocator);
             reads.add(key + " " + range + " -> " + r.map(MemorySegment::byteSize).orElse(-1L));
             return r;
-        }
-
-        @Override
-        public long size(String key) {
-            return inner.size(key);
-        }
-
-        @Override
-        public void set(String key, MemorySegment value) {
-            inner.set(key, value);
-        }
-
-        @Override
-        public void delete(String key) {
-            inner.delete(key);
-        }
-
-        @Override
-        public List<String> list(String prefix) {
-            return inner.list(prefix);
-        }
-
-        @Override
-        public List<String> listDir(String prefix) {
-            return inner.listDir(prefix);
-        }
-
-        @Override
-        public String toString() {
-            return "RecordingStore(" + inner + ")";
         }
     }
 

@@ -92,7 +92,8 @@ public final class DeviceDecoder {
         }
         List<ShardingCodec.InnerRead> reads = new ArrayList<>();
         List<ShardingCodec.MissingRead> missing = new ArrayList<>();
-        chain.sharding().plan(new StoreChunkSource(store, key), chunkStart, extent, at, label, reads, missing);
+        chain.sharding().plan(new StoreChunkSource(store, key), store.size(key), chunkStart, extent, at, label, reads,
+                missing);
         for (ShardingCodec.MissingRead m : missing) {
             tasks.add(new Task(null, 0, 0, new long[m.at().length], m.extent(), m.at(), label));
         }
@@ -190,10 +191,7 @@ public final class DeviceDecoder {
 
         @Override
         public void close() {
-            for (int i = owned.size() - 1; i >= 0; i--) {
-                owned.get(i).close();
-            }
-            owned.clear();
+            closeAll(owned);
         }
     }
 
@@ -222,7 +220,7 @@ public final class DeviceDecoder {
             } else {
                 sizeOf[present.size()] = n;
                 present.add(t);
-                total += n;
+                total = Math.addExact(total, n);
             }
         }
         long[] sizes = java.util.Arrays.copyOf(sizeOf, present.size());
@@ -251,22 +249,23 @@ public final class DeviceDecoder {
             } else {
                 // Every encoded chunk of the batch into one pinned buffer, read in parallel, then one copy.
                 Buffer staging = track(owned, backend.allocateUninitialized(device, MemoryKind.HOST_PINNED, Math.max(1, total)));
+                // Every read finishes before the staging buffer can be given back, failures included.
+                java.util.concurrent.atomic.AtomicReference<RuntimeException> failed = new java.util.concurrent.atomic.AtomicReference<>();
                 java.util.stream.IntStream.range(0, present.size()).parallel().forEach(i -> {
-                    Task t = present.get(i);
-                    long want = sizes[i];
-                    long at = offsets[i];
-                    ByteRange range = t.length() < 0 ? ByteRange.ALL : ByteRange.of(t.offset(), t.length());
-                    MemorySegment got = store.get(t.key(), range, (size, align) -> {
-                        if (size != want) {
-                            throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " changed size while it was read ("
-                                    + want + " then " + size + " bytes)");
+                    if (failed.get() != null) {
+                        return;
+                    }
+                    try {
+                        readInto(store, present.get(i), sizes[i], offsets[i], staging);
+                    } catch (RuntimeException e) {
+                        if (!failed.compareAndSet(null, e)) {
+                            failed.get().addSuppressed(e);
                         }
-                        return staging.segment().asSlice(at, size);
-                    }).orElse(null);
-                    if (got == null) {
-                        throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " disappeared while it was read");
                     }
                 });
+                if (failed.get() != null) {
+                    throw failed.get();
+                }
                 backend.copy(staging, 0, encoded, 0, total);
                 // The staging buffer is done with: give it back now rather than with the batch.
                 owned.remove(staging);
@@ -274,10 +273,46 @@ public final class DeviceDecoder {
             }
             return new Fetched(present, missing, sizes, offsets, encoded, owned);
         } catch (RuntimeException | Error e) {
-            for (int i = owned.size() - 1; i >= 0; i--) {
-                owned.get(i).close();
+            try {
+                closeAll(owned);
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
             }
             throw e;
+        }
+    }
+
+    private static void readInto(Store store, Task t, long want, long at, Buffer staging) {
+        ByteRange range = t.length() < 0 ? ByteRange.ALL : ByteRange.of(t.offset(), t.length());
+        MemorySegment got = store.get(t.key(), range, (size, align) -> {
+            if (size != want) {
+                throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " changed size while it was read ("
+                        + want + " then " + size + " bytes)");
+            }
+            return staging.segment().asSlice(at, size);
+        }).orElse(null);
+        if (got == null) {
+            throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " disappeared while it was read");
+        }
+    }
+
+    /** Closes every buffer even when one close fails; the first failure is thrown, later ones suppressed. */
+    private static void closeAll(List<Buffer> owned) {
+        RuntimeException first = null;
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            try {
+                owned.get(i).close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        owned.clear();
+        if (first != null) {
+            throw first;
         }
     }
 

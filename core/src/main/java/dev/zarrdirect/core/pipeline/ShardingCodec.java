@@ -139,7 +139,7 @@ final class ShardingCodec {
                 MemorySegment group;
                 try {
                     group = src.read(ByteRange.of(start, end - start), arena);
-                } catch (StoreException e) {
+                } catch (StoreException | IndexOutOfBoundsException e) {
                     throw new CorruptChunkException("sharding_indexed", "shard " + label + " (" + src.describe()
                             + ") index points at bytes " + start + "-" + end + ", which cannot be read: " + e.getMessage(), e);
                 }
@@ -190,7 +190,11 @@ final class ShardingCodec {
                 missing.accept(pos, ext);
                 return;
             }
-            if (off < 0 || len < 0 || (shardSize >= 0 && off > shardSize - len)) {
+            // With the shard's size known, an entry must lie in the data part: not past the end, and
+            // not over the index itself.
+            long dataStart = indexAtEnd ? 0 : indexBytes;
+            long dataEnd = shardSize < 0 ? Long.MAX_VALUE : indexAtEnd ? shardSize - indexBytes : shardSize;
+            if (off < 0 || len < 0 || (shardSize >= 0 && (off < dataStart || off > dataEnd - len))) {
                 throw corrupt(label, src, "has an index entry for inner chunk " + Arrays.toString(ci)
                         + " at offset " + Long.toUnsignedString(off) + " length " + Long.toUnsignedString(len)
                         + (shardSize >= 0 ? ", outside its " + shardSize + " bytes" : ""));
@@ -213,8 +217,8 @@ final class ShardingCodec {
      * and lists the inner chunks needed (by byte range) and the boxes to fill. A missing shard is one
      * missing box. Lets a device backend fetch and decode the inner chunks in its own batches.
      */
-    void plan(ChunkSource src, long[] boxStart, long[] boxExtent, long[] at, String label, List<InnerRead> reads,
-              List<MissingRead> missing) {
+    void plan(ChunkSource src, long shardSize, long[] boxStart, long[] boxExtent, long[] at, String label,
+              List<InnerRead> reads, List<MissingRead> missing) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment indexEnc;
             try {
@@ -229,7 +233,7 @@ final class ShardingCodec {
             }
             MemorySegment idx = arena.allocate(innerCount * 16, 8);
             index.decode(indexEnc, idx, "index of shard " + label);
-            for (Need n : locate(idx, boxStart, boxExtent, at, -1, (p, e) -> missing.add(new MissingRead(p, e)), src, label)) {
+            for (Need n : locate(idx, boxStart, boxExtent, at, shardSize, (p, e) -> missing.add(new MissingRead(p, e)), src, label)) {
                 reads.add(new InnerRead(n.offset, n.length, n.chunkIndex, n.boxStart, n.boxExtent, n.at));
             }
         }
