@@ -584,12 +584,45 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
                     zd_u32 llb = zd_ll_bits[cl.sym];
                     zd_u32 mlbase = zd_ml_base[cm.sym];
                     zd_u32 llbase = zd_ll_base[cl.sym];
-                    zd_bwdf_refill_thread(&br, (zd_i32)(ofc + mlb)); /* 47 bits at most */
-                    zd_u32 ofv = (1u << ofc) + zd_bwdf_read_thread(&br, ofc);
-                    zd_u32 ml = mlbase + zd_bwdf_read_thread(&br, mlb);
-                    zd_bwdf_refill_thread(&br, (zd_i32)(llb + cl.nb + cm.nb + co.nb)); /* 42 at most */
-                    zd_u32 ll = llbase + zd_bwdf_read_thread(&br, llb);
-                    if (br.pos < 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
+                    zd_u32 nbl = cl.nb, nbm = cm.nb, nbo = co.nb;
+                    zd_u32 need = ofc + mlb + llb + nbl + nbm + nbo;
+                    zd_u32 ofv, ml, ll;
+                    zd_u32 ns_ll = 0u, ns_ml = 0u, ns_of = 0u;
+                    if (need <= 56u) zd_bwdf_refill_thread(&br, (zd_i32)need);
+                    zd_i32 avail = br.pos - br.cbits;
+                    if (need <= 56u && avail >= (zd_i32)need) {
+                        /* Fast path: every bit of this sequence (extra bits and next states) is
+                           in the container, one shift each; no overrun is possible. */
+                        zd_u64 c = br.c;
+                        zd_u32 a = (zd_u32)avail;
+                        a -= ofc;
+                        ofv = (1u << ofc) + ((zd_u32)(c >> a) & ((1u << ofc) - 1u));
+                        a -= mlb;
+                        ml = mlbase + ((zd_u32)(c >> a) & ((1u << mlb) - 1u));
+                        a -= llb;
+                        ll = llbase + ((zd_u32)(c >> a) & ((1u << llb) - 1u));
+                        a -= nbl;
+                        ns_ll = cl.base + ((zd_u32)(c >> a) & ((1u << nbl) - 1u));
+                        a -= nbm;
+                        ns_ml = cm.base + ((zd_u32)(c >> a) & ((1u << nbm) - 1u));
+                        a -= nbo;
+                        ns_of = co.base + ((zd_u32)(c >> a) & ((1u << nbo) - 1u));
+                        /* The next states are consumed only when another sequence follows. */
+                        br.pos -= (zd_i32)(ofc + mlb + llb);
+                        if (cnt + 1u < left) br.pos -= (zd_i32)(nbl + nbm + nbo);
+                    } else {
+                        zd_bwdf_refill_thread(&br, (zd_i32)(ofc + mlb)); /* 47 bits at most */
+                        ofv = (1u << ofc) + zd_bwdf_read_thread(&br, ofc);
+                        ml = mlbase + zd_bwdf_read_thread(&br, mlb);
+                        zd_bwdf_refill_thread(&br, (zd_i32)(llb + nbl + nbm + nbo)); /* 42 at most */
+                        ll = llbase + zd_bwdf_read_thread(&br, llb);
+                        if (br.pos < 0) ZD_FAIL(ZD_STATUS_CORRUPT_SEQUENCES);
+                        if (cnt + 1u < left) {
+                            ns_ll = cl.base + zd_bwdf_read_thread(&br, nbl);
+                            ns_ml = cm.base + zd_bwdf_read_thread(&br, nbm);
+                            ns_of = co.base + zd_bwdf_read_thread(&br, nbo);
+                        }
+                    }
                     zd_u32 off;
                     if (ofv > 3u) {
                         off = ofv - 3u;
@@ -639,11 +672,9 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
                     cnt++;
                     rel += total;
                     lit_pos += ll;
-                    if (cnt < left) {
-                        s_ll = cl.base + zd_bwdf_read_thread(&br, cl.nb);
-                        s_ml = cm.base + zd_bwdf_read_thread(&br, cm.nb);
-                        s_of = co.base + zd_bwdf_read_thread(&br, co.nb);
-                    }
+                    s_ll = ns_ll;
+                    s_ml = ns_ml;
+                    s_of = ns_of;
                 }
                 st->seq_done += cnt;
                 st->out = base + rel;

@@ -482,11 +482,41 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                 zd_u32 ofc = co.sym;
                 zd_u32 mlb = zd_ml_bits[cm.sym];
                 zd_u32 llb = zd_ll_bits[cl.sym];
+                zd_u32 nbl = cl.nb, nbm = cm.nb, nbo = co.nb;
+                zd_u32 need = ofc + mlb + llb + nbl + nbm + nbo;
+                zd_u32 ofv, ml, ll;
+                if (need <= 56u) zd_bwdf_refill_thread(&br, (zd_i32)need);
+                zd_i32 avail = br.pos - br.cbits;
+                if (need <= 56u && avail >= (zd_i32)need) {
+                    /* Fast path: all bits of this sequence are in the container (no overrun). */
+                    zd_u64 c = br.c;
+                    zd_u32 a = (zd_u32)avail;
+                    a -= ofc;
+                    ofv = (1u << ofc) + ((zd_u32)(c >> a) & ((1u << ofc) - 1u));
+                    a -= mlb;
+                    ml = zd_ml_base[cm.sym] + ((zd_u32)(c >> a) & ((1u << mlb) - 1u));
+                    a -= llb;
+                    ll = zd_ll_base[cl.sym] + ((zd_u32)(c >> a) & ((1u << llb) - 1u));
+                    out[3u * i] = ll;
+                    out[3u * i + 1u] = ml;
+                    out[3u * i + 2u] = ofv;
+                    br.pos -= (zd_i32)(ofc + mlb + llb);
+                    if (i + 1u < nseq) {
+                        a -= nbl;
+                        s_ll = cl.base + ((zd_u32)(c >> a) & ((1u << nbl) - 1u));
+                        a -= nbm;
+                        s_ml = cm.base + ((zd_u32)(c >> a) & ((1u << nbm) - 1u));
+                        a -= nbo;
+                        s_of = co.base + ((zd_u32)(c >> a) & ((1u << nbo) - 1u));
+                        br.pos -= (zd_i32)(nbl + nbm + nbo);
+                    }
+                    continue;
+                }
                 zd_bwdf_refill_thread(&br, (zd_i32)(ofc + mlb));
-                zd_u32 ofv = (1u << ofc) + zd_bwdf_read_thread(&br, ofc);
-                zd_u32 ml = zd_ml_base[cm.sym] + zd_bwdf_read_thread(&br, mlb);
-                zd_bwdf_refill_thread(&br, (zd_i32)(llb + cl.nb + cm.nb + co.nb));
-                zd_u32 ll = zd_ll_base[cl.sym] + zd_bwdf_read_thread(&br, llb);
+                ofv = (1u << ofc) + zd_bwdf_read_thread(&br, ofc);
+                ml = zd_ml_base[cm.sym] + zd_bwdf_read_thread(&br, mlb);
+                zd_bwdf_refill_thread(&br, (zd_i32)(llb + nbl + nbm + nbo));
+                ll = zd_ll_base[cl.sym] + zd_bwdf_read_thread(&br, llb);
                 if (br.pos < 0) {
                     status = ZD_STATUS_CORRUPT_SEQUENCES;
                     break;
@@ -495,9 +525,9 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                 out[3u * i + 1u] = ml;
                 out[3u * i + 2u] = ofv;
                 if (i + 1u < nseq) {
-                    s_ll = cl.base + zd_bwdf_read_thread(&br, cl.nb);
-                    s_ml = cm.base + zd_bwdf_read_thread(&br, cm.nb);
-                    s_of = co.base + zd_bwdf_read_thread(&br, co.nb);
+                    s_ll = cl.base + zd_bwdf_read_thread(&br, nbl);
+                    s_ml = cm.base + zd_bwdf_read_thread(&br, nbm);
+                    s_of = co.base + zd_bwdf_read_thread(&br, nbo);
                 }
             }
             if (status == ZD_STATUS_OK && br.pos != 0) status = ZD_STATUS_CORRUPT_SEQUENCES;
@@ -590,8 +620,29 @@ ZD_FUNC void zd_zstd_mp_exec_step_thread(zd_mp_exec_state *st, const ZD_GLOBAL z
                 zd_u32 left = st->nseq - st->seq_done;
                 zd_u32 todo = left < ZD_SEQ_BATCH ? left : ZD_SEQ_BATCH;
                 const ZD_GLOBAL zd_u32 *sq = seqs + 3u * (st->seq_at + st->seq_done);
+                /* Stage the batch's (ll, ml, ofv) triples in local memory first: independent
+                   loads, many in flight, instead of one global round trip per sequence. */
+                for (zd_u32 i0 = 0; i0 < todo; i0 += 8u) {
+                    zd_u32 v[24];
+                    ZD_UNROLL
+                    for (zd_u32 k = 0; k < 8u; k++) {
+                        zd_u32 i = i0 + k;
+                        v[3u * k] = i < todo ? sq[3u * i] : 0u;
+                        v[3u * k + 1u] = i < todo ? sq[3u * i + 1u] : 0u;
+                        v[3u * k + 2u] = i < todo ? sq[3u * i + 2u] : 0u;
+                    }
+                    ZD_UNROLL
+                    for (zd_u32 k = 0; k < 8u; k++) {
+                        zd_u32 i = i0 + k;
+                        if (i < todo) {
+                            lds->seq[i].ll = v[3u * k];
+                            lds->seq[i].ml = v[3u * k + 1u];
+                            lds->seq[i].off = v[3u * k + 2u];
+                        }
+                    }
+                }
                 while (cnt < todo) {
-                    zd_u32 ll = sq[3u * cnt], ml = sq[3u * cnt + 1u], ofv = sq[3u * cnt + 2u];
+                    zd_u32 ll = lds->seq[cnt].ll, ml = lds->seq[cnt].ml, ofv = lds->seq[cnt].off;
                     zd_u32 off;
                     if (ofv > 3u) {
                         off = ofv - 3u;
