@@ -1,13 +1,13 @@
 package dev.zarrdirect.conformance.store;
 
 import dev.zarrdirect.api.store.ByteRange;
+import dev.zarrdirect.api.store.FilterStore;
 import dev.zarrdirect.api.store.Store;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  * for. Tests use it to prove that a partial read fetches only the bytes it needs, and that nothing
  * is read twice.
  */
-public final class CountingStore implements Store {
+public final class CountingStore extends FilterStore {
 
     private record Counts(LongAdder gets, LongAdder bytes, ConcurrentLinkedQueue<ByteRange> ranges) {
         Counts() {
@@ -27,16 +27,15 @@ public final class CountingStore implements Store {
         }
     }
 
-    private final Store delegate;
     private final Map<String, Counts> counts = new ConcurrentHashMap<>();
 
     public CountingStore(Store delegate) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
     }
 
     @Override
     public Optional<MemorySegment> get(String key, ByteRange range, SegmentAllocator allocator) {
-        Optional<MemorySegment> got = delegate.get(key, range, allocator);
+        Optional<MemorySegment> got = in.get(key, range, allocator);
         Counts c = counts.computeIfAbsent(key, k -> new Counts());
         c.gets.increment();
         c.ranges.add(range);
@@ -84,43 +83,14 @@ public final class CountingStore implements Store {
         counts.clear();
     }
 
+    /** No local files: every read must pass through this decorator, even a device backend's direct one. */
     @Override
-    public long size(String key) {
-        return delegate.size(key);
-    }
-
-    @Override
-    public void set(String key, MemorySegment value) {
-        delegate.set(key, value);
-    }
-
-    @Override
-    public void delete(String key) {
-        delegate.delete(key);
-    }
-
-    @Override
-    public List<String> list(String prefix) {
-        return delegate.list(prefix);
-    }
-
-    @Override
-    public List<String> listDir(String prefix) {
-        return delegate.listDir(prefix);
-    }
-
-    @Override
-    public boolean isReadOnly() {
-        return delegate.isReadOnly();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+    public Optional<java.nio.file.Path> localPath(String key) {
+        return Optional.empty();
     }
 
     @Override
     public String toString() {
-        return "CountingStore(" + delegate + ")";
+        return "CountingStore(" + in + ")";
     }
 }

@@ -2,6 +2,7 @@ package dev.zarrdirect.conformance.store;
 
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
+import dev.zarrdirect.api.store.FilterStore;
 import dev.zarrdirect.api.store.Store;
 
 import java.io.IOException;
@@ -23,7 +24,7 @@ import java.util.function.Predicate;
  * Faults apply to what reads see, as if the stored bytes were damaged: a truncated key reports the
  * truncated size, and a range beyond it fails as it would on a short file.
  */
-public final class FaultInjectingStore implements Store {
+public final class FaultInjectingStore extends FilterStore {
 
     private record Truncation(Predicate<String> keys, long length) {
     }
@@ -31,14 +32,13 @@ public final class FaultInjectingStore implements Store {
     private record BitFlip(Predicate<String> keys, long offset, int bit) {
     }
 
-    private final Store delegate;
     private final AtomicLong gets = new AtomicLong();
     private final AtomicLong failingGet = new AtomicLong(-1);
     private final List<Truncation> truncations = new CopyOnWriteArrayList<>();
     private final List<BitFlip> flips = new CopyOnWriteArrayList<>();
 
     public FaultInjectingStore(Store delegate) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
     }
 
     /**
@@ -95,11 +95,11 @@ public final class FaultInjectingStore implements Store {
         Optional<MemorySegment> got;
         long start;
         if (cut < 0) {
-            long size = flips.isEmpty() ? 0 : delegate.size(key);
-            got = delegate.get(key, range, allocator);
+            long size = flips.isEmpty() ? 0 : in.size(key);
+            got = in.get(key, range, allocator);
             start = got.isPresent() && !flips.isEmpty() ? range.start(size) : 0;
         } else {
-            long real = delegate.size(key);
+            long real = in.size(key);
             if (real < 0) {
                 return Optional.empty();
             }
@@ -109,7 +109,7 @@ public final class FaultInjectingStore implements Store {
                         + "\" (length " + size + ", truncated by fault injection) in " + this);
             }
             start = range.start(size);
-            got = delegate.get(key, ByteRange.of(start, range.lengthIn(size)), allocator);
+            got = in.get(key, ByteRange.of(start, range.lengthIn(size)), allocator);
         }
         got.ifPresent(segment -> applyFlips(key, segment, start));
         return got;
@@ -137,43 +137,19 @@ public final class FaultInjectingStore implements Store {
 
     @Override
     public long size(String key) {
-        long size = delegate.size(key);
+        long size = in.size(key);
         long cut = truncatedLength(key);
         return size < 0 || cut < 0 ? size : Math.min(size, cut);
     }
 
+    /** No local files: every read must pass through this decorator, even a device backend's direct one. */
     @Override
-    public void set(String key, MemorySegment value) {
-        delegate.set(key, value);
-    }
-
-    @Override
-    public void delete(String key) {
-        delegate.delete(key);
-    }
-
-    @Override
-    public List<String> list(String prefix) {
-        return delegate.list(prefix);
-    }
-
-    @Override
-    public List<String> listDir(String prefix) {
-        return delegate.listDir(prefix);
-    }
-
-    @Override
-    public boolean isReadOnly() {
-        return delegate.isReadOnly();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+    public Optional<java.nio.file.Path> localPath(String key) {
+        return Optional.empty();
     }
 
     @Override
     public String toString() {
-        return "FaultInjectingStore(" + delegate + ")";
+        return "FaultInjectingStore(" + in + ")";
     }
 }
