@@ -69,12 +69,24 @@ final class InfoCommand implements Callable<Integer> {
         lines.add("fill value", md.fillValue().toString());
         lines.add("dimension names", md.dimensionNames() == null ? "(none)"
                 : String.join(", ", md.dimensionNames().stream().map(n -> n == null ? "(unnamed)" : n).toList()));
-        Stored stored = stored(a);
         long total = a.chunkCount();
+        long logical = Shapes.product(md.shape()) * md.dataType().byteSize();
+        Stored stored;
+        try {
+            stored = stored(a);
+        } catch (dev.zarrdirect.api.StoreException e) {
+            // Stores without a listing (HTTP) still open and read; only the census is unknown.
+            lines.add(sharding != null ? "shards" : "chunks", String.format(Locale.ROOT,
+                    "unknown of %,d (grid %s): %s cannot list its keys", total, Shapes.format(md.gridShape()), a.store()));
+            lines.add("logical bytes", Text.bytes(logical));
+            if (!md.attributes().isEmpty()) {
+                lines.add("attributes", Text.compactJson(md.attributes()));
+            }
+            return;
+        }
         lines.add(sharding != null ? "shards" : "chunks",
                 String.format(Locale.ROOT, "%,d of %,d present (grid %s)", stored.keys, total,
                         Shapes.format(md.gridShape())));
-        long logical = Shapes.product(md.shape()) * md.dataType().byteSize();
         lines.add("logical bytes", Text.bytes(logical));
         lines.add("stored bytes", Text.bytes(stored.bytes));
         lines.add("compression ratio", stored.bytes == 0 ? "n/a (nothing stored)"
@@ -93,7 +105,9 @@ final class InfoCommand implements Callable<Integer> {
         long n = 0;
         long bytes = 0;
         for (String k : a.store().list(prefix)) {
-            if (k.equals("zarr.json") || k.endsWith("/zarr.json")) {
+            String leaf = k.substring(k.lastIndexOf('/') + 1);
+            if (leaf.equals("zarr.json") || leaf.equals(".zarray") || leaf.equals(".zattrs") || leaf.equals(".zgroup")
+                    || leaf.equals(".zmetadata")) {
                 continue;
             }
             long size = a.store().size(k);

@@ -20,7 +20,8 @@ import java.nio.file.Path;
 final class StoreOptions {
 
     @Parameters(index = "0", paramLabel = "PATH",
-            description = "Directory of a Zarr v3 array or group (the one holding its zarr.json), or a file: URI.")
+            description = "Directory of a Zarr array or group (the one holding its zarr.json or .zarray), a .zip of one, "
+                    + "a file: URI or an http(s):// URL.")
     String location;
 
     @Option(names = {"-b", "--backend"}, paramLabel = "NAME", defaultValue = "auto",
@@ -39,9 +40,10 @@ final class StoreOptions {
             if (!Files.exists(p)) {
                 throw new ZarrDirectCli.CliFailure(p.toAbsolutePath().normalize() + " does not exist");
             }
-            if (!Files.isDirectory(p)) {
+            if (!Files.isDirectory(p) && !p.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".zip")) {
                 throw new ZarrDirectCli.CliFailure(p.toAbsolutePath().normalize()
-                        + " is not a directory; give the directory that holds the node's zarr.json");
+                        + " is neither a directory nor a .zip file; give the directory that holds the node's zarr.json,"
+                        + " a .zip of it, or an http(s):// URL");
             }
         }
         return Stores.open(location);
