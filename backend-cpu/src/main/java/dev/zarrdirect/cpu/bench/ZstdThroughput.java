@@ -80,7 +80,9 @@ public final class ZstdThroughput {
         }
     }
 
-    private static void decodeAll(ZstdCodec codec, List<HostBuffer> encoded, HostBuffer out, int rounds) {
+    /** Decodes every chunk {@code rounds} times into {@code out}; shared by the other codec harnesses. */
+    static void decodeAll(dev.zarrdirect.api.codec.BytesToBytesCodec codec, List<HostBuffer> encoded, HostBuffer out,
+                          int rounds) {
         for (int r = 0; r < rounds; r++) {
             for (HostBuffer e : encoded) {
                 CodecBatch b = CodecBatch.of(e, out, "bench chunk");
@@ -91,7 +93,8 @@ public final class ZstdThroughput {
     }
 
     /** A temperature-like field in kelvin on a square grid, different per chunk, with 0.05 K noise. */
-    private static void era5Like(MemorySegment s, int chunk, SplittableRandom random) {
+    /** One chunk of ERA5-like float32 data (smooth field plus noise); shared by the other codec harnesses. */
+    static void era5Like(MemorySegment s, int chunk, SplittableRandom random) {
         long n = s.byteSize() / 4;
         int side = (int) Math.max(1, Math.sqrt(n));
         double phase = chunk * 0.37;

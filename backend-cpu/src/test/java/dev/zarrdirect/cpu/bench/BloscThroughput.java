@@ -48,7 +48,7 @@ public final class BloscThroughput {
             long encodedTotal = 0;
             SplittableRandom random = new SplittableRandom(2020);
             for (int c = 0; c < chunks; c++) {
-                era5Like(raw.segment(), c, random);
+                ZstdThroughput.era5Like(raw.segment(), c, random);
                 CodecBatch b = CodecBatch.of(raw, scratch, "bench chunk " + c);
                 codec.encode(b);
                 b.throwIfFailed();
@@ -61,12 +61,12 @@ public final class BloscThroughput {
             log.printf(Locale.ROOT, "blosc %s/%s clevel %d (%s): %d chunks of %d bytes, ratio %.2f%n", cname, shuffle,
                     clevel, BloscWorkspace.lz4Implementation(), chunks, chunkBytes,
                     (double) chunks * chunkBytes / encodedTotal);
-            decodeAll(codec, encoded, out, Math.max(3, 256 / chunks));
+            ZstdThroughput.decodeAll(codec, encoded, out, Math.max(3, 256 / chunks));
             int rounds = 1;
             double seconds;
             while (true) {
                 long t0 = System.nanoTime();
-                decodeAll(codec, encoded, out, rounds);
+                ZstdThroughput.decodeAll(codec, encoded, out, rounds);
                 seconds = (System.nanoTime() - t0) / 1e9;
                 if (seconds >= 1.0 || rounds >= 1 << 20) {
                     break;
@@ -82,28 +82,7 @@ public final class BloscThroughput {
         }
     }
 
-    private static void decodeAll(BloscCodec codec, List<HostBuffer> encoded, HostBuffer out, int rounds) {
-        for (int r = 0; r < rounds; r++) {
-            for (HostBuffer e : encoded) {
-                CodecBatch b = CodecBatch.of(e, out, "bench chunk");
-                codec.decode(b);
-                b.throwIfFailed();
-            }
-        }
-    }
 
-    private static void era5Like(MemorySegment s, int chunk, SplittableRandom random) {
-        long n = s.byteSize() / 4;
-        int side = (int) Math.max(1, Math.sqrt(n));
-        double phase = chunk * 0.37;
-        for (long i = 0; i < n; i++) {
-            double lat = (double) (i / side) / side * Math.PI;
-            double lon = (double) (i % side) / side * 2 * Math.PI;
-            double v = 250 + 30 * Math.sin(lat) + 5 * Math.sin(3 * lon + phase) * Math.cos(2 * lat)
-                    + 0.05 * random.nextGaussian();
-            s.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) v);
-        }
-    }
 
     /** {@code BloscThroughput [totalMiB=256] [chunkKiB=1024] [cname=lz4] [shuffle=shuffle] [clevel=5]}. */
     public static void main(String[] args) {
