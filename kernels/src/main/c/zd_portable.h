@@ -179,6 +179,126 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 }
 #endif
 
+/* ------------------------------------------------------------------ cross-group synchronisation
+ * Used only where one group waits for another group's output inside one launch (the multi-pass
+ * zstd executor): groups take work in ticket order from a global counter, so a group only ever
+ * waits for work already taken by a running group, and every wait ends.
+ *   zd_atomic_add_u32(p, v)       global, returns the old value
+ *   zd_atomic_max_u32(p, v)       global
+ *   zd_atomic_min_u32_local(p, v), zd_atomic_add_u32_local(p, v), zd_atomic_or_u32_local(p, v):
+ *                                 local, return the old value
+ *   zd_atomic_min_u64_local(p, v)
+ *   zd_fence()                    orders this item's global writes before its later ones, and its
+ *                                 earlier reads of a flag before its later reads (device scope)
+ *   zd_load_flag(p), zd_store_flag(p, v): a u32 flag in global memory read/written past caches
+ *   zd_spin_pause()               back off while spinning on a flag
+ */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define zd_atomic_add_u32(p, v) atomic_add((volatile __global zd_u32 *)(p), (v))
+#define zd_atomic_max_u32(p, v) atomic_max((volatile __global zd_u32 *)(p), (v))
+#define zd_atomic_min_u32_local(p, v) atomic_min((volatile __local zd_u32 *)(p), (v))
+#define zd_atomic_add_u32_local(p, v) atomic_add((volatile __local zd_u32 *)(p), (v))
+#define zd_atomic_or_u32_local(p, v) atomic_or((volatile __local zd_u32 *)(p), (v))
+#define zd_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define zd_load_flag(p) (*(volatile __global zd_u32 *)(p))
+#define zd_store_flag(p, v) (*(volatile __global zd_u32 *)(p) = (v))
+#define zd_spin_pause() ((void)0)
+#elif defined(__CUDACC__)
+#define zd_atomic_add_u32(p, v) atomicAdd((zd_u32 *)(p), (zd_u32)(v))
+#define zd_atomic_max_u32(p, v) atomicMax((zd_u32 *)(p), (zd_u32)(v))
+#define zd_atomic_min_u32_local(p, v) atomicMin((zd_u32 *)(p), (zd_u32)(v))
+#define zd_atomic_add_u32_local(p, v) atomicAdd((zd_u32 *)(p), (zd_u32)(v))
+#define zd_atomic_or_u32_local(p, v) atomicOr((zd_u32 *)(p), (zd_u32)(v))
+#define zd_atomic_min_u64_local(p, v) atomicMin((zd_u64 *)(p), (zd_u64)(v))
+#define zd_fence() __threadfence()
+#define zd_load_flag(p) (*(volatile zd_u32 *)(p))
+#define zd_store_flag(p, v) (*(volatile zd_u32 *)(p) = (v))
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+#define zd_spin_pause() __nanosleep(64)
+#else
+#define zd_spin_pause() ((void)0)
+#endif
+#else
+#define zd_atomic_add_u32(p, v) __atomic_fetch_add((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_SEQ_CST)
+#define zd_atomic_max_u32(p, v) zd_host_atomic_max_u32((zd_u32 *)(p), (zd_u32)(v))
+#define zd_atomic_min_u32_local(p, v) zd_host_atomic_min_u32((zd_u32 *)(p), (zd_u32)(v))
+#define zd_atomic_add_u32_local(p, v) __atomic_fetch_add((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_SEQ_CST)
+#define zd_atomic_or_u32_local(p, v) __atomic_fetch_or((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_SEQ_CST)
+#define zd_atomic_min_u64_local(p, v) zd_host_atomic_min_u64((zd_u64 *)(p), (zd_u64)(v))
+#define zd_fence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define zd_load_flag(p) __atomic_load_n((zd_u32 *)(p), __ATOMIC_ACQUIRE)
+#define zd_store_flag(p, v) __atomic_store_n((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_RELEASE)
+#define zd_spin_pause() ((void)0)
+static inline zd_u32 zd_host_atomic_max_u32(zd_u32 *p, zd_u32 v) {
+    zd_u32 o = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (o < v && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return o;
+}
+static inline zd_u32 zd_host_atomic_min_u32(zd_u32 *p, zd_u32 v) {
+    zd_u32 o = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (o > v && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return o;
+}
+static inline zd_u64 zd_host_atomic_min_u64(zd_u64 *p, zd_u64 v) {
+    zd_u64 o = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (o > v && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return o;
+}
+#endif
+
+/* ------------------------------------------------------------------ work-group collectives
+ * zd_scan_excl_u64_group(v, tmp, &total): exclusive prefix sum of v over the items of the group
+ * (in local id order); total gets the sum of all. Every item calls. tmp: ZD_SCAN_TMP_WORDS u64 of
+ * local memory, free again when the call returns. On CUDA the group must be whole warps.
+ */
+#define ZD_SCAN_MAX_ITEMS 1024u
+#if defined(__CUDACC__)
+#define ZD_SCAN_TMP_WORDS 32u
+ZD_INLINE zd_u64 zd_scan_excl_u64_group(zd_u64 v, ZD_LOCAL zd_u64 *tmp, zd_u64 *total) {
+    zd_u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, nw = (blockDim.x + 31u) >> 5;
+    zd_u64 x = v;
+    for (zd_u32 o = 1u; o < 32u; o <<= 1) {
+        zd_u64 y = __shfl_up_sync(0xFFFFFFFFu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31u) tmp[warp] = x;
+    __syncthreads();
+    if (warp == 0u) {
+        zd_u64 w = lane < nw ? tmp[lane] : 0u;
+        for (zd_u32 o = 1u; o < 32u; o <<= 1) {
+            zd_u64 y = __shfl_up_sync(0xFFFFFFFFu, w, o);
+            if (lane >= o) w += y;
+        }
+        tmp[lane] = w;
+    }
+    __syncthreads();
+    zd_u64 base = warp > 0u ? tmp[warp - 1u] : 0u;
+    *total = tmp[nw - 1u];
+    __syncthreads();
+    return base + x - v;
+}
+#else
+#define ZD_SCAN_TMP_WORDS ZD_SCAN_MAX_ITEMS
+ZD_INLINE zd_u64 zd_scan_excl_u64_group(zd_u64 v, ZD_LOCAL zd_u64 *tmp, zd_u64 *total) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    tmp[lid] = v;
+    ZD_BARRIER();
+    for (zd_u32 o = 1u; o < ls; o <<= 1) {
+        zd_u64 y = lid >= o ? tmp[lid - o] : 0u;
+        ZD_BARRIER();
+        tmp[lid] += y;
+        ZD_BARRIER();
+    }
+    zd_u64 incl = tmp[lid];
+    *total = tmp[ls - 1u];
+    ZD_BARRIER();
+    return incl - v;
+}
+#endif
+
 /* ------------------------------------------------------------------ shared helpers */
 ZD_INLINE zd_u64 zd_min_u64(zd_u64 a, zd_u64 b) { return a < b ? a : b; }
 ZD_INLINE zd_u64 zd_rotl64(zd_u64 x, zd_u32 r) { return (x << r) | (x >> (64u - r)); }

@@ -1,6 +1,8 @@
-/* CUDA entries of the multi-pass zstd decoder (zstd/zd_zstd_mp.h): three launches per batch of
-   large frames, all with the same arguments; scan and exec: one block per chunk; entropy: one
-   block per block slot (slot_base[n] blocks). */
+/* CUDA entries of the multi-pass zstd decoder (zstd/zd_zstd_mp.h): five launches per batch of
+   large frames, in this order on one stream. scan, link and finish: one block per chunk;
+   entropy: any number of blocks striding over n x max_slots block slots (max_slots: the largest
+   slots(D,S) of a chunk); exec: any number of
+   blocks (persistent, they take tickets), a multiple of 32 threads, at most ZD_MPX_MAX_ITEMS. */
 #include "zd_portable.h"
 #include "zstd/zd_zstd_mp.h"
 
@@ -10,27 +12,48 @@ extern "C" __global__ void zd_zstd_mp_scan(const zd_u8 *src, const zd_u64 *src_o
     __shared__ zd_zstd_lds lds;
     zd_u32 c = blockIdx.x;
     if (c >= n) return;
-    zd_zstd_mp_scan_group(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c], &lds);
+    zd_zstd_mp_scan_group(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c], c == 0u,
+                          &lds);
 }
 
 extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                               const zd_u64 *dst_sizes, zd_u8 *scratch, const zd_u64 *scratch_offsets,
-                                              const zd_u64 *slot_base, zd_u32 n) {
-    __shared__ zd_zstd_lds lds;
-    zd_u64 g = blockIdx.x;
-    if (g >= slot_base[n]) return;
-    zd_u32 c = zd_zstd_mp_chunk_of_slot(slot_base, n, g);
-    zd_zstd_mp_entropy_group(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c],
-                             (zd_u32)(g - slot_base[c]), &lds);
+                                              const zd_u64 *slot_base, zd_u32 n, zd_u64 max_slots) {
+    __shared__ zd_mp_entropy_lds lds;
+    /* Slot g is block g / n of chunk g % n: the real blocks (the first few slots of each chunk)
+       come first and spread over all groups, whatever the grid and the chunks' slot counts. */
+    zd_u64 total = (zd_u64)n * max_slots;
+    for (zd_u64 g = blockIdx.x; g < total; g += gridDim.x) {
+        zd_u32 c = (zd_u32)(g % n);
+        zd_u64 b = g / n;
+        if (b >= slot_base[c + 1u] - slot_base[c]) continue;
+        zd_zstd_mp_entropy_group(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c],
+                                 (zd_u32)b, &lds);
+        __syncthreads(); /* lds is reused by the next slot */
+    }
+}
+
+extern "C" __global__ void zd_zstd_mp_link(const zd_u64 *dst_sizes, zd_u8 *scratch, const zd_u64 *scratch_offsets,
+                                           zd_u32 n) {
+    zd_u32 c = blockIdx.x;
+    if (c >= n) return;
+    zd_zstd_mp_link_group(dst_sizes[c], scratch + scratch_offsets[c], (zd_mp_hdr *)(scratch + scratch_offsets[0]));
 }
 
 extern "C" __global__ void zd_zstd_mp_exec(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                           zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 *status, zd_u32 n) {
+                                           zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 n) {
+    __shared__ zd_mp_exec_lds lds;
+    zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n, &lds);
+}
+
+extern "C" __global__ void zd_zstd_mp_finish(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                             zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                             zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 *status, zd_u32 n) {
     __shared__ zd_zstd_lds lds;
     zd_u32 c = blockIdx.x;
     if (c >= n) return;
-    zd_u32 s = zd_zstd_mp_exec_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c],
-                                     scratch + scratch_offsets[c], &lds);
+    zd_u32 s = zd_zstd_mp_finish_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c],
+                                       scratch + scratch_offsets[c], &lds);
     if (threadIdx.x == 0) status[c] = s;
 }

@@ -84,9 +84,11 @@ typedef struct {
     zd_u32 *status;
     zd_u32 n, pass;
     zd_zstd_lds *lds;
+    zd_mp_exec_lds *xlds;
+    zd_mp_entropy_lds *elds;
 } zd_host_mp_args;
 
-/* Same bodies as the zd_zstd_mp_{scan,entropy,exec} kernel entries. */
+/* Same bodies as the zd_zstd_mp_{scan,entropy,link,exec,finish} kernel entries. */
 static void zd_host_mp_body(void *p) {
     zd_host_mp_args *a = (zd_host_mp_args *)p;
     zd_u32 g = zd_group_id();
@@ -94,37 +96,60 @@ static void zd_host_mp_body(void *p) {
         if (g >= a->slot_base[a->n]) return;
         zd_u32 c = zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, g);
         zd_zstd_mp_entropy_group(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
-                                 a->scratch + a->scratch_offsets[c], (zd_u32)(g - a->slot_base[c]), a->lds);
+                                 a->scratch + a->scratch_offsets[c], (zd_u32)(g - a->slot_base[c]), a->elds);
+        return;
+    }
+    if (a->pass == 4u) {
+        zd_zstd_mp_exec_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->scratch,
+                              a->scratch_offsets, a->n, a->xlds);
         return;
     }
     if (g >= a->n) return;
     if (a->pass == 1u) {
         zd_zstd_mp_scan_group(a->src + a->src_offsets[g], a->src_sizes[g], a->dst_sizes[g],
-                              a->scratch + a->scratch_offsets[g], a->lds);
+                              a->scratch + a->scratch_offsets[g], g == 0u, a->lds);
         return;
     }
-    zd_u32 s = zd_zstd_mp_exec_group(a->src + a->src_offsets[g], a->src_sizes[g], a->dst + a->dst_offsets[g],
-                                     a->dst_sizes[g], a->scratch + a->scratch_offsets[g], a->lds);
+    if (a->pass == 3u) {
+        zd_zstd_mp_link_group(a->dst_sizes[g], a->scratch + a->scratch_offsets[g],
+                              (zd_mp_hdr *)(a->scratch + a->scratch_offsets[0]));
+        return;
+    }
+    zd_u32 s = zd_zstd_mp_finish_group(a->src + a->src_offsets[g], a->src_sizes[g], a->dst + a->dst_offsets[g],
+                                       a->dst_sizes[g], a->scratch + a->scratch_offsets[g], a->lds);
     if (zd_local_id() == 0u) a->status[g] = s;
 }
 
-/* The three passes over a batch; modes[c] (if not NULL) gets ZD_MP_MODE_RUN when chunk c was
-   decoded by the multi-pass path, ZD_MP_MODE_FALLBACK when by the single-pass decoder. */
+/* The five passes over a batch (scan, entropy, link, exec, finish); modes[c] (if not NULL) gets
+   ZD_MP_MODE_RUN when chunk c was decoded by the multi-pass path, ZD_MP_MODE_FALLBACK when by
+   the single-pass decoder. Groups run one after the other, so the exec pass's first group takes
+   every ticket; a second one checks that a group finding no work leaves. */
 ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
                                            zd_u8 *scratch, const zd_u64 *scratch_offsets, const zd_u64 *slot_base,
                                            zd_u32 *status, zd_u32 n, zd_u32 local_size, zd_u32 *modes) {
     zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
-    if (lds == NULL) return -1;
+    zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds));
+    zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(sizeof(zd_mp_entropy_lds));
+    if (lds == NULL || xlds == NULL || elds == NULL || local_size > ZD_MPX_MAX_ITEMS) {
+        free(lds);
+        free(xlds);
+        free(elds);
+        return -1;
+    }
     zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch,
-                         scratch_offsets, slot_base, status, n, 1u, lds};
-    for (zd_u32 pass = 1u; pass <= 3u; pass++) {
+                         scratch_offsets, slot_base, status, n, 1u, lds, xlds, elds};
+    for (zd_u32 pass = 1u; pass <= 5u; pass++) {
         a.pass = pass;
-        zd_u32 groups = pass == 2u ? (zd_u32)slot_base[n] : n;
+        zd_u32 groups = pass == 2u ? (zd_u32)slot_base[n] : (pass == 4u ? 2u : n);
         for (zd_u32 g = 0; g < groups; g++) {
-            memset(lds, 0xA5, sizeof(zd_zstd_lds));
+            memset(lds, 0xA5, sizeof(zd_zstd_lds)); /* local memory starts undefined */
+            memset(xlds, 0xA5, sizeof(zd_mp_exec_lds));
+            memset(elds, 0xA5, sizeof(zd_mp_entropy_lds));
             if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) {
                 free(lds);
+                free(xlds);
+                free(elds);
                 return -1;
             }
         }
@@ -132,6 +157,8 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
     if (modes != NULL)
         for (zd_u32 c = 0; c < n; c++) modes[c] = ((const zd_mp_hdr *)(scratch + scratch_offsets[c]))->mode;
     free(lds);
+    free(xlds);
+    free(elds);
     return 0;
 }
 

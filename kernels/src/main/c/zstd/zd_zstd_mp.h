@@ -2,8 +2,8 @@
  * zd_zstd_mp.h - multi-pass, block-parallel decoding of large zstd frames (RFC 8878).
  *
  * The single-pass decoder (zd_zstd_frame.h) gives one work-group to a whole frame, so a batch
- * of a few large frames leaves the device idle. Here the entropy work of a frame is spread
- * over one work-group per BLOCK:
+ * of a few large frames leaves the device idle. Here both the entropy work and the execution of
+ * a frame are spread over one work-group per BLOCK:
  *
  *   Pass 1  zd_zstd_mp_scan_group       one group per chunk, item 0: walks the frame header and
  *           every block header; for compressed blocks it parses the literals section header and
@@ -15,17 +15,27 @@
  *   Pass 2  zd_zstd_mp_entropy_group    one group per block slot: rebuilds the block's tables
  *           from those descriptions, decodes its Huffman streams (one item per stream) into
  *           the chunk's literal region, and decodes its sequences (item 0) into
- *           (litLen, matchLen, offsetValue) triples in the sequence region.
- *   Pass 3  zd_zstd_mp_exec_group       one group per chunk: item 0 walks the blocks in frame
- *           order, resolves repeat offsets, checks every length, offset and size, and hands
- *           the group batches of sequences, copies and fills to execute (the single-pass
- *           executor, zd_zstd_execute_group); then the XXH64 checksum.
+ *           (litLen, matchLen, offset) triples. Repeat offsets depend on earlier blocks, so an
+ *           offset is written either resolved or SYMBOLIC ("repeat offset j at the block's
+ *           start, minus d"), and the block records its repeat offsets at its end in the same
+ *           form, plus its output size.
+ *   Link    zd_zstd_mp_link_group       one group per chunk, item 0: walks the block table once,
+ *           giving each block its output position and its repeat offsets at entry.
+ *   Pass 3  zd_zstd_mp_exec_group       persistent groups taking blocks in ticket order (block
+ *           index major, so all chunks advance together): each block's sequences are executed
+ *           by the whole group, a batch of one sequence per item: positions by prefix sums,
+ *           literals byte-parallel, matches in rounds (a match runs once nothing pending in its
+ *           batch writes its source). A match reading from before the block waits until the
+ *           blocks it reads are done (their flags); they hold smaller tickets, so they belong
+ *           to groups already running and every wait ends.
+ *   Pass 4  zd_zstd_mp_finish_group     one group per chunk: the XXH64 checksum, or the
+ *           single-pass decoder for chunks that fell back.
  *
  * Fallback: any chunk that is not exactly one zstd frame, that needs more block slots or
  * sequence scratch than its layout provides, or in which any pass finds an error, is decoded
- * again from scratch by zd_zstd_decode_frame_group inside pass 3. Invalid input therefore gets
+ * again from scratch by zd_zstd_decode_frame_group in pass 4. Invalid input therefore gets
  * exactly the single-pass status, and the multi-pass code only has to be right on valid frames
- * and safe (in bounds) on every input.
+ * and safe (in bounds, and never waiting forever) on every input.
  *
  * Scratch per chunk (caller-owned, ZD_GLOBAL, 8-byte aligned offsets), for dst_len D:
  *   slots(D,S) = min(D / ZD_MP_BYTES_PER_SLOT, S / 3) + 16  (S: src_len)  block table entries
@@ -33,8 +43,9 @@
  *   lit(D)     = round8(max(D, ZD_ZSTD_SCRATCH_PER_FRAME))             decoded literals
  *   bytes(D,S) = 64 + slots(D,S) * sizeof(zd_mp_block) + lit(D) + 12 * max_seq(D)
  * (zd_zstd_mp_scratch_bytes). The literal region doubles as the single-pass scratch when the
- * chunk falls back. Pass 2's grid is the sum of slots(D) over the chunks; slot_base[c] is the
- * first global slot of chunk c (slot_base[n] = total).
+ * chunk falls back. Pass 2's grid strides over the sum of slots(D) over the chunks; slot_base[c]
+ * is the first global slot of chunk c (slot_base[n] = total). The header of chunk 0 also holds
+ * the batch's ticket counter and its largest block count (reset by pass 1).
  */
 #ifndef ZD_ZSTD_MP_H
 #define ZD_ZSTD_MP_H
@@ -45,6 +56,15 @@
 #define ZD_MP_BYTES_PER_SLOT 2048u /* block table entries: one per 2 KiB of output or 3 input bytes (+16) */
 #define ZD_MP_BYTES_PER_SEQ 3u     /* sequence scratch: one per 3 output bytes (+1024), enough for any valid frame */
 #define ZD_MP_HDR_BYTES 64u
+/* Sequence executor batch: one sequence per item, at most this many items per group. */
+#define ZD_MPX_MAX_ITEMS ZD_SCAN_MAX_ITEMS
+/* Matches up to this long are copied by their own item; longer ones by the whole group. */
+#define ZD_MPX_SHORT 32u
+
+/* Repeat offsets in pass 2: a resolved offset (bit 31 clear, 0 = invalid) or "repeat offset j
+   at the block's start minus d" (bit 31 set, j in bits 29-30, d in bits 0-28). */
+#define ZD_MP_SYM 0x80000000u
+#define ZD_MP_SYM_OF(j) (ZD_MP_SYM | ((zd_u32)(j) << 29))
 
 /* Per-block record, written by pass 1 (and status by pass 2). */
 typedef struct {
@@ -62,8 +82,14 @@ typedef struct {
     zd_u32 nstreams;    /* 1 or 4 */
     zd_u32 tab_mode;    /* 2 bits per kind (LL, OF, ML): 0 predefined, 1 RLE, 2 FSE */
     zd_u32 status;      /* pass 2: ZD_STATUS_OK or why the block failed */
-    zd_u32 pad;
+    zd_u32 done;        /* pass 3: set once the block's output is final */
+    zd_u64 out_at;      /* link: output offset of the block in the chunk */
+    zd_u32 out_len;     /* pass 1 (raw, RLE) or pass 2: bytes the block produces */
+    zd_u32 lit_used;    /* pass 2: literals consumed by sequences (the rest trail them) */
+    zd_u32 rep_out[3];  /* pass 2: repeat offsets at the block's end (ZD_MP_SYM form) */
+    zd_u32 rep_in[3];   /* link: resolved repeat offsets at the block's start */
 } zd_mp_block;
+ZD_STATIC_ASSERT(sizeof(zd_mp_block) == 152u, zd_mp_block_is_152_bytes); /* CudaZstdCodec.MP_BLOCK_BYTES */
 
 /* Per-chunk header at the start of its scratch. */
 typedef struct {
@@ -73,7 +99,11 @@ typedef struct {
     zd_u64 fcs;      /* declared content size when has_fcs */
     zd_u64 block_max;
     zd_u64 cksum_at; /* checksum offset in src */
-    zd_u64 pad[3];
+    zd_u32 ticket;     /* chunk 0 only: pass 3's next ticket */
+    zd_u32 max_blocks; /* chunk 0 only: largest n_blocks of a chunk in ZD_MP_MODE_RUN */
+    zd_u32 failed;     /* pass 3: a block of this chunk failed (pass 4 falls back) */
+    zd_u32 pad32;
+    zd_u64 pad;
 } zd_mp_hdr;
 ZD_STATIC_ASSERT(sizeof(zd_mp_hdr) <= ZD_MP_HDR_BYTES, zd_mp_hdr_fits);
 
@@ -150,7 +180,7 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     zd_u64 slots = zd_zstd_mp_slots(dst_len, src_len);
     zd_u64 lit_cap = zd_zstd_mp_lit_bytes(dst_len);
     zd_u64 seq_cap = zd_zstd_mp_max_seq(dst_len);
-    if (src_len < 6u) return ZD_MP_MODE_FALLBACK;
+    if (src_len < 6u || dst_len > 0x7FFFFFFFu) return ZD_MP_MODE_FALLBACK; /* offsets must fit 31 bits */
     if ((zd_u32)zd_load_le_thread(src, src_len, 0u, 4u) != ZD_ZSTD_MAGIC) return ZD_MP_MODE_FALLBACK;
     zd_u32 fhd = src[4];
     zd_u32 fcs_flag = fhd >> 6;
@@ -166,7 +196,7 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     if (!single) {
         zd_u32 wd = src[q++];
         zd_u32 wlog = 10u + (wd >> 3);
-        if (wlog > ZD_MAX_WINDOW_LOG) return ZD_MP_MODE_FALLBACK;
+        if (wlog > ZD_MAX_WINDOW_LOG || wlog > 30u) return ZD_MP_MODE_FALLBACK; /* offsets must fit 31 bits */
         window = ((zd_u64)1 << wlog) + (((zd_u64)1 << wlog) >> 3) * (wd & 7u);
     }
     if (zd_load_le_thread(src, src_len, q, did_size) != 0u) return ZD_MP_MODE_FALLBACK;
@@ -209,8 +239,15 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
         b.nstreams = 0u;
         b.tab_mode = 0u;
         b.status = ZD_STATUS_OK;
-        b.pad = 0u;
-        for (zd_u32 k = 0; k < 3u; k++) b.tab_desc[k] = 0u;
+        b.done = 0u;
+        b.out_at = 0u;
+        b.out_len = type == 2u ? 0u : (zd_u32)size;
+        b.lit_used = 0u;
+        for (zd_u32 k = 0; k < 3u; k++) {
+            b.tab_desc[k] = 0u;
+            b.rep_out[k] = ZD_MP_SYM_OF(k);
+            b.rep_in[k] = 0u;
+        }
         if (type == 1u) {
             if (src_len - p < 1u) return ZD_MP_MODE_FALLBACK;
             p += 1u;
@@ -238,11 +275,12 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                 if (lt >= 2u) {
                     zd_u64 rem = cs;
                     if (lt == 2u) {
-                        zd_u32 mb = 0;
-                        zd_u64 used = 0;
-                        if (zd_huf_read_table_thread(src + lp, rem, lds->huf[0], lds->weights, lds->hufw, lds->norm,
-                                                     lds->next, &mb, &used) != ZD_STATUS_OK)
-                            return ZD_MP_MODE_FALLBACK;
+                        /* Only the description's length here (pass 2 builds and checks the table):
+                           FSE-compressed weights take headerByte bytes, direct ones 4 bits each. */
+                        if (rem < 1u) return ZD_MP_MODE_FALLBACK;
+                        zd_u32 hb = src[lp];
+                        zd_u64 used = 1u + (hb < 128u ? hb : (hb - 127u + 1u) / 2u);
+                        if (used > rem) return ZD_MP_MODE_FALLBACK;
                         huf_desc = lp;
                         huf_ok = 1u;
                         lp += used;
@@ -339,20 +377,42 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     return ZD_MP_MODE_RUN;
 }
 
-/* Pass 1, cooperative wrapper: every item calls. */
+/* Pass 1, cooperative wrapper: every item calls. `first`: this is chunk 0, whose header holds
+   the batch's pass 3 counters. */
 ZD_FUNC void zd_zstd_mp_scan_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
-                                   ZD_GLOBAL zd_u8 *scratch, ZD_LOCAL zd_zstd_lds *lds) {
+                                   ZD_GLOBAL zd_u8 *scratch, zd_u32 first, ZD_LOCAL zd_zstd_lds *lds) {
     if (zd_local_id() == 0u) {
         zd_u32 m = zd_zstd_mp_scan_thread(src, src_len, dst_len, scratch, lds);
         ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
         hdr->mode = m;
+        hdr->failed = 0u;
         if (m != ZD_MP_MODE_RUN) hdr->n_blocks = 0u;
+        if (first) {
+            hdr->ticket = 0u;
+            hdr->max_blocks = 0u;
+        }
     }
 }
 
+/* Pass 2 local memory: one block's tables, small enough for many groups per multiprocessor
+   (the entropy work is one item's serial chain: occupancy is what hides its latency). */
+typedef struct {
+    zd_fse_cell ll[1u << ZD_LL_MAX_LOG];
+    zd_fse_cell ml[1u << ZD_ML_MAX_LOG];
+    zd_fse_cell of[1u << ZD_OF_MAX_LOG];
+    zd_fse_cell hufw[1u << ZD_HUFW_MAX_LOG];
+    zd_huf_cell huf[1][ZD_HUF_TABLE_SIZE];
+    zd_i16 norm[ZD_FSE_MAX_SYMBOLS];
+    zd_u16 next[ZD_FSE_MAX_SYMBOLS];
+    zd_u8 weights[256];
+    zd_u64 hs_in[4], hs_len[4], hs_out[4], hs_n[4];
+    zd_u32 hs_status[4];
+    zd_u32 status, hs_count, op_byte;
+} zd_mp_entropy_lds;
+
 /* Builds the FSE table of kind k (0 LL, 1 OF, 2 ML) from its recorded description. */
 ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 k, zd_u32 mode, zd_u64 at,
-                                      zd_u64 end, ZD_LOCAL zd_zstd_lds *lds, zd_u32 *log_out) {
+                                      zd_u64 end, ZD_LOCAL zd_mp_entropy_lds *lds, zd_u32 *log_out) {
     ZD_LOCAL zd_fse_cell *t = k == 0u ? lds->ll : (k == 1u ? lds->of : lds->ml);
     zd_u32 max_sym = k == 0u ? ZD_LL_MAX_SYM : (k == 1u ? ZD_OF_MAX_SYM : ZD_ML_MAX_SYM);
     zd_u32 max_log = k == 0u ? ZD_LL_MAX_LOG : (k == 1u ? ZD_OF_MAX_LOG : ZD_ML_MAX_LOG);
@@ -381,12 +441,48 @@ ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     return ZD_STATUS_OK;
 }
 
+/* "rep1 - 1" on a ZD_MP_SYM value: one more to subtract from a symbolic one; a resolved one
+   stays 0 (invalid) once it reaches 0, as any use of it is corrupt in the single-pass decoder. */
+ZD_INLINE zd_u32 zd_mp_rep_dec(zd_u32 v) {
+    if (v & ZD_MP_SYM) return v + 1u; /* d < 2^29: a block has fewer than 2^16 sequences */
+    return v > 1u ? v - 1u : 0u;
+}
+
+/* Resolves a ZD_MP_SYM value against the repeat offsets at the block's start; 0 = invalid. */
+ZD_INLINE zd_u32 zd_mp_rep_resolve(zd_u32 v, zd_u32 r0, zd_u32 r1, zd_u32 r2) {
+    if ((v & ZD_MP_SYM) == 0u) return v;
+    zd_u32 j = (v >> 29) & 3u, d = v & 0x1FFFFFFFu;
+    zd_u32 r = j == 0u ? r0 : (j == 1u ? r1 : r2);
+    return r > d ? r - d : 0u;
+}
+
+/* Repeat-offset bookkeeping of one sequence (RFC 8878 3.1.1.5) on ZD_MP_SYM values; returns
+   the sequence's offset in the same form and sets *bad for an offset that does not fit. */
+ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2, zd_u32 *r3, zd_u32 *bad) {
+    zd_u32 off;
+    if (ofv > 3u) {
+        off = ofv - 3u;
+        if (off & ZD_MP_SYM) *bad = 1u;
+        *r3 = *r2;
+        *r2 = *r1;
+        *r1 = off;
+        return off;
+    }
+    zd_u32 idx = ofv - 1u + (ll == 0u ? 1u : 0u);
+    if (idx == 0u) return *r1;
+    off = idx == 1u ? *r2 : (idx == 2u ? *r3 : zd_mp_rep_dec(*r1));
+    if (idx != 1u) *r3 = *r2;
+    *r2 = *r1;
+    *r1 = off;
+    return off;
+}
+
 /*
  * Pass 2, cooperative: decodes block `b` of a chunk (literals and sequences) into scratch.
  * Every item calls with the same arguments. Writes blk->status.
  */
 ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
-                                      ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_zstd_lds *lds) {
+                                      ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_entropy_lds *lds) {
     ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
     if (hdr->mode != ZD_MP_MODE_RUN || b >= hdr->n_blocks) return;
     ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES) + b;
@@ -462,6 +558,8 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
             if (lds->hs_status[k] != ZD_STATUS_OK) status = lds->hs_status[k];
     }
     zd_u32 nseq = blk->nseq;
+    zd_u32 r1 = ZD_MP_SYM_OF(0), r2 = ZD_MP_SYM_OF(1), r3 = ZD_MP_SYM_OF(2), bad = 0u;
+    zd_u64 lsum = 0u, tsum = 0u; /* literals and bytes the sequences produce */
     if (status == ZD_STATUS_OK && nseq > 0u) {
         zd_u32 logs[3] = {0u, 0u, 0u};
         for (zd_u32 k = 0; k < 3u && status == ZD_STATUS_OK; k++)
@@ -475,6 +573,9 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
             zd_u32 s_of = zd_bwdf_read_thread(&br, logs[1]);
             zd_u32 s_ml = zd_bwdf_read_thread(&br, logs[2]);
             ZD_GLOBAL zd_u32 *out = seqs + 3u * blk->seq_at;
+            r1 = ZD_MP_SYM_OF(0);
+            r2 = ZD_MP_SYM_OF(1);
+            r3 = ZD_MP_SYM_OF(2);
             for (zd_u32 i = 0; i < nseq; i++) {
                 zd_fse_cell cl = lds->ll[s_ll];
                 zd_fse_cell cm = lds->ml[s_ml];
@@ -499,7 +600,9 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                     ll = zd_ll_base[cl.sym] + ((zd_u32)(c >> a) & ((1u << llb) - 1u));
                     out[3u * i] = ll;
                     out[3u * i + 1u] = ml;
-                    out[3u * i + 2u] = ofv;
+                    out[3u * i + 2u] = zd_mp_seq_offset(ofv, ll, &r1, &r2, &r3, &bad);
+                    lsum += ll;
+                    tsum += (zd_u64)ll + ml;
                     br.pos -= (zd_i32)(ofc + mlb + llb);
                     if (i + 1u < nseq) {
                         a -= nbl;
@@ -523,7 +626,9 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                 }
                 out[3u * i] = ll;
                 out[3u * i + 1u] = ml;
-                out[3u * i + 2u] = ofv;
+                out[3u * i + 2u] = zd_mp_seq_offset(ofv, ll, &r1, &r2, &r3, &bad);
+                lsum += ll;
+                tsum += (zd_u64)ll + ml;
                 if (i + 1u < nseq) {
                     s_ll = cl.base + zd_bwdf_read_thread(&br, nbl);
                     s_ml = cm.base + zd_bwdf_read_thread(&br, nbm);
@@ -533,247 +638,357 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
             if (status == ZD_STATUS_OK && br.pos != 0) status = ZD_STATUS_CORRUPT_SEQUENCES;
         }
     }
+    /* Lengths are checked as sums here (any violation falls back, where the single-pass decoder
+       finds the exact status); offsets are checked when pass 3 resolves them. */
+    zd_u64 out_len = tsum + (zd_u64)regen - lsum;
+    if (status == ZD_STATUS_OK && (bad || lsum > regen || out_len > hdr->block_max))
+        status = ZD_STATUS_CORRUPT_SEQUENCES;
+    blk->lit_used = (zd_u32)lsum;
+    blk->out_len = status == ZD_STATUS_OK ? (zd_u32)out_len : 0u;
+    blk->rep_out[0] = r1;
+    blk->rep_out[1] = r2;
+    blk->rep_out[2] = r3;
     blk->status = status;
 }
 
-/* Pass 3 executor state, private to item 0. */
-typedef struct {
-    zd_u32 state, b, nseq, seq_done, n_blocks, last_type;
-    zd_u64 out, block_out0, block_max, frame_limit;
-    zd_u64 lit_pos, lit_size, seq_at;
-    zd_u32 rep1, rep2, rep3, lit_raw;
-    zd_u64 lit_base;
-} zd_mp_exec_state;
-
-#define ZD_MP_S_BLOCK 0u
-#define ZD_MP_S_SEQ 1u
-#define ZD_MP_S_XXH 2u
-#define ZD_MP_S_END 3u
-
-#define ZD_MP_FAIL()                                                                                               \
-    do {                                                                                                           \
-        lds->op = ZD_OP_DONE;                                                                                      \
-        lds->status = ZD_STATUS_CORRUPT_SEQUENCES;                                                                 \
-        return;                                                                                                    \
-    } while (0)
-
-/* Item 0: publishes the next work order of pass 3 (ZD_OP_DONE with status OK at the end; any
-   failure is ZD_OP_DONE with a non-zero status, and the chunk then falls back). */
-ZD_FUNC void zd_zstd_mp_exec_step_thread(zd_mp_exec_state *st, const ZD_GLOBAL zd_u8 *src, zd_u64 src_len,
-                                         ZD_GLOBAL zd_u8 *dst, zd_u64 dst_len, ZD_GLOBAL zd_u8 *scratch,
-                                         ZD_LOCAL zd_zstd_lds *lds) {
-    const ZD_GLOBAL zd_mp_hdr *hdr = (const ZD_GLOBAL zd_mp_hdr *)scratch;
-    const ZD_GLOBAL zd_mp_block *blks = (const ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
-    const ZD_GLOBAL zd_u32 *seqs = (const ZD_GLOBAL zd_u32 *)(scratch + zd_zstd_mp_seq_off(dst_len, src_len));
-    for (;;) {
-        if (st->state == ZD_MP_S_BLOCK) {
-            if (st->b == st->n_blocks) {
-                st->state = hdr->has_checksum ? ZD_MP_S_XXH : ZD_MP_S_END;
-                if (hdr->has_checksum) {
-                    lds->op = ZD_OP_XXH;
-                    lds->op_a = 0u;
-                    lds->op_n = st->out;
-                    return;
-                }
-                continue;
-            }
-            const ZD_GLOBAL zd_mp_block *bk = blks + st->b;
-            st->b++;
-            zd_u64 size = bk->size;
-            if (bk->type == 0u || bk->type == 1u) {
-                if (size > st->frame_limit - st->out) ZD_MP_FAIL();
-                lds->op = bk->type == 0u ? ZD_OP_COPY : ZD_OP_FILL;
-                lds->op_flag = 0u;
-                lds->op_a = bk->in;
-                lds->op_b = st->out;
-                lds->op_n = size;
-                if (bk->type == 1u) lds->op_byte = src[bk->in];
-                st->out += size;
-                return;
-            }
-            if (bk->status != ZD_STATUS_OK) ZD_MP_FAIL();
-            st->block_out0 = st->out;
-            st->lit_pos = 0u;
-            st->lit_size = bk->regen;
-            st->lit_raw = bk->lit_type == 0u ? 1u : 0u;
-            st->lit_base = bk->lit_at;
-            st->nseq = bk->nseq;
-            st->seq_done = 0u;
-            st->seq_at = bk->seq_at;
-            st->state = ZD_MP_S_SEQ;
-            continue;
+/*
+ * Link, item 0 of the chunk's group: output position and entering repeat offsets of every block;
+ * falls the chunk back when a block failed in pass 2 or the sizes do not add up to dst_len.
+ * ctl: chunk 0's header (the batch's largest block count).
+ */
+ZD_FUNC void zd_zstd_mp_link_group(zd_u64 dst_len, ZD_GLOBAL zd_u8 *scratch, ZD_GLOBAL zd_mp_hdr *ctl) {
+    if (zd_local_id() != 0u) return;
+    ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
+    if (hdr->mode != ZD_MP_MODE_RUN) return;
+    ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
+    zd_u32 nb = hdr->n_blocks;
+    zd_u32 r0 = 1u, r1 = 4u, r2 = 8u;
+    zd_u64 pos = 0u;
+    zd_u32 ok = 1u;
+    for (zd_u32 b = 0; b < nb && ok; b++) {
+        ZD_GLOBAL zd_mp_block *bk = blk + b;
+        if (bk->type == 2u && bk->status != ZD_STATUS_OK) ok = 0u;
+        else if (bk->out_len > dst_len - pos) ok = 0u;
+        if (!ok) break;
+        bk->out_at = pos;
+        bk->rep_in[0] = r0;
+        bk->rep_in[1] = r1;
+        bk->rep_in[2] = r2;
+        pos += bk->out_len;
+        if (bk->type == 2u) {
+            zd_u32 n0 = zd_mp_rep_resolve(bk->rep_out[0], r0, r1, r2);
+            zd_u32 n1 = zd_mp_rep_resolve(bk->rep_out[1], r0, r1, r2);
+            zd_u32 n2 = zd_mp_rep_resolve(bk->rep_out[2], r0, r1, r2);
+            r0 = n0;
+            r1 = n1;
+            r2 = n2;
         }
-        if (st->state == ZD_MP_S_SEQ) {
-            if (st->seq_done < st->nseq) {
-                zd_u32 cnt = 0;
-                zd_u32 nseg = 1u;
-                zd_u64 base = st->out;
-                lds->seg_pos[0] = 0u;
-                lds->seg_first[0] = 0u;
-                zd_u64 lim = st->block_out0 + st->block_max;
-                if (st->frame_limit < lim) lim = st->frame_limit;
-                zd_u32 room = (zd_u32)(lim - base);
-                zd_u64 hist = base;
-                zd_u32 rel = 0u, wave = 0u;
-                zd_u32 lit_pos = (zd_u32)st->lit_pos, lit_size = (zd_u32)st->lit_size;
-                zd_u32 rep1 = st->rep1, rep2 = st->rep2, rep3 = st->rep3;
-                zd_u32 left = st->nseq - st->seq_done;
-                zd_u32 todo = left < ZD_SEQ_BATCH ? left : ZD_SEQ_BATCH;
-                const ZD_GLOBAL zd_u32 *sq = seqs + 3u * (st->seq_at + st->seq_done);
-                /* Stage the batch's (ll, ml, ofv) triples in local memory first: independent
-                   loads, many in flight, instead of one global round trip per sequence. */
-                for (zd_u32 i0 = 0; i0 < todo; i0 += 8u) {
-                    zd_u32 v[24];
-                    ZD_UNROLL
-                    for (zd_u32 k = 0; k < 8u; k++) {
-                        zd_u32 i = i0 + k;
-                        v[3u * k] = i < todo ? sq[3u * i] : 0u;
-                        v[3u * k + 1u] = i < todo ? sq[3u * i + 1u] : 0u;
-                        v[3u * k + 2u] = i < todo ? sq[3u * i + 2u] : 0u;
-                    }
-                    ZD_UNROLL
-                    for (zd_u32 k = 0; k < 8u; k++) {
-                        zd_u32 i = i0 + k;
-                        if (i < todo) {
-                            lds->seq[i].ll = v[3u * k];
-                            lds->seq[i].ml = v[3u * k + 1u];
-                            lds->seq[i].off = v[3u * k + 2u];
-                        }
-                    }
-                }
-                while (cnt < todo) {
-                    zd_u32 ll = lds->seq[cnt].ll, ml = lds->seq[cnt].ml, ofv = lds->seq[cnt].off;
-                    zd_u32 off;
-                    if (ofv > 3u) {
-                        off = ofv - 3u;
-                        rep3 = rep2;
-                        rep2 = rep1;
-                        rep1 = off;
-                    } else {
-                        zd_u32 idx = ofv - 1u + (ll == 0u ? 1u : 0u);
-                        if (idx == 0u) {
-                            off = rep1;
-                        } else {
-                            off = idx == 1u ? rep2 : (idx == 2u ? rep3 : rep1 - 1u);
-                            if (idx != 1u) rep3 = rep2;
-                            rep2 = rep1;
-                            rep1 = off;
-                        }
-                    }
-                    if (ll > lit_size - lit_pos) ZD_MP_FAIL();
-                    zd_u32 total = ll + ml;
-                    if (ml > ZD_ZSTD_BLOCK_MAX || total > room - rel) ZD_MP_FAIL();
-                    zd_u32 m = rel + ll;
-                    if (off == 0u || (zd_u64)off > hist + m) ZD_MP_FAIL();
-                    zd_u32 flags = 0u;
-                    zd_u64 src_end = (zd_u64)m + (ml < off ? ml : off);
-                    if (src_end > (zd_u64)wave + off) {
-                        if (src_end <= (zd_u64)rel + off) {
-                            flags = ZD_SEQ_WAVE;
-                            wave = rel;
-                        } else {
-                            flags = ZD_SEQ_MID;
-                            wave = m;
-                        }
-                        lds->seg_pos[nseg] = wave;
-                        lds->seg_first[nseg] = (zd_u16)cnt;
-                        nseg++;
-                    }
-                    lds->seq[cnt].lit_off = lit_pos;
-                    lds->seq[cnt].ll = ll | flags;
-                    lds->seq[cnt].ml = ml;
-                    lds->seq[cnt].off = off;
-                    lds->seq[cnt].out_rel = rel;
-                    cnt++;
-                    rel += total;
-                    lit_pos += ll;
-                }
-                st->seq_done += cnt;
-                st->out = base + rel;
-                st->lit_pos = lit_pos;
-                st->rep1 = rep1;
-                st->rep2 = rep2;
-                st->rep3 = rep3;
-                lds->op = ZD_OP_SEQS;
-                lds->seq_count = cnt;
-                lds->seg_count = nseg;
-                lds->seq_bytes = rel;
-                lds->seq_base = base;
-                lds->lit_base = st->lit_base;
-                lds->lit_from_scratch = st->lit_raw ? 0u : 1u;
-                return;
-            }
-            zd_u64 n = st->lit_size - st->lit_pos;
-            st->state = ZD_MP_S_BLOCK;
-            if (n == 0u) continue;
-            if (n > st->frame_limit - st->out || n > st->block_out0 + st->block_max - st->out) ZD_MP_FAIL();
-            lds->op = ZD_OP_COPY;
-            lds->op_flag = st->lit_raw ? 0u : 1u;
-            lds->op_a = st->lit_base + st->lit_pos;
-            lds->op_b = st->out;
-            lds->op_n = n;
-            st->out += n;
-            st->lit_pos += n;
-            return;
-        }
-        if (st->state == ZD_MP_S_XXH) {
-            zd_u64 h = zd_xxh64_finish_thread(dst, st->out, lds->xxh_acc[0], lds->xxh_acc[1], lds->xxh_acc[2],
-                                              lds->xxh_acc[3]);
-            zd_u32 stored = (zd_u32)zd_load_le_thread(src, src_len, hdr->cksum_at, 4u);
-            if ((zd_u32)h != stored) ZD_MP_FAIL();
-            st->state = ZD_MP_S_END;
-            continue;
-        }
-        /* ZD_MP_S_END */
-        lds->op = ZD_OP_DONE;
-        lds->status = st->out == dst_len ? ZD_STATUS_OK : ZD_STATUS_CORRUPT_OUTPUT_UNDERFLOW;
+    }
+    if (ok && pos != dst_len) ok = 0u;
+    if (!ok) {
+        hdr->mode = ZD_MP_MODE_FALLBACK;
         return;
     }
+    zd_atomic_max_u32(&ctl->max_blocks, nb);
 }
-#undef ZD_MP_FAIL
+
+/* Pass 3 local memory: one batch of sequences, one per item. */
+typedef struct {
+    zd_u32 rel[ZD_MPX_MAX_ITEMS];  /* output offset of the sequence in its block */
+    zd_u32 ll[ZD_MPX_MAX_ITEMS];
+    zd_u32 ml[ZD_MPX_MAX_ITEMS];
+    zd_u32 off[ZD_MPX_MAX_ITEMS];  /* resolved offset */
+    zd_u32 lit[ZD_MPX_MAX_ITEMS];  /* first literal, relative to the batch's first literal */
+    zd_u32 lng[ZD_MPX_MAX_ITEMS];  /* this round's long matches (item indexes) */
+    zd_u64 scan[ZD_SCAN_TMP_WORDS];
+    zd_u64 min_src;                /* smallest source position (in the chunk) of the batch's matches */
+    zd_u32 written[ZD_ZSTD_BLOCK_MAX / 32u]; /* bit per byte of the batch's output: final yet? */
+    zd_u32 any[2], n_long[2];      /* per round (double-buffered): a match was pending, long matches */
+    zd_u32 ticket, fail;
+} zd_mp_exec_lds;
+
+/* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
+ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, ZD_GLOBAL zd_u8 *out, const ZD_LOCAL zd_mp_exec_lds *lds,
+                                 zd_u32 cnt, zd_u32 x0, zd_u32 x1) {
+    zd_u32 lo = 0u, hi = cnt - 1u;
+    while (lo < hi) { /* last sequence whose literals start at or before x0 */
+        zd_u32 mid = (lo + hi + 1u) >> 1;
+        if (lds->lit[mid] <= x0) lo = mid;
+        else hi = mid - 1u;
+    }
+    zd_u32 j = lo;
+    zd_u8 v[ZD_EXEC_CHUNK];
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_EXEC_CHUNK; k++) v[k] = x0 + k < x1 ? lit[x0 + k] : (zd_u8)0u;
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_EXEC_CHUNK; k++) {
+        zd_u32 x = x0 + k;
+        if (x < x1) {
+            while (x - lds->lit[j] >= lds->ll[j]) j++;
+            out[lds->rel[j] + (x - lds->lit[j])] = v[k];
+        }
+    }
+}
+
+/* Per item: a match of at most ZD_MPX_SHORT bytes at o whose source o - off is final. A forward
+   byte copy is right for overlapping matches too; four loads go out at once when they cannot
+   overlap the four stores. No unrolled fixed-length body: items of a warp run their copies in
+   different rounds, and the warp pays each round for its longest copy only. */
+ZD_INLINE void zd_mp_short_match_thread(ZD_GLOBAL zd_u8 *o, zd_u32 ml, zd_u32 off) {
+    const ZD_GLOBAL zd_u8 *s = o - off;
+    zd_u32 k = 0u;
+    if (off >= 4u) {
+        for (; k + 4u <= ml; k += 4u) {
+            zd_u8 a = s[k], b = s[k + 1u], c = s[k + 2u], d = s[k + 3u];
+            o[k] = a;
+            o[k + 1u] = b;
+            o[k + 2u] = c;
+            o[k + 3u] = d;
+        }
+    }
+    for (; k < ml; k++) o[k] = s[k];
+}
+
+/* Waits (item 0) until every block of the chunk below `b` that produced bytes at or after `from`
+   is done; blocks already waited for (output at or after *confirmed) are skipped. */
+ZD_INLINE void zd_mp_wait_thread(ZD_GLOBAL zd_mp_block *blk, zd_u32 b, zd_u64 from, zd_u64 *confirmed) {
+    for (zd_u32 k = b; k-- > 0u;) {
+        if (blk[k].out_at + blk[k].out_len <= from) break;
+        if (blk[k].out_at >= *confirmed) continue;
+        while (zd_load_flag(&blk[k].done) == 0u) zd_spin_pause();
+    }
+    if (from < *confirmed) *confirmed = from;
+    zd_fence();
+}
+
+/* Marks bytes [a, e) of the batch's output written (other items may mark neighbouring bits). */
+ZD_INLINE void zd_mp_mark_thread(ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 a, zd_u32 e) {
+    while (a < e) {
+        zd_u32 w = a >> 5, lo = a & 31u;
+        zd_u32 n = e - a < 32u - lo ? e - a : 32u - lo;
+        zd_u32 mask = (n == 32u ? 0xFFFFFFFFu : ((1u << n) - 1u)) << lo;
+        zd_atomic_or_u32_local(&lds->written[w], mask);
+        a += n;
+    }
+}
+
+/* Whether bytes [a, e) of the batch's output are all marked written. */
+ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 a, zd_u32 e) {
+    while (a < e) {
+        zd_u32 w = a >> 5, lo = a & 31u;
+        zd_u32 n = e - a < 32u - lo ? e - a : 32u - lo;
+        zd_u32 mask = (n == 32u ? 0xFFFFFFFFu : ((1u << n) - 1u)) << lo;
+        if ((((volatile const ZD_LOCAL zd_u32 *)lds->written)[w] & mask) != mask) return 0u;
+        a += n;
+    }
+    return 1u;
+}
 
 /*
- * Pass 3, cooperative: executes a chunk scanned by pass 1 and decoded by pass 2, or decodes it
- * with the single-pass decoder when it fell back (or fails here). Returns the chunk's status on
- * every item.
+ * Pass 3, cooperative: executes compressed block `b` of a chunk (its literals decoded, its
+ * sequences in scratch, its position and entering repeat offsets linked). Returns 0, or 1 when a
+ * sequence is invalid (the chunk then falls back).
  */
-ZD_FUNC zd_u32 zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst,
-                                     zd_u64 dst_len, ZD_GLOBAL zd_u8 *scratch, ZD_LOCAL zd_zstd_lds *lds) {
+ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
+                                     zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
+                                     ZD_LOCAL zd_mp_exec_lds *lds) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    ZD_GLOBAL zd_mp_block *bk = blk + b;
+    zd_u64 out_at = bk->out_at;
+    zd_u32 nseq = bk->nseq, regen = bk->regen, lit_used = bk->lit_used, out_len = bk->out_len;
+    zd_u32 rin0 = bk->rep_in[0], rin1 = bk->rep_in[1], rin2 = bk->rep_in[2];
+    const ZD_GLOBAL zd_u8 *lit = bk->lit_type == 0u ? src + bk->lit_in
+                                                    : scratch + zd_zstd_mp_lit_off(dst_len, src_len) + bk->lit_at;
+    const ZD_GLOBAL zd_u32 *seqs =
+        (const ZD_GLOBAL zd_u32 *)(scratch + zd_zstd_mp_seq_off(dst_len, src_len)) + 3u * bk->seq_at;
+    ZD_GLOBAL zd_u8 *out = dst + out_at;
+    zd_u32 trail = regen - lit_used;
+    zd_copy_group(out + (out_len - trail), lit + lit_used, trail);
+    zd_u64 confirmed = out_at; /* item 0: earlier output known final from here on */
+    zd_u32 carry_out = 0u, carry_lit = 0u;
+    zd_u32 fail = 0u;
+    for (zd_u32 s0 = 0; s0 < nseq; s0 += ls) {
+        zd_u32 cnt = nseq - s0 < ls ? nseq - s0 : ls;
+        zd_u32 i = s0 + lid;
+        zd_u32 valid = lid < cnt;
+        zd_u32 ll = 0u, ml = 0u, off = 1u;
+        if (valid) {
+            ll = seqs[3u * i];
+            ml = seqs[3u * i + 1u];
+            off = zd_mp_rep_resolve(seqs[3u * i + 2u], rin0, rin1, rin2);
+        }
+        if (lid == 0u) {
+            lds->min_src = ~(zd_u64)0u;
+            lds->any[0] = 0u;
+            lds->n_long[0] = 0u;
+            lds->fail = 0u;
+        }
+        zd_u64 tot = 0u;
+        zd_u64 ex = zd_scan_excl_u64_group((zd_u64)ll | ((zd_u64)(ll + ml) << 32), lds->scan, &tot);
+        zd_u32 lrel = (zd_u32)ex;
+        zd_u32 brel = (zd_u32)(ex >> 32); /* in the batch's output */
+        zd_u32 rel = carry_out + brel;
+        zd_u32 m = rel + ll;
+        zd_u64 abs_m = out_at + m;
+        zd_u32 span = (zd_u32)(tot >> 32);
+        for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) lds->written[w] = 0u;
+        if (valid) {
+            if (off == 0u || (zd_u64)off > abs_m) {
+                lds->fail = 1u;
+            } else {
+                lds->rel[lid] = rel;
+                lds->ll[lid] = ll;
+                lds->ml[lid] = ml;
+                lds->off[lid] = off;
+                lds->lit[lid] = lrel;
+                if (ml > 0u && (zd_u64)off > m) zd_atomic_min_u64_local(&lds->min_src, abs_m - off);
+            }
+        }
+        ZD_BARRIER();
+        if (lds->fail) {
+            fail = 1u;
+            break;
+        }
+        zd_u32 nlit = (zd_u32)tot;
+        for (zd_u32 x0 = lid * ZD_EXEC_CHUNK; x0 < nlit; x0 += ls * ZD_EXEC_CHUNK) {
+            zd_u32 x1 = nlit - x0 < ZD_EXEC_CHUNK ? nlit : x0 + ZD_EXEC_CHUNK;
+            zd_mp_lits_thread(lit + carry_lit, out, lds, cnt, x0, x1);
+        }
+        if (valid) zd_mp_mark_thread(lds, brel, brel + ll);
+        if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, b, lds->min_src, &confirmed);
+        ZD_BARRIER();
+        /* Matches in rounds: a match runs once every byte of its source in this batch is marked
+           written (bytes before the batch are final). Marks of a round's matches are set at the
+           start of the next round, racing with its checks: a mark seen there was written before
+           the last barrier, a mark missed is seen a round later. The first pending match always
+           finds its source written by then, so every round or two at least one runs. */
+        zd_u32 pend = valid && ml > 0u;
+        zd_u32 just = 0u;
+        zd_u32 sa = 0u, se = 0u; /* source bytes inside the batch: [sa, se) of its output */
+        {
+            zd_i64 a = (zd_i64)m - (zd_i64)off, e = a + (zd_i64)(ml < off ? ml : off);
+            zd_i64 lo = (zd_i64)carry_out;
+            if (e > lo) {
+                sa = (zd_u32)((a > lo ? a : lo) - lo);
+                se = (zd_u32)(e - lo);
+            }
+        }
+        for (zd_u32 r = 0;; r++) {
+            zd_u32 cur = r & 1u;
+            if (just) {
+                zd_mp_mark_thread(lds, brel + ll, brel + ll + ml);
+                just = 0u;
+            }
+            if (lid == 0u) {
+                lds->any[cur ^ 1u] = 0u;
+                lds->n_long[cur ^ 1u] = 0u;
+            }
+            if (pend) {
+                lds->any[cur] = 1u;
+                if (zd_mp_marked_thread(lds, sa, se)) {
+                    if (ml <= ZD_MPX_SHORT) zd_mp_short_match_thread(out + m, ml, off);
+                    else lds->lng[zd_atomic_add_u32_local(&lds->n_long[cur], 1u)] = lid;
+                    pend = 0u;
+                    just = 1u;
+                }
+            }
+            ZD_BARRIER();
+            if (lds->any[cur] == 0u) break;
+            zd_u32 nl = lds->n_long[cur];
+            for (zd_u32 k = 0; k < nl; k++) {
+                zd_u32 j = lds->lng[k];
+                zd_u32 jm = lds->rel[j] + lds->ll[j], jml = lds->ml[j], joff = lds->off[j];
+                ZD_GLOBAL zd_u8 *o = out + jm;
+                const ZD_GLOBAL zd_u8 *sp = o - joff;
+                for (zd_u32 q = lid; q < jml; q += ls) o[q] = sp[q < joff ? q : q % joff];
+            }
+            ZD_BARRIER();
+        }
+        carry_out += (zd_u32)(tot >> 32);
+        carry_lit += nlit;
+        ZD_BARRIER();
+    }
+    return fail;
+}
+
+/* Pass 3, cooperative: block `b` of a chunk in ZD_MP_MODE_RUN, then its done flag. */
+ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst, zd_u64 dst_len,
+                                    ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_exec_lds *lds) {
+    ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
+    ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
+    ZD_GLOBAL zd_mp_block *bk = blk + b;
+    zd_u32 type = bk->type;
+    zd_u32 fail = 0u;
+    if (type == 0u) {
+        zd_copy_group(dst + bk->out_at, src + bk->in, bk->out_len);
+    } else if (type == 1u) {
+        ZD_GLOBAL zd_u8 *to = dst + bk->out_at;
+        zd_u8 v = src[bk->in];
+        for (zd_u32 i = zd_local_id(); i < bk->out_len; i += zd_local_size()) to[i] = v;
+    } else {
+        fail = zd_mp_exec_seqs_group(src, dst, scratch, dst_len, src_len, blk, b, lds);
+    }
+    zd_fence();
+    ZD_BARRIER();
+    if (zd_local_id() == 0u) {
+        if (fail) hdr->failed = 1u;
+        zd_store_flag(&bk->done, 1u);
+    }
+}
+
+/*
+ * Pass 3, cooperative, persistent: takes tickets until the batch's blocks are all executed.
+ * Ticket t is block t / n of chunk t % n. chunk(c) gives (src, src_len, dst, dst_len, scratch) of
+ * chunk c through the arrays.
+ */
+ZD_FUNC void zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL zd_u64 *src_offsets,
+                                   const ZD_GLOBAL zd_u64 *src_sizes, ZD_GLOBAL zd_u8 *dst,
+                                   const ZD_GLOBAL zd_u64 *dst_offsets, const ZD_GLOBAL zd_u64 *dst_sizes,
+                                   ZD_GLOBAL zd_u8 *scratch, const ZD_GLOBAL zd_u64 *scratch_offsets, zd_u32 n,
+                                   ZD_LOCAL zd_mp_exec_lds *lds) {
+    ZD_GLOBAL zd_mp_hdr *ctl = (ZD_GLOBAL zd_mp_hdr *)(scratch + scratch_offsets[0]);
+    zd_u64 total = (zd_u64)n * ctl->max_blocks;
+    for (;;) {
+        if (zd_local_id() == 0u) lds->ticket = zd_atomic_add_u32(&ctl->ticket, 1u);
+        ZD_BARRIER();
+        zd_u64 t = lds->ticket;
+        ZD_BARRIER();
+        if (t >= total) return;
+        zd_u32 c = (zd_u32)(t % n), b = (zd_u32)(t / n);
+        ZD_GLOBAL zd_u8 *sc = scratch + scratch_offsets[c];
+        ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)sc;
+        if (hdr->mode != ZD_MP_MODE_RUN || b >= hdr->n_blocks) continue;
+        zd_mp_exec_block_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], sc, b, lds);
+    }
+}
+
+/*
+ * Pass 4, cooperative: the chunk's status. A chunk executed by pass 3 only needs its checksum
+ * checked; any other is decoded again by the single-pass decoder.
+ */
+ZD_FUNC zd_u32 zd_zstd_mp_finish_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst,
+                                       zd_u64 dst_len, ZD_GLOBAL zd_u8 *scratch, ZD_LOCAL zd_zstd_lds *lds) {
     ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
     ZD_GLOBAL zd_u8 *lit = scratch + zd_zstd_mp_lit_off(dst_len, src_len);
     zd_u32 lid = zd_local_id();
-    zd_u32 mode = hdr->mode;
-    zd_u32 status = ZD_STATUS_CORRUPT_SEQUENCES;
-    if (mode == ZD_MP_MODE_RUN) {
-        zd_mp_exec_state st;
-        st.state = ZD_MP_S_BLOCK;
-        st.b = 0u;
-        st.n_blocks = hdr->n_blocks;
-        st.out = 0u;
-        st.block_max = hdr->block_max;
-        st.frame_limit = dst_len;
-        st.rep1 = 1u;
-        st.rep2 = 4u;
-        st.rep3 = 8u;
-        st.nseq = 0u;
-        st.seq_done = 0u;
-        st.lit_pos = 0u;
-        st.lit_size = 0u;
-        st.lit_raw = 0u;
-        st.lit_base = 0u;
-        st.seq_at = 0u;
-        for (;;) {
-            if (lid == 0u) zd_zstd_mp_exec_step_thread(&st, src, src_len, dst, dst_len, scratch, lds);
-            ZD_BARRIER();
-            zd_u32 op = lds->op;
-            if (op == ZD_OP_DONE) break;
-            zd_zstd_execute_group(op, src, dst, lit, lds);
-            ZD_BARRIER();
-        }
-        status = lds->status;
+    if (hdr->mode == ZD_MP_MODE_RUN && !hdr->failed) {
+        if (!hdr->has_checksum) return ZD_STATUS_OK;
+        for (zd_u32 lane = lid; lane < 4u; lane += zd_local_size())
+            lds->xxh_acc[lane] = zd_xxh64_lane_thread(dst, dst_len, lane);
         ZD_BARRIER();
+        if (lid == 0u) {
+            zd_u64 h = zd_xxh64_finish_thread(dst, dst_len, lds->xxh_acc[0], lds->xxh_acc[1], lds->xxh_acc[2],
+                                              lds->xxh_acc[3]);
+            lds->status = (zd_u32)h == (zd_u32)zd_load_le_thread(src, src_len, hdr->cksum_at, 4u)
+                              ? ZD_STATUS_OK
+                              : ZD_STATUS_CORRUPT_CHECKSUM;
+        }
+        ZD_BARRIER();
+        zd_u32 status = lds->status;
+        ZD_BARRIER();
+        if (status == ZD_STATUS_OK) return status;
     }
-    if (status == ZD_STATUS_OK) return status;
+    ZD_BARRIER();
     if (lid == 0u) hdr->mode = ZD_MP_MODE_FALLBACK; /* visible to the caller (tests count fallbacks) */
     return zd_zstd_decode_frame_group(src, src_len, dst, dst_len, lit, zd_zstd_mp_lit_bytes(dst_len), lds);
 }

@@ -16,8 +16,9 @@
  * {@code zarrdirect.cuda.poolRetainedBytes}, {@code zarrdirect.cuda.pinnedRetainedBytes},
  * {@code zarrdirect.cuda.readerThreads}, {@code zarrdirect.cuda.readerTaskBytes},
  * {@code zarrdirect.cuda.cufileThreads}, {@code zarrdirect.cuda.cufileBounceBytes},
- * {@code zarrdirect.cuda.zstdThreads}, {@code zarrdirect.cuda.zstdMultiPassMin} (frames above this many encoded
- * bytes use the block-parallel path; -1 turns it off), {@code zarrdirect.cuda.zstdMultiPassThreads},
+ * {@code zarrdirect.cuda.zstdThreads}, {@code zarrdirect.cuda.zstdMultiPassMin} (frames above this many decoded
+ * bytes, default 2 MiB, use the block-parallel path; -1 turns it off), {@code zarrdirect.cuda.zstdMultiPassThreads}
+ * (threads per group of its execute launch, default 512),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
  * cannot register a file), {@code zarrdirect.trackBuffers}.
  */

@@ -11,6 +11,7 @@ import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.CudaBackendProvider;
 import dev.zarrdirect.cuda.codec.CudaZstdCodec;
+import dev.zarrdirect.cuda.codec.MultiPassLaunch;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.CudaDriver;
 import dev.zarrdirect.cuda.driver.KernelArgs;
@@ -35,7 +36,11 @@ import java.util.ServiceLoader;
  * ServiceLoader) writes the frames; every output is checked against the input once.
  *
  * <pre>bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench [--batch-gib 1] [--reps 10] [--warmup 2]
- *     [--sizes 65536,1048576,4194304] [--levels 1,3,9] [--threads 32] [--peak-tbs 4.8]</pre>
+ *     [--sizes 65536,1048576,4194304] [--levels 1,3,9] [--threads 32] [--peak-tbs 4.8] [--frames-from DIR]</pre>
+ * With {@code --frames-from DIR} the frames are the zstd files found under DIR (for example the chunk
+ * files of a store written by {@code zarr-direct bench --generate era5}) instead of generated ones.
+ * Frames above {@code zarrdirect.cuda.zstdMultiPassMin} encoded bytes take the multi-pass path, as in
+ * reads; its per-launch split is printed too.
  */
 public final class ZstdKernelBench {
 
@@ -52,6 +57,7 @@ public final class ZstdKernelBench {
         long[] sizes = Arrays.stream(a.getOrDefault("sizes", "65536,1048576,4194304").split(",")).mapToLong(Long::parseLong).toArray();
         int[] levels = Arrays.stream(a.getOrDefault("levels", "1,3,9").split(",")).mapToInt(Integer::parseInt).toArray();
         long seed = Long.parseLong(a.getOrDefault("seed", "42"));
+        String framesFrom = a.get("frames-from");
 
         CodecProvider cpu = ServiceLoader.load(CodecProvider.class).stream().map(ServiceLoader.Provider::get)
                 .filter(p -> p.name().equals("cpu")).findFirst()
@@ -64,16 +70,37 @@ public final class ZstdKernelBench {
             CudaDevice cd = backend.cudaDevice(dev);
             CudaDriver drv = cd.driver();
             System.out.println("device: " + cd.describe() + "; " + threads + " threads per frame; seed " + seed);
+            List<byte[]> fileFrames = new ArrayList<>(), fileData = new ArrayList<>();
+            if (framesFrom != null) {
+                // real frames (e.g. the chunk files of a store written by `zarr-direct bench --generate`),
+                // all of one decoded size; the CPU codec decodes them for the reference bytes
+                Codec dec = cpu.create("zstd", Map.of(), Device.CPU).orElseThrow();
+                for (java.nio.file.Path f : Data.zstdFiles(java.nio.file.Path.of(framesFrom))) {
+                    byte[] fr = Data.read(f);
+                    byte[] d = decode((BytesToBytesCodec) dec, fr);
+                    if (!fileData.isEmpty() && d.length != fileData.getFirst().length) {
+                        continue; // a partial edge chunk: the batch layout needs one size
+                    }
+                    fileFrames.add(fr);
+                    fileData.add(d);
+                }
+                if (fileFrames.isEmpty()) {
+                    throw new IllegalArgumentException("no zstd frames under " + framesFrom);
+                }
+                sizes = new long[]{fileData.getFirst().length};
+                levels = new int[]{0};
+                System.out.println("frames: " + fileFrames.size() + " files under " + framesFrom + " of " + sizes[0] + " decoded bytes (level column: 0 = as found)");
+            }
             for (long size : sizes) {
                 for (int level : levels) {
                     int n = (int) Math.max(1, Math.ceil(batchGiB * (1L << 30) / size));
                     // A few distinct frames, repeated to fill the batch: encoding 1 GiB at level 9 would take minutes.
-                    int distinct = Math.min(n, 16);
+                    int distinct = framesFrom != null ? Math.min(n, fileFrames.size()) : Math.min(n, 16);
                     Codec enc = cpu.create("zstd", Map.of("level", (long) level), Device.CPU).orElseThrow();
-                    List<byte[]> data = new ArrayList<>();
-                    List<byte[]> frames = new ArrayList<>();
+                    List<byte[]> data = new ArrayList<>(fileData.subList(0, framesFrom != null ? distinct : 0));
+                    List<byte[]> frames = new ArrayList<>(fileFrames.subList(0, framesFrom != null ? distinct : 0));
                     Random rnd = new Random(seed + size * 31 + level);
-                    for (int i = 0; i < distinct; i++) {
+                    for (int i = data.size(); i < distinct; i++) {
                         byte[] d = Data.era5Like(rnd, (int) size);
                         data.add(d);
                         frames.add(encode((BytesToBytesCodec) enc, d));
@@ -119,14 +146,15 @@ public final class ZstdKernelBench {
                             long fn = cd.function("zd_zstd_decode_batch");
                             // multi-pass path (as CudaZstdCodec picks it): frames above zarrdirect.cuda.zstdMultiPassMin
                             long mpMin = Long.getLong(CudaZstdCodec.MP_MIN_PROPERTY, CudaZstdCodec.DEFAULT_MP_MIN);
-                            boolean mp = mpMin >= 0 && ss[0] > mpMin;
-                            long mpScr = 0, mpSlots = 0;
+                            boolean mp = mpMin >= 0 && size > mpMin;
+                            long mpScr = 0, mpSlots = 0, mpMaxSlots = 0;
                             MemorySegment mpX = arena.allocate(8L * (2L * n + 1), 8);
                             for (int i = 0; i < n; i++) {
                                 mpX.setAtIndex(ValueLayout.JAVA_LONG, i, mpScr);
                                 mpX.setAtIndex(ValueLayout.JAVA_LONG, n + i, mpSlots);
                                 mpScr += CudaZstdCodec.mpScratchBytes(size, ss[i]);
                                 mpSlots += CudaZstdCodec.mpSlots(size, ss[i]);
+                                mpMaxSlots = Math.max(mpMaxSlots, CudaZstdCodec.mpSlots(size, ss[i]));
                             }
                             mpX.setAtIndex(ValueLayout.JAVA_LONG, 2L * n, mpSlots);
                             Buffer mpScratch = mp ? backend.allocateUninitialized(dev, MemoryKind.DEVICE, mpScr) : null;
@@ -136,13 +164,9 @@ public final class ZstdKernelBench {
                             backend.copy(mpXh, 0, mpXd, 0, mpX.byteSize());
                             long xd = mpXd.address();
                             long msc = mp ? mpScratch.address() : 0L;
-                            MemorySegment p1 = new KernelArgs().u64(in.address()).u64(tb).u64(tb + 8L * n).u64(tb + 24L * n)
-                                    .u64(msc).u64(xd).u32(n).build(arena);
-                            MemorySegment p2 = new KernelArgs().u64(in.address()).u64(tb).u64(tb + 8L * n).u64(tb + 24L * n)
-                                    .u64(msc).u64(xd).u64(xd + 8L * n).u32(n).build(arena);
-                            MemorySegment p3 = new KernelArgs().u64(in.address()).u64(tb).u64(tb + 8L * n).u64(out.address())
-                                    .u64(tb + 16L * n).u64(tb + 24L * n).u64(msc).u64(xd).u64(tb + 32L * n).u32(n).build(arena);
-                            int mpThreads = Integer.getInteger(CudaZstdCodec.MP_THREADS_PROPERTY, 128);
+                            int mpThreads = Integer.getInteger(CudaZstdCodec.MP_THREADS_PROPERTY, CudaZstdCodec.DEFAULT_MP_THREADS);
+                            MultiPassLaunch mpl = new MultiPassLaunch(cd.multiprocessors(), mpThreads);
+                            long totalSlots = mpSlots;
                             if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads%n",
                                     n, mpSlots, mpScr / (double) (1L << 30), mpThreads);
                             cd.makeCurrent();
@@ -150,13 +174,22 @@ public final class ZstdKernelBench {
                             long e0 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
                             long e1 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
                             double[] ms = new double[reps];
+                            // multi-pass: an event after each of the five launches, for a per-pass split
+                            long[] passEv = new long[5];
+                            for (int k = 0; k < passEv.length; k++) passEv[k] = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
+                            double[][] passMs = new double[reps][5];
+                            int[] at1 = new int[1];
                             try {
                                 for (int r = -warmup; r < reps; r++) {
                                     drv.eventRecord(e0, stream);
                                     if (mp) {
-                                        drv.launch(cd.function("zd_zstd_mp_scan"), "zd_zstd_mp_scan", n, 32, 0, stream, p1);
-                                        drv.launch(cd.function("zd_zstd_mp_entropy"), "zd_zstd_mp_entropy", Math.toIntExact(mpSlots), 32, 0, stream, p2);
-                                        drv.launch(cd.function("zd_zstd_mp_exec"), "zd_zstd_mp_exec", n, mpThreads, 0, stream, p3);
+                                        at1[0] = 0;
+                                        mpl.enqueue((k, grid, block, ka2) -> {
+                                                    drv.launch(cd.function(k), k, grid, block, 0, stream, ka2.build(arena));
+                                                    drv.eventRecord(passEv[at1[0]++], stream);
+                                                },
+                                                in.address(), tb, tb + 8L * n, out.address(), tb + 16L * n, tb + 24L * n,
+                                                msc, xd, xd + 8L * n, tb + 32L * n, n, totalSlots, mpMaxSlots);
                                     } else {
                                         drv.launch(fn, "zd_zstd_decode_batch", n, threads, 0, stream, params);
                                     }
@@ -164,15 +197,27 @@ public final class ZstdKernelBench {
                                     drv.eventSynchronize(e1);
                                     if (r >= 0) {
                                         ms[r] = drv.eventElapsedMillis(e0, e1);
+                                        if (mp) {
+                                            for (int k = 0; k < 5; k++) {
+                                                passMs[r][k] = drv.eventElapsedMillis(k == 0 ? e0 : passEv[k - 1], passEv[k]);
+                                            }
+                                        }
                                     }
                                 }
                                 drv.streamSynchronize(stream, "bench");
                             } finally {
                                 drv.eventDestroy(e0);
                                 drv.eventDestroy(e1);
+                                for (long ev : passEv) drv.eventDestroy(ev);
                                 cd.releaseStream(stream);
                             }
                             verify(backend, dev, devTable, out, data, n, size);
+                            if (mp) {
+                                double[] mid = passMs[java.util.stream.IntStream.range(0, reps).boxed()
+                                        .sorted(java.util.Comparator.comparingDouble(r -> ms[r])).toList().get(reps / 2)];
+                                System.out.printf(Locale.ROOT, "multi-pass split of the median run: scan %.3f, entropy %.3f, link %.3f, exec %.3f, finish %.3f ms%n",
+                                        mid[0], mid[1], mid[2], mid[3], mid[4]);
+                            }
                             Arrays.sort(ms);
                             double med = ms[reps / 2];
                             double gbs = outTotal / (med / 1e3) / 1e9;
@@ -188,6 +233,22 @@ public final class ZstdKernelBench {
         }
         System.out.println();
         table.forEach(System.out::println);
+    }
+
+    static byte[] decode(BytesToBytesCodec dec, byte[] frame) {
+        try (HostBuffer in = HostBuffer.allocate(frame.length)) {
+            MemorySegment.copy(MemorySegment.ofArray(frame), 0, in.segment(), 0, frame.length);
+            long size = dec.decodedSize(in);
+            if (size < 0) {
+                throw new IllegalArgumentException("a zstd frame without its content size: cannot size the batch");
+            }
+            try (HostBuffer out = HostBuffer.allocate(size)) {
+                CodecBatch b = CodecBatch.of(in, out, "bench frame");
+                dec.decode(b);
+                b.throwIfFailed();
+                return out.segment().toArray(ValueLayout.JAVA_BYTE);
+            }
+        }
     }
 
     static byte[] encode(BytesToBytesCodec enc, byte[] d) {

@@ -30,13 +30,13 @@ import java.util.Set;
  * per frame ({@code ZD_ZSTD_SCRATCH_PER_FRAME}), taken from the pool for the call.
  *
  * <h2>Large frames</h2>
- * Frames of more than {@value #DEFAULT_MP_MIN} encoded bytes ({@link #MP_MIN_PROPERTY}) take the
- * multi-pass path of zd_zstd_mp.h in the same call: {@code zd_zstd_mp_scan} (one block per frame:
- * block table), {@code zd_zstd_mp_entropy} (one block per zstd block: literals and sequences into
- * scratch) and {@code zd_zstd_mp_exec} (one block per frame: executes in order, checksum), with a
- * single-pass fallback inside the last launch for anything unusual or invalid, so statuses are the
- * same. Scratch: {@link #mpScratchBytes} per frame (about 5x its decoded size), launches split at
- * {@value #MP_SCRATCH_CAP} bytes.
+ * Frames of more than {@value #DEFAULT_MP_MIN} decoded bytes ({@link #MP_MIN_PROPERTY}) take the
+ * multi-pass path of zd_zstd_mp.h in the same call ({@link MultiPassLaunch}: block tables,
+ * entropy decoding per block, linking, block-parallel execution, checksums), with the single-pass
+ * decoder as fallback in the last launch for anything unusual or invalid, so statuses are the
+ * same. Scratch: {@link #mpScratchBytes} per frame (about 5x its decoded size); launches are split
+ * so that one launch's scratch stays under a third of the device's free memory (at most
+ * {@value #MP_SCRATCH_CAP} bytes), since fewer frames per launch means fewer blocks in flight.
  *
  * <h2>Encoding</h2>
  * Not on the device: {@link #encode} throws {@link UnsupportedOperationException}. The registry must
@@ -52,17 +52,22 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     /** Frames per launch at most; a larger batch runs as several launches (bounds the scratch to 1 GiB). */
     static final int MAX_FRAMES_PER_LAUNCH = 4096;
     /**
-     * Frames of more than this many encoded bytes use the multi-pass, block-parallel path
-     * (zd_zstd_mp.h: scan, entropy per block, execute); a negative value turns it off.
+     * Frames of more than this many DECODED bytes use the multi-pass, block-parallel path
+     * (zd_zstd_mp.h, {@link MultiPassLaunch}); a negative value turns it off. The work of a frame
+     * spreads over its 128 KiB blocks, so what matters is how many blocks it has.
      */
     public static final String MP_MIN_PROPERTY = "zarrdirect.cuda.zstdMultiPassMin";
-    public static final long DEFAULT_MP_MIN = 2L << 20; // measured: 1 MiB frames (~0.8 MB encoded) are faster single-pass
-    /** Threads per frame of the multi-pass execute launch; default 128. */
+    // measured on the H200, level 3: 1 MiB frames 33.2 GB/s single-pass (more frames than blocks to
+    // share out); 4 MiB frames 23.1 multi-pass against 8.7 single-pass; ERA5 reads of 4.15 MB chunks
+    // 10.2 GB/s multi-pass against 4.7 single-pass
+    public static final long DEFAULT_MP_MIN = 2L << 20;
+    /** Threads per group of the multi-pass execute launch (one sequence per thread and batch). */
     public static final String MP_THREADS_PROPERTY = "zarrdirect.cuda.zstdMultiPassThreads";
+    public static final int DEFAULT_MP_THREADS = 512; // measured on the H200: 256 -> 462 ms, 512 -> 349 ms for 33 x 66 MB ERA5 frames
     /** Device scratch of one multi-pass launch at most (frames beyond it go to the next launch). */
-    static final long MP_SCRATCH_CAP = 8L << 30;
+    static final long MP_SCRATCH_CAP = 32L << 30;
     /** sizeof(zd_mp_block). */
-    static final long MP_BLOCK_BYTES = 112;
+    static final long MP_BLOCK_BYTES = 152;
 
     private final CudaBackend backend;
     private final CudaDevice device;
@@ -166,24 +171,26 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         long mpMin = Long.getLong(MP_MIN_PROPERTY, DEFAULT_MP_MIN);
         int nl = 0;
         for (int k = 0; k < n; k++) {
-            if (mpMin >= 0 && ss[k] > mpMin) nl++;
+            if (mpMin >= 0 && ds[k] > mpMin) nl++;
         }
         if (nl > 0) {
             int[] li = new int[nl];
             long[] lsa = new long[nl], lss = new long[nl], lda = new long[nl], lds = new long[nl];
             int ns = 0, m = 0;
             for (int k = 0; k < n; k++) {
-                if (ss[k] > mpMin) {
+                if (mpMin >= 0 && ds[k] > mpMin) {
                     li[m] = item[k]; lsa[m] = sa[k]; lss[m] = ss[k]; lda[m] = da[k]; lds[m] = ds[k]; m++;
                 } else {
                     item[ns] = item[k]; sa[ns] = sa[k]; ss[ns] = ss[k]; da[ns] = da[k]; ds[ns] = ds[k]; ns++;
                 }
             }
+            device.makeCurrent();
+            long scratchCap = Math.min(MP_SCRATCH_CAP, Math.max(1L << 30, device.driver().memGetInfo()[0] / 3));
             int lo = 0;
-            while (lo < nl) { // sub-batches of at most MP_SCRATCH_CAP bytes of scratch (at least one frame)
+            while (lo < nl) { // sub-batches of at most scratchCap bytes of scratch (at least one frame)
                 int hi = lo;
                 long bytes = 0;
-                while (hi < nl && (hi == lo || bytes + mpScratchBytes(lds[hi], lss[hi]) <= MP_SCRATCH_CAP)) {
+                while (hi < nl && (hi == lo || bytes + mpScratchBytes(lds[hi], lss[hi]) <= scratchCap)) {
                     bytes += mpScratchBytes(lds[hi], lss[hi]);
                     hi++;
                 }
@@ -236,7 +243,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     /**
      * Device scratch of one frame on the multi-pass path, for {@code d} decoded bytes: the same
      * formula as {@code zd_zstd_mp_scratch_bytes} in zd_zstd_mp.h for d decoded and s encoded bytes
-     * (block table of min(d/2048, s/3)+16 entries of 112 bytes, a literal region of max(d, 256 KiB),
+     * (block table of min(d/2048, s/3)+16 entries of 152 bytes, a literal region of max(d, 256 KiB),
      * 12 bytes per possible sequence, d/3+1024), rounded up to 256 bytes. About 5 d.
      */
     public static long mpScratchBytes(long d, long s) {
@@ -251,21 +258,22 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         return Math.min(d / 2048, s / 3) + 16;
     }
 
-    /** Three launches (scan, entropy per block slot, execute) for frames whose scratch fits together. */
+    /** The five launches of {@link MultiPassLaunch} for frames whose scratch fits together. */
     private void decodeMultiPass(CodecBatch batch, int[] item, long[] sa, long[] ss, long[] da, long[] ds) {
         int n = item.length;
         ItemTable t = ItemTable.of(sa, ss, da, ds);
         long[] sco = new long[n];
         long[] sb = new long[n + 1];
-        long scr = 0, slots = 0;
+        long scr = 0, slots = 0, maxSlots = 0;
         for (int k = 0; k < n; k++) {
             sco[k] = scr;
             scr += mpScratchBytes(ds[k], ss[k]);
             sb[k] = slots;
             slots += mpSlots(ds[k], ss[k]);
+            maxSlots = Math.max(maxSlots, mpSlots(ds[k], ss[k]));
         }
         sb[n] = slots;
-        int threads = Integer.getInteger(MP_THREADS_PROPERTY, 128);
+        int threads = Integer.getInteger(MP_THREADS_PROPERTY, DEFAULT_MP_THREADS);
         try (DeviceWork w = new DeviceWork(backend, device)) {
             MemorySegment host = w.arena.allocate(t.byteSize(), 8);
             t.writeTo(host);
@@ -277,12 +285,10 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             long scratch = w.scratch(scr);
             long srcOff = table + t.srcOffsetsAt(), srcSz = table + t.srcSizesAt();
             long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt();
-            w.launch("zd_zstd_mp_scan", n, 32, 0, new KernelArgs().u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz)
-                    .u64(scratch).u64(ex).u32(n));
-            w.launch("zd_zstd_mp_entropy", Math.toIntExact(slots), 32, 0, new KernelArgs().u64(t.srcBase()).u64(srcOff)
-                    .u64(srcSz).u64(dstSz).u64(scratch).u64(ex).u64(ex + 8L * n).u32(n));
-            w.launch("zd_zstd_mp_exec", n, threads, 0, new KernelArgs().u64(t.srcBase()).u64(srcOff).u64(srcSz)
-                    .u64(t.dstBase()).u64(dstOff).u64(dstSz).u64(scratch).u64(ex).u64(table + t.statusAt()).u32(n));
+            new MultiPassLaunch(device.multiprocessors(), threads).enqueue(
+                    (kernel, grid, block, args) -> w.launch(kernel, grid, block, 0, args),
+                    t.srcBase(), srcOff, srcSz, t.dstBase(), dstOff, dstSz, scratch, ex, ex + 8L * n,
+                    table + t.statusAt(), n, slots, maxSlots);
             w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
             w.sync("zd_zstd_mp_* over " + n + " frames starting with " + batch.label(item[0]));
             report(batch, host, t.statusAt(), item, ss, ds, n);
