@@ -39,7 +39,7 @@ import java.util.ServiceLoader;
  *     [--sizes 65536,1048576,4194304] [--levels 1,3,9] [--threads 32] [--peak-tbs 4.8] [--frames-from DIR]</pre>
  * With {@code --frames-from DIR} the frames are the zstd files found under DIR (for example the chunk
  * files of a store written by {@code zarr-direct bench --generate era5}) instead of generated ones.
- * Frames above {@code zarrdirect.cuda.zstdMultiPassMin} encoded bytes take the multi-pass path, as in
+ * Frames above {@code zarrdirect.cuda.zstdMultiPassMin} decoded bytes take the multi-pass path, as in
  * reads; its per-launch split is printed too.
  */
 public final class ZstdKernelBench {
@@ -179,13 +179,16 @@ public final class ZstdKernelBench {
                             for (int k = 0; k < passEv.length; k++) passEv[k] = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
                             double[][] passMs = new double[reps][5];
                             int[] at1 = new int[1];
+                            Map<String, MemorySegment> mpParams = new java.util.HashMap<>();
                             try {
                                 for (int r = -warmup; r < reps; r++) {
                                     drv.eventRecord(e0, stream);
                                     if (mp) {
                                         at1[0] = 0;
                                         mpl.enqueue((k, grid, block, ka2) -> {
-                                                    drv.launch(cd.function(k), k, grid, block, 0, stream, ka2.build(arena));
+                                                    // the same arguments every repetition: packed once
+                                                    MemorySegment packed = mpParams.computeIfAbsent(k, x -> ka2.build(arena));
+                                                    drv.launch(cd.function(k), k, grid, block, 0, stream, packed);
                                                     drv.eventRecord(passEv[at1[0]++], stream);
                                                 },
                                                 in.address(), tb, tb + 8L * n, out.address(), tb + 16L * n, tb + 24L * n,
