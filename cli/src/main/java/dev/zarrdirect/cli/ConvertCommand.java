@@ -371,8 +371,20 @@ final class ConvertCommand implements Callable<Integer> {
                 for (int i = 0; i < parallel; i++) {
                     fs.add(runners.submit(() -> {
                         try {
-                            for (long b; !failed.get() && !run.stopped.get() && (b = next.getAndIncrement()) < blocks; ) {
-                                block(in, outArray, t, s, b, run);
+                            while (!failed.get()) {
+                                BlockWork w;
+                                // Blocks claim the --max-shards budget in block order, so an interrupted run
+                                // leaves a prefix of the shards done, whichever thread gets there first.
+                                synchronized (next) {
+                                    w = null;
+                                    while (w == null && !run.stopped.get() && next.get() < blocks) {
+                                        w = plan(t, s, next.getAndIncrement(), run);
+                                    }
+                                }
+                                if (w == null) {
+                                    break;
+                                }
+                                copy(in, outArray, t, s, w, run);
                             }
                         } catch (RuntimeException | Error e) {
                             failed.set(true);
@@ -410,8 +422,15 @@ final class ConvertCommand implements Callable<Integer> {
         }
     }
 
-    /** Reads block {@code b} of the source and writes its destination shards that are not done yet. */
-    private static void block(ZarrArray in, ZarrArray out, ConvertPlan.Target t, Streaming s, long b, Run run) {
+    /** One source block and the destination shards of it this thread was given to write. */
+    private record BlockWork(long[] start, long[] stop, long unitsInBlock, List<Long> todo) {
+    }
+
+    /**
+     * Lists the shards of block {@code b} not done yet and claims them from the --max-shards budget;
+     * null when there is nothing to write (all done, or the budget is spent).
+     */
+    private static BlockWork plan(ConvertPlan.Target t, Streaming s, long b, Run run) {
         int rank = s.unitGrid.length;
         long[] bi = Shapes.unravel(b, s.blockGrid);
         long[] u0 = new long[rank];
@@ -443,13 +462,26 @@ final class ConvertCommand implements Callable<Integer> {
             }
         }
         if (pending.isEmpty()) {
-            return;
+            return null;
         }
         int take = run.claim(pending.size());
         if (take == 0) {
-            return;
+            return null;
         }
-        List<Long> todo = pending.subList(0, take);
+        if (take < pending.size()) {
+            run.stopped.set(true);
+        }
+        return new BlockWork(start, stop, inBlock, List.copyOf(pending.subList(0, take)));
+    }
+
+    /** Reads a planned block of the source and writes the destination shards it was given. */
+    private static void copy(ZarrArray in, ZarrArray out, ConvertPlan.Target t, Streaming s, BlockWork w, Run run) {
+        int rank = w.start().length;
+        long[] start = w.start();
+        long[] stop = w.stop();
+        long[] shape = t.shape();
+        long inBlock = w.unitsInBlock();
+        List<Long> todo = w.todo();
         Selection blockSel = new Selection(start, stop);
         int es = t.dataType().byteSize();
         try (Tensor data = in.read(blockSel)) {
@@ -477,9 +509,6 @@ final class ConvertCommand implements Callable<Integer> {
                 }
             }
             run.completed(t.path(), todo, bytes);
-        }
-        if (take < pending.size()) {
-            run.stopped.set(true);
         }
     }
 
