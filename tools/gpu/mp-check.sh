@@ -1,35 +1,58 @@
 #!/usr/bin/env bash
 # GPU machine (after ../shared/tools/device-pack, run with carry [".device"]): checks and times the
 # multi-pass zstd path in one call. Logs under $OUT; the last lines summarise.
-#   bash tools/gpu/mp-check.sh [bench|conf|e2e|all] [extra ZstdKernelBench args]
+#   bash tools/gpu/mp-check.sh [bench|shard|conf|e2e|all] [extra ZstdKernelBench args]
+# shard: the kernel alone on the inner frames of the sharded ERA5 layout (4.15 MB each).
 # e2e: `zarr-direct bench` of both ERA5 layouts ([32,16,721,1440] float32, zstd 3), cuda against
 # cpu + copy in the same run, with the read and host-to-device limits.
 set -u
 what=${1:-all}; shift || true
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export PATH=/tmp/jre/bin:$PATH
+# a JVM crash leaves its report with the logs (docs/correctness-issues.md: intermittent crash)
+export DEVICE_JAVA_OPTS="${DEVICE_JAVA_OPTS:-} -XX:ErrorFile=$OUT/hs_err_%p.log"
 summary=()
+# generate LAYOUT DIR LOG [bench args]: the store, once; a crash is reported and retried once
+generate() {
+  local layout=$1 dir=$2 log=$3; shift 3
+  [ -s "$dir/c/0/0/0/0" ] && return 0
+  for attempt in 1 2; do
+    bash .device/run main dev.zarrdirect.cli.ZarrDirectCli bench "$dir" --generate "$layout" --passes 1 \
+      --backend cpu "$@" > "$log" 2>&1 && return 0
+    summary+=("generate $layout: attempt $attempt failed with exit $? ($(tail -c 300 "$log" | tr '\n' ' '))")
+    rm -rf "$dir"
+  done
+  return 1
+}
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  if [ ! -s /tmp/zdgen/era5/c/0/0/0/0 ]; then
-    bash .device/run main dev.zarrdirect.cli.ZarrDirectCli bench /tmp/zdgen/era5 --generate era5 \
-      --shape 8,16,721,1440 --passes 1 --backend cpu > "$OUT/generate.txt" 2>&1 || { tail -20 "$OUT/generate.txt"; exit 1; }
-  fi
+  generate era5 /tmp/zdgen/era5 "$OUT/generate.txt" --shape 8,16,721,1440 || { printf '%s\n' "${summary[@]}"; exit 1; }
   bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench --frames-from /tmp/zdgen/era5/c \
     --batch-gib 2 --reps 5 --warmup 1 "$@" > "$OUT/bench-era5.txt" 2>&1
   summary+=("era5 66 MB frames: $(grep -E 'multi-pass split|^[0-9]+ MiB' "$OUT/bench-era5.txt" | tr '\n' ' ')")
 fi
+if [ "$what" = shard ] || [ "$what" = all ]; then
+  generate era5-sharded /tmp/zdbench/era5-sharded "$OUT/generate-sharded.txt" || { printf '%s\n' "${summary[@]}"; exit 1; }
+  [ -d /tmp/zdgen/shard-frames ] || python3 tools/gpu/shard-frames.py /tmp/zdbench/era5-sharded /tmp/zdgen/shard-frames
+  bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench --frames-from /tmp/zdgen/shard-frames \
+    --batch-gib 2 --reps 5 --warmup 1 "$@" > "$OUT/bench-shard.txt" 2>&1
+  summary+=("era5 sharded 4.15 MB frames: $(grep -E 'multi-pass split|^[0-9]+ MiB' "$OUT/bench-shard.txt" | tr '\n' ' ')")
+fi
 if [ "$what" = conf ] || [ "$what" = all ]; then
   ZD_REQUIRE_CUDA=1 bash .device/run test --select-package dev.zarrdirect.conformance.cuda > "$OUT/conf-cuda.txt" 2>&1
   summary+=("conformance cuda: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda.txt" | tr -s ' ' | tr '\n' ' ')")
-  DEVICE_JAVA_OPTS=-Dzarrdirect.cuda.zstdMultiPassMin=65536 ZD_REQUIRE_CUDA=1 bash .device/run test \
-    --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest > "$OUT/conf-cuda-mp.txt" 2>&1
-  summary+=("codecs, multi-pass forced: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp.txt" | tr -s ' ' | tr '\n' ' ')")
+  for window in true false; do
+    DEVICE_JAVA_OPTS="$DEVICE_JAVA_OPTS -Dzarrdirect.cuda.zstdMultiPassMin=65536 -Dzarrdirect.cuda.zstdMultiPassWindow=$window" \
+      ZD_REQUIRE_CUDA=1 bash .device/run test --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest \
+      > "$OUT/conf-cuda-mp-$window.txt" 2>&1
+    summary+=("codecs, multi-pass forced, window=$window: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp-$window.txt" | tr -s ' ' | tr '\n' ' ')")
+  done
 fi
 if [ "$what" = e2e ] || [ "$what" = all ]; then
-  for layout in era5 era5-sharded; do
+  for layout in ${E2E_LAYOUTS:-era5 era5-sharded}; do
     bash .device/run main dev.zarrdirect.cli.ZarrDirectCli bench /tmp/zdbench/$layout --generate $layout \
       --backend cuda --compare-cpu --limits --passes 3 --batch "${E2E_BATCH:-32}" > "$OUT/e2e-$layout.txt" 2>&1
     summary+=("e2e $layout: $(grep -E '^(result|limit|speedup|stored)' "$OUT/e2e-$layout.txt" | tr -s ' ' | tr '\n' ' ')")
   done
 fi
+ls "$OUT"/hs_err_*.log 2>/dev/null | sed 's/^/JVM crash report: /'
 printf '%s\n' "${summary[@]}"
