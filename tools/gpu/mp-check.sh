@@ -32,7 +32,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 fi
 if [ "$what" = shard ] || [ "$what" = all ]; then
   generate era5-sharded /tmp/zdbench/era5-sharded "$OUT/generate-sharded.txt" || { printf '%s\n' "${summary[@]}"; exit 1; }
-  [ -d /tmp/zdgen/shard-frames ] || python3 tools/gpu/shard-frames.py /tmp/zdbench/era5-sharded /tmp/zdgen/shard-frames
+  [ -s /tmp/zdgen/shard-frames/000000 ] || python3 tools/gpu/shard-frames.py /tmp/zdbench/era5-sharded /tmp/zdgen/shard-frames
   bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench --frames-from /tmp/zdgen/shard-frames \
     --batch-gib 2 --reps 5 --warmup 1 "$@" > "$OUT/bench-shard.txt" 2>&1
   summary+=("era5 sharded 4.15 MB frames: $(grep -E 'multi-pass split|^[0-9]+ MiB' "$OUT/bench-shard.txt" | tr '\n' ' ')")

@@ -91,7 +91,6 @@ typedef long long zd_i64;
 #include <stddef.h>
 #include <stdlib.h>
 #include <pthread.h>
-#include <sched.h>
 typedef uint8_t zd_u8;
 typedef uint16_t zd_u16;
 typedef uint32_t zd_u32;
@@ -194,9 +193,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
  *   zd_fence_local()              the same, as seen by the items of its own group (cheaper)
  *   zd_load_flag(p), zd_store_flag(p, v): a u32 flag in global memory read/written past caches
  *   zd_spin_pause()               back off while spinning on a flag
- *   zd_spin_local()               back off while waiting on an item of the same group: nothing on
- *                                 a GPU (the items of a warp loop together), a yield on the host
- *                                 (items are threads, possibly more than cores)
  */
 #if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 #define zd_atomic_add_u32(p, v) atomic_add((volatile __global zd_u32 *)(p), (v))
@@ -209,7 +205,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_load_flag(p) (*(volatile __global zd_u32 *)(p))
 #define zd_store_flag(p, v) (*(volatile __global zd_u32 *)(p) = (v))
 #define zd_spin_pause() ((void)0)
-#define zd_spin_local() ((void)0)
 #elif defined(__CUDACC__)
 #define zd_atomic_add_u32(p, v) atomicAdd((zd_u32 *)(p), (zd_u32)(v))
 #define zd_atomic_max_u32(p, v) atomicMax((zd_u32 *)(p), (zd_u32)(v))
@@ -226,7 +221,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #else
 #define zd_spin_pause() ((void)0)
 #endif
-#define zd_spin_local() ((void)0)
 #else
 #define zd_atomic_add_u32(p, v) __atomic_fetch_add((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_SEQ_CST)
 #define zd_atomic_max_u32(p, v) zd_host_atomic_max_u32((zd_u32 *)(p), (zd_u32)(v))
@@ -239,7 +233,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_load_flag(p) __atomic_load_n((zd_u32 *)(p), __ATOMIC_ACQUIRE)
 #define zd_store_flag(p, v) __atomic_store_n((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_RELEASE)
 #define zd_spin_pause() ((void)0)
-#define zd_spin_local() sched_yield()
 static inline zd_u32 zd_host_atomic_max_u32(zd_u32 *p, zd_u32 v) {
     zd_u32 o = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (o < v && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {

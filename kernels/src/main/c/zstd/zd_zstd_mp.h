@@ -704,10 +704,9 @@ typedef struct {
     zd_u32 off[ZD_MPX_MAX_ITEMS];  /* resolved offset */
     zd_u32 lit[ZD_MPX_MAX_ITEMS];  /* first literal, relative to the batch's first literal */
     zd_u32 lng[ZD_MPX_MAX_ITEMS];  /* this round's long matches (item indexes) */
-    zd_u8 dfr[ZD_MPX_MAX_ITEMS];   /* the item's match is left to the rounds (see zd_mp_exec_seqs_group) */
     zd_u32 written[ZD_ZSTD_BLOCK_MAX / 32u]; /* bit per byte of the batch's output: final yet? */
     zd_u32 any[2], n_long[2];      /* per round (double-buffered): a match was pending, long matches */
-    zd_u32 ticket, fail, n_dfr;
+    zd_u32 ticket, fail;
 } zd_mp_exec_lds;
 
 /* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
@@ -792,21 +791,6 @@ ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 
         a += n;
     }
     return 1u;
-}
-
-/* Whether a match of this batch that writes some of block bytes [a, e) is left to the rounds. */
-ZD_INLINE zd_u32 zd_mp_reads_deferred_thread(const ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 cnt, zd_u32 a, zd_u32 e) {
-    zd_u32 lo = 0u, hi = cnt - 1u;
-    while (lo < hi) { /* last sequence starting at or before a */
-        zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (lds->rel[mid] <= a) lo = mid;
-        else hi = mid - 1u;
-    }
-    for (zd_u32 j = lo; j < cnt && lds->rel[j] < e; j++) {
-        zd_u32 m0 = lds->rel[j] + lds->ll[j];
-        if (((volatile const ZD_LOCAL zd_u8 *)lds->dfr)[j] && m0 < e && m0 + lds->ml[j] > a) return 1u;
-    }
-    return 0u;
 }
 
 /* Cooperative: copies a block's output window to the destination, u32 stores where aligned. */
@@ -894,11 +878,9 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
                 lds->ml[lid] = ml;
                 lds->off[lid] = off;
                 lds->lit[lid] = lrel;
-                lds->dfr[lid] = ml > ZD_MPX_SHORT;
                 if (ml > 0u && (zd_u64)off > m) zd_atomic_min_u64_local(&lds->min_src, abs_m - off);
             }
         }
-        if (lid == 0u) lds->n_dfr = 0u;
         ZD_BARRIER();
         if (lds->fail) {
             fail = 1u;
@@ -912,13 +894,16 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         if (valid) zd_mp_mark_thread(lds, brel, brel + ll);
         if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, b, lds->min_src, &confirmed);
         ZD_BARRIER();
-        /* Matches, first as a data flow: each item copies its short match as soon as every byte of
-           its source in this batch is marked written (bytes before the batch are final), then marks
-           it (fences on both sides: an item that sees a mark sees the bytes). Sources only lie
-           before their match, so the earliest pending match can always go, and a warp loops
-           together until its items are done: no item waits on one that cannot move. Long matches
-           and every match reading one (directly or through a chain) are left to the rounds below
-           (they would serialise one item on many bytes). */
+        /* Matches in rounds: a match runs once every byte of its source in this batch is marked
+           written (bytes before the batch are final). A short match is marked as soon as it is
+           copied (fences on both sides: an item that sees the mark sees the bytes), so a chain of
+           matches may finish in one round when its items happen to run in order; a long one,
+           copied by the whole group after the round's barrier, is marked at the start of the next
+           round, racing with that round's checks (a mark missed is seen a round later). The first
+           pending match always finds its source written by then, so every round or two at least
+           one runs. */
+        zd_u32 pend = valid && ml > 0u;
+        zd_u32 just = 0u;
         zd_u32 sa = 0u, se = 0u; /* source bytes inside the batch: [sa, se) of its output */
         {
             zd_i64 a = (zd_i64)m - (zd_i64)off, e = a + (zd_i64)(ml < off ? ml : off);
@@ -928,33 +913,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
                 se = (zd_u32)(e - lo);
             }
         }
-        zd_u32 pend = valid && ml > 0u && ml <= ZD_MPX_SHORT;
-        while (pend) {
-            if (zd_mp_marked_thread(lds, sa, se)) {
-                zd_fence_local();
-                zd_mp_short_match_thread(o, g, m, ml, off);
-                zd_fence_local();
-                zd_mp_mark_thread(lds, brel + ll, brel + ll + ml);
-                pend = 0u;
-            } else if (zd_mp_reads_deferred_thread(lds, cnt, carry_out + sa, carry_out + se)) {
-                lds->dfr[lid] = 1u;
-                zd_fence_local();
-                pend = 0u;
-            } else {
-                zd_spin_local();
-            }
-        }
-        if (valid && lds->dfr[lid]) zd_atomic_add_u32_local(&lds->n_dfr, 1u);
-        ZD_BARRIER();
-        /* Then in rounds, the matches left: a match runs once every byte of its source in this
-           batch is marked written. A short match is marked as soon as it is copied; a long one,
-           copied by the whole group after the round's barrier, is marked at the start of the next
-           round, racing with that round's checks (a mark missed is seen a round later). The first
-           pending match always finds its source written by then, so every round or two at least
-           one runs. */
-        pend = lds->n_dfr != 0u && valid && lds->dfr[lid];
-        zd_u32 just = 0u;
-        for (zd_u32 r = 0; lds->n_dfr != 0u; r++) {
+        for (zd_u32 r = 0;; r++) {
             zd_u32 cur = r & 1u;
             if (just) {
                 zd_mp_mark_thread(lds, brel + ll, brel + ll + ml);
