@@ -85,8 +85,15 @@ final class ClDevices {
         }
     }
 
-    /** Looks for platforms and devices; never throws: a failure comes back as {@link Found#problem()}. */
+    /**
+     * Looks for platforms and devices; never throws: a failure comes back as {@link Found#problem()}.
+     * Loading the drivers may replace the JVM's signal handlers: they are put back.
+     */
     static Found find() {
+        return SignalHandlers.keep(ClDevices::findUnguarded);
+    }
+
+    private static Found findUnguarded() {
         try {
             configureLibrary();
         } catch (Throwable t) {

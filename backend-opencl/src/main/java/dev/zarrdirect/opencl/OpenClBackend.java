@@ -94,7 +94,8 @@ public final class OpenClBackend implements Backend {
         try (MemoryStack stack = MemoryStack.stackPush()) {
             IntBuffer err = stack.mallocInt(1);
             PointerBuffer props = stack.mallocPointer(3).put(0, CL_CONTEXT_PLATFORM).put(1, info.platform()).put(2, 0);
-            ctx = clCreateContext(props, info.id(), null, 0, err);
+            // a driver may start its compiler here (PoCL: LLVM), which replaces signal handlers
+            ctx = SignalHandlers.keep(() -> clCreateContext(props, info.id(), null, 0, err));
             ClErrors.check(err.get(0), "clCreateContext", "for " + info);
             q = clCreateCommandQueue(ctx, info.id(), CL_QUEUE_PROFILING_ENABLE, err);
             ClErrors.check(err.get(0), "clCreateCommandQueue", "for " + info);

@@ -90,7 +90,8 @@ public final class ProgramCache implements AutoCloseable {
             IntBuffer err = stack.mallocInt(1);
             long program = clCreateProgramWithSource(context, source, err);
             ClErrors.check(err.get(0), "clCreateProgramWithSource", "of " + what + " on " + deviceLabel);
-            int rc = clBuildProgram(program, device, options, null, 0);
+            // the driver's compiler (LLVM in PoCL) may replace the JVM's signal handlers: kept
+            int rc = SignalHandlers.keep(() -> clBuildProgram(program, device, options, null, 0));
             if (rc != 0) {
                 String log = buildLog(program);
                 clReleaseProgram(program);
