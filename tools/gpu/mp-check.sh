@@ -40,12 +40,13 @@ fi
 if [ "$what" = conf ] || [ "$what" = all ]; then
   ZD_REQUIRE_CUDA=1 bash .device/run test --select-package dev.zarrdirect.conformance.cuda > "$OUT/conf-cuda.txt" 2>&1
   summary+=("conformance cuda: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda.txt" | tr -s ' ' | tr '\n' ' ')")
-  for window in true false; do
-    DEVICE_JAVA_OPTS="$DEVICE_JAVA_OPTS -Dzarrdirect.cuda.zstdMultiPassMin=65536 -Dzarrdirect.cuda.zstdMultiPassWindow=$window" \
-      ZD_REQUIRE_CUDA=1 bash .device/run test --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest \
-      > "$OUT/conf-cuda-mp-$window.txt" 2>&1
-    summary+=("codecs, multi-pass forced, window=$window: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp-$window.txt" | tr -s ' ' | tr '\n' ' ')")
-  done
+  DEVICE_JAVA_OPTS="$DEVICE_JAVA_OPTS -Dzarrdirect.cuda.zstdMultiPassMin=65536" ZD_REQUIRE_CUDA=1 bash .device/run test \
+    --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest > "$OUT/conf-cuda-mp.txt" 2>&1
+  summary+=("codecs, multi-pass forced: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp.txt" | tr -s ' ' | tr '\n' ' ')")
+  # generated frames of 4 MiB at levels 1/3/9 through the multi-pass path, checked byte for byte
+  bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench --batch-gib 1 --reps 3 --warmup 1 --sizes 4194304 \
+    --levels 1,3,9 > "$OUT/bench-4mib.txt" 2>&1
+  summary+=("generated 4 MiB frames (exit $?): $(grep -E '^4 MiB|Exception' "$OUT/bench-4mib.txt" | tail -3 | tr -s ' ' | tr '\n' ' ')")
 fi
 if [ "$what" = e2e ] || [ "$what" = all ]; then
   for layout in ${E2E_LAYOUTS:-era5 era5-sharded}; do

@@ -190,7 +190,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
  *   zd_atomic_min_u64_local(p, v)
  *   zd_fence()                    orders this item's global writes before its later ones, and its
  *                                 earlier reads of a flag before its later reads (device scope)
- *   zd_fence_local()              the same, as seen by the items of its own group (cheaper)
  *   zd_load_flag(p), zd_store_flag(p, v): a u32 flag in global memory read/written past caches
  *   zd_spin_pause()               back off while spinning on a flag
  */
@@ -201,7 +200,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_atomic_add_u32_local(p, v) atomic_add((volatile __local zd_u32 *)(p), (v))
 #define zd_atomic_or_u32_local(p, v) atomic_or((volatile __local zd_u32 *)(p), (v))
 #define zd_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
-#define zd_fence_local() mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define zd_load_flag(p) (*(volatile __global zd_u32 *)(p))
 #define zd_store_flag(p, v) (*(volatile __global zd_u32 *)(p) = (v))
 #define zd_spin_pause() ((void)0)
@@ -213,7 +211,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_atomic_or_u32_local(p, v) atomicOr((zd_u32 *)(p), (zd_u32)(v))
 #define zd_atomic_min_u64_local(p, v) atomicMin((zd_u64 *)(p), (zd_u64)(v))
 #define zd_fence() __threadfence()
-#define zd_fence_local() __threadfence_block()
 #define zd_load_flag(p) (*(volatile zd_u32 *)(p))
 #define zd_store_flag(p, v) (*(volatile zd_u32 *)(p) = (v))
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
@@ -229,7 +226,6 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_atomic_or_u32_local(p, v) __atomic_fetch_or((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_SEQ_CST)
 #define zd_atomic_min_u64_local(p, v) zd_host_atomic_min_u64((zd_u64 *)(p), (zd_u64)(v))
 #define zd_fence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define zd_fence_local() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define zd_load_flag(p) __atomic_load_n((zd_u32 *)(p), __ATOMIC_ACQUIRE)
 #define zd_store_flag(p, v) __atomic_store_n((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_RELEASE)
 #define zd_spin_pause() ((void)0)

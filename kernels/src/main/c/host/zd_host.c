@@ -85,7 +85,6 @@ typedef struct {
     zd_u32 n, pass;
     zd_zstd_lds *lds;
     zd_mp_exec_lds *xlds;
-    zd_u8 *win;
     zd_mp_entropy_lds *elds;
 } zd_host_mp_args;
 
@@ -102,7 +101,7 @@ static void zd_host_mp_body(void *p) {
     }
     if (a->pass == 4u) {
         zd_zstd_mp_exec_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->scratch,
-                              a->scratch_offsets, a->n, a->xlds, a->win);
+                              a->scratch_offsets, a->n, a->xlds);
         return;
     }
     if (g >= a->n) return;
@@ -124,38 +123,32 @@ static void zd_host_mp_body(void *p) {
 /* The five passes over a batch (scan, entropy, link, exec, finish); modes[c] (if not NULL) gets
    ZD_MP_MODE_RUN when chunk c was decoded by the multi-pass path, ZD_MP_MODE_FALLBACK when by
    the single-pass decoder. Groups run one after the other, so the exec pass's first group takes
-   every ticket; a second one checks that a group finding no work leaves. window != 0: the exec
-   pass builds each block in a local window (the CUDA zd_zstd_mp_exec_win kernel), else in place. */
+   every ticket; a second one checks that a group finding no work leaves. */
 ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
                                            zd_u8 *scratch, const zd_u64 *scratch_offsets, const zd_u64 *slot_base,
-                                           zd_u32 *status, zd_u32 n, zd_u32 local_size, zd_u32 *modes,
-                                           zd_u32 window) {
+                                           zd_u32 *status, zd_u32 n, zd_u32 local_size, zd_u32 *modes) {
     zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
     zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds));
-    zd_u8 *win = (zd_u8 *)malloc(ZD_ZSTD_BLOCK_MAX);
     zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(sizeof(zd_mp_entropy_lds));
-    if (lds == NULL || xlds == NULL || win == NULL || elds == NULL || local_size > ZD_MPX_MAX_ITEMS) {
+    if (lds == NULL || xlds == NULL || elds == NULL || local_size > ZD_MPX_MAX_ITEMS) {
         free(lds);
         free(xlds);
-        free(win);
         free(elds);
         return -1;
     }
     zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch,
-                         scratch_offsets, slot_base, status, n, 1u, lds, xlds, window ? win : NULL, elds};
+                         scratch_offsets, slot_base, status, n, 1u, lds, xlds, elds};
     for (zd_u32 pass = 1u; pass <= 5u; pass++) {
         a.pass = pass;
         zd_u32 groups = pass == 2u ? (zd_u32)slot_base[n] : (pass == 4u ? 2u : n);
         for (zd_u32 g = 0; g < groups; g++) {
             memset(lds, 0xA5, sizeof(zd_zstd_lds)); /* local memory starts undefined */
             memset(xlds, 0xA5, sizeof(zd_mp_exec_lds));
-            memset(win, 0xA5, ZD_ZSTD_BLOCK_MAX);
             memset(elds, 0xA5, sizeof(zd_mp_entropy_lds));
             if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) {
                 free(lds);
                 free(xlds);
-                free(win);
                 free(elds);
                 return -1;
             }
@@ -165,7 +158,6 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
         for (zd_u32 c = 0; c < n; c++) modes[c] = ((const zd_mp_hdr *)(scratch + scratch_offsets[c]))->mode;
     free(lds);
     free(xlds);
-    free(win);
     free(elds);
     return 0;
 }

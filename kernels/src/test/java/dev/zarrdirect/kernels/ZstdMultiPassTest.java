@@ -24,11 +24,8 @@ class ZstdMultiPassTest {
 
     record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
 
-    /**
-     * Decodes the frames in one batch (all passes) with guards around dst and every scratch area;
-     * {@code window}: the execute pass builds blocks in a local window (the CUDA default), else in place.
-     */
-    static Result decodeMp(List<byte[]> frames, int[] dstLens, int localSize, boolean window) {
+    /** Decodes the frames in one batch (three passes) with guards around dst and every scratch area. */
+    static Result decodeMp(List<byte[]> frames, int[] dstLens, int localSize) {
         HostKernels hk = HostKernels.get();
         int n = frames.size();
         try (Arena arena = Arena.ofConfined()) {
@@ -67,7 +64,7 @@ class ZstdMultiPassTest {
             }
             sbS.setAtIndex(ValueLayout.JAVA_LONG, n, sb[n]);
             int rc = (int) hk.zstdMpDecodeBatch.invokeExact(src, soS, ssS, dst, doS, dsS, scr, scoS, sbS, status, n,
-                    localSize, modes, window ? 1 : 0);
+                    localSize, modes);
             assertEquals(0, rc);
             boolean ok = true;
             int[] st = new int[n], md = new int[n];
@@ -86,10 +83,6 @@ class ZstdMultiPassTest {
             if (t instanceof AssertionError ae) throw ae;
             throw new IllegalStateException(t);
         }
-    }
-
-    static Result decodeMp(List<byte[]> frames, int[] dstLens, int localSize) {
-        return decodeMp(frames, dstLens, localSize, true);
     }
 
     static Result decodeMp(byte[] frame, int dstLen, int localSize) {
@@ -111,8 +104,7 @@ class ZstdMultiPassTest {
             List<ZstdCorpusTest.Case> part = cs.subList(from, Math.min(cs.size(), from + 7));
             List<byte[]> frames = part.stream().map(ZstdCorpusTest.Case::frame).toList();
             int[] lens = part.stream().mapToInt(c -> c.original().length).toArray();
-            // both ways of building a block: every other batch in place
-            Result r = decodeMp(frames, lens, 1, from / 7 % 2 == 0);
+            Result r = decodeMp(frames, lens, 1);
             assertTrue(r.guardsIntact(), "guards, batch from " + part.get(0).name());
             for (int i = 0; i < part.size(); i++) {
                 ZstdCorpusTest.Case c = part.get(i);
@@ -133,16 +125,13 @@ class ZstdMultiPassTest {
     void groupsOfSeveralItems() {
         List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus.stream()
                 .filter(c -> c.original().length >= 100_000 && c.original().length <= 1_100_000).limit(12).toList();
-        for (boolean window : new boolean[] {true, false}) {
-            for (int ls : new int[] {4, 32}) {
-                for (ZstdCorpusTest.Case c : cs) {
-                    String what = c.name() + " local=" + ls + " window=" + window;
-                    Result r = decodeMp(List.of(c.frame()), new int[] {c.original().length}, ls, window);
-                    assertTrue(r.guardsIntact(), "guards " + what);
-                    assertEquals(0, r.status()[0], "status " + what);
-                    assertEquals(MODE_RUN, r.mode()[0], "fell back: " + what);
-                    assertArrayEquals(c.original(), r.out()[0], "bytes " + what);
-                }
+        for (int ls : new int[] {4, 32}) {
+            for (ZstdCorpusTest.Case c : cs) {
+                Result r = decodeMp(c.frame(), c.original().length, ls);
+                assertTrue(r.guardsIntact(), "guards " + c.name());
+                assertEquals(0, r.status()[0], "status " + c.name() + " local=" + ls);
+                assertEquals(MODE_RUN, r.mode()[0], "fell back: " + c.name());
+                assertArrayEquals(c.original(), r.out()[0], "bytes " + c.name() + " local=" + ls);
             }
         }
     }

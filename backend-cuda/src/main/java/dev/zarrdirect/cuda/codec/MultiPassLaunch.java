@@ -1,6 +1,5 @@
 package dev.zarrdirect.cuda.codec;
 
-import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
 
 /**
@@ -13,18 +12,13 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  *
  * @param multiprocessors the device's SM count: the persistent launches are sized from it
  * @param execThreads     threads per group of the execute pass: a multiple of 32, at most 1024
- * @param window          whether the execute pass builds blocks in shared memory
- *                        ({@code zd_zstd_mp_exec_win}, {@link #WIN_SHARED_BYTES} per group)
  */
-public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window) {
+public record MultiPassLaunch(int multiprocessors, int execThreads) {
 
-    /** Dynamic shared memory of {@code zd_zstd_mp_exec_win}: ZD_MPX_WIN_SHARED_BYTES in zd_zstd_mp.cu. */
-    public static final int WIN_SHARED_BYTES = 48 * 1024 + 128 * 1024;
-
-    /** Queues one kernel launch: {@code grid} groups of {@code threads} with {@code sharedBytes} of dynamic shared memory. */
+    /** Queues one kernel launch: {@code grid} groups of {@code threads}. */
     @FunctionalInterface
     public interface Launcher {
-        void launch(String kernel, int grid, int threads, int sharedBytes, KernelArgs args);
+        void launch(String kernel, int grid, int threads, KernelArgs args);
     }
 
     public MultiPassLaunch {
@@ -32,17 +26,6 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
             throw new IllegalArgumentException("threads of the multi-pass execute launch must be a multiple of 32 in"
                     + " [32, 1024], got " + execThreads + " (" + CudaZstdCodec.MP_THREADS_PROPERTY + ")");
         }
-    }
-
-    /**
-     * The launches for {@code device}: blocks are built in shared memory where a group may have
-     * {@link #WIN_SHARED_BYTES} (H100, H200, B200: yes; A100: 163 KiB, no) unless
-     * {@link CudaZstdCodec#MP_WINDOW_PROPERTY} is false.
-     */
-    public static MultiPassLaunch of(CudaDevice device, int execThreads) {
-        boolean fits = device.maxSharedMemoryPerBlockOptin() >= WIN_SHARED_BYTES;
-        boolean wanted = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_WINDOW_PROPERTY, "true"));
-        return new MultiPassLaunch(device.multiprocessors(), execThreads, fits && wanted);
     }
 
     /**
@@ -55,22 +38,19 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
     public void enqueue(Launcher l, long src, long srcOffsets, long srcSizes, long dst, long dstOffsets, long dstSizes,
                         long scratch, long scratchOffsets, long slotBase, long status, int n, long totalSlots,
                         long maxSlots) {
-        l.launch("zd_zstd_mp_scan", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
+        l.launch("zd_zstd_mp_scan", n, 32, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
                 .u64(scratch).u64(scratchOffsets).u32(n));
         // pass 2 strides over n x maxSlots block slots, block index major (most of a large frame's
         // slots are empty bounds); its groups are small, so 32 fit on a multiprocessor
         int entropyGrid = (int) Math.max(1, Math.min(totalSlots, 32L * multiprocessors));
-        l.launch("zd_zstd_mp_entropy", entropyGrid, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
+        l.launch("zd_zstd_mp_entropy", entropyGrid, 32, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
                 .u64(dstSizes).u64(scratch).u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots));
-        l.launch("zd_zstd_mp_link", n, 32, 0, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
+        l.launch("zd_zstd_mp_link", n, 32, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
         // persistent: as many groups as can be resident; more would only find the tickets gone
-        // (a window takes most of a multiprocessor's shared memory: one group each)
-        int perSm = window ? 1 : Math.max(1, 2048 / execThreads);
-        int execGrid = (int) Math.max(1, Math.min(totalSlots, (long) multiprocessors * perSm));
-        l.launch(window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec", execGrid, execThreads,
-                window ? WIN_SHARED_BYTES : 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
+        int execGrid = (int) Math.max(1, Math.min(totalSlots, (long) multiprocessors * Math.max(1, 2048 / execThreads)));
+        l.launch("zd_zstd_mp_exec", execGrid, execThreads, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
                 .u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
-        l.launch("zd_zstd_mp_finish", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dst)
+        l.launch("zd_zstd_mp_finish", n, 32, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dst)
                 .u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u64(status).u32(n));
     }
 }
