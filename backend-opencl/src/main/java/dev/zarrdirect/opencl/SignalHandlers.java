@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Keeps the process's signal handlers across calls that may load or start an OpenCL driver.
@@ -84,7 +85,7 @@ final class SignalHandlers {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(ACTION_BYTES, 16);
-            return sigaction(signal, MemorySegment.NULL, a) == 0 ? a.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0) : -1;
+            return sigaction(signal, MemorySegment.NULL, a) == 0 ? a.get(JAVA_LONG, 0) : -1;
         }
     }
 
