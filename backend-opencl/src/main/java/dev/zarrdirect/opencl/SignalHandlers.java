@@ -24,9 +24,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * start); found with {@code -Xcheck:jni}, which printed "SIGSEGV handler modified" and
  * libLLVM-16 as the owner.
  *
- * <p>Linux only (elsewhere calls run unguarded). The handlers in place before the first guarded
- * call are put back after each one; signal dispositions are process-wide, so guarded calls take
- * one lock.
+ * <p>Linux only (elsewhere calls run unguarded). Each guarded call puts back the handlers that
+ * were in place when it started; signal dispositions are process-wide, so guarded calls take one
+ * lock (program builds on several threads run one at a time; they are cached per backend).
  */
 final class SignalHandlers {
     /** SIGHUP..SIGSYS on Linux: every signal the JVM or LLVM handles. */
