@@ -91,6 +91,7 @@ typedef long long zd_i64;
 #include <stddef.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <sched.h>
 typedef uint8_t zd_u8;
 typedef uint16_t zd_u16;
 typedef uint32_t zd_u32;
@@ -190,7 +191,10 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
  *   zd_atomic_min_u64_local(p, v)
  *   zd_fence()                    orders this item's global writes before its later ones, and its
  *                                 earlier reads of a flag before its later reads (device scope)
+ *   zd_fence_local()              the same, as seen by the items of its own group (cheaper)
  *   zd_load_flag(p), zd_store_flag(p, v): a u32 flag in global memory read/written past caches
+ *   zd_ld_cg_u8(p)                a byte of global memory written by another group, read past the
+ *                                 group's non-coherent cache (CUDA: L1)
  *   zd_spin_pause()               back off while spinning on a flag
  */
 #if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
@@ -200,7 +204,9 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_atomic_add_u32_local(p, v) atomic_add((volatile __local zd_u32 *)(p), (v))
 #define zd_atomic_or_u32_local(p, v) atomic_or((volatile __local zd_u32 *)(p), (v))
 #define zd_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define zd_fence_local() mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define zd_load_flag(p) (*(volatile __global zd_u32 *)(p))
+#define zd_ld_cg_u8(p) (*(p))
 #define zd_store_flag(p, v) (*(volatile __global zd_u32 *)(p) = (v))
 #define zd_spin_pause() ((void)0)
 #elif defined(__CUDACC__)
@@ -211,7 +217,9 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_atomic_or_u32_local(p, v) atomicOr((zd_u32 *)(p), (zd_u32)(v))
 #define zd_atomic_min_u64_local(p, v) atomicMin((zd_u64 *)(p), (zd_u64)(v))
 #define zd_fence() __threadfence()
+#define zd_fence_local() __threadfence_block()
 #define zd_load_flag(p) (*(volatile zd_u32 *)(p))
+#define zd_ld_cg_u8(p) __ldcg((const unsigned char *)(p))
 #define zd_store_flag(p, v) (*(volatile zd_u32 *)(p) = (v))
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
 #define zd_spin_pause() __nanosleep(64)
@@ -226,9 +234,11 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
 #define zd_atomic_or_u32_local(p, v) __atomic_fetch_or((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_SEQ_CST)
 #define zd_atomic_min_u64_local(p, v) zd_host_atomic_min_u64((zd_u64 *)(p), (zd_u64)(v))
 #define zd_fence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define zd_fence_local() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define zd_load_flag(p) __atomic_load_n((zd_u32 *)(p), __ATOMIC_ACQUIRE)
+#define zd_ld_cg_u8(p) (*(p))
 #define zd_store_flag(p, v) __atomic_store_n((zd_u32 *)(p), (zd_u32)(v), __ATOMIC_RELEASE)
-#define zd_spin_pause() ((void)0)
+#define zd_spin_pause() sched_yield() /* emulated groups outnumber the cores */
 static inline zd_u32 zd_host_atomic_max_u32(zd_u32 *p, zd_u32 v) {
     zd_u32 o = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (o < v && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {

@@ -1,8 +1,8 @@
 /* CUDA entries of the multi-pass zstd decoder (zstd/zd_zstd_mp.h): five launches per batch of
    large frames, in this order on one stream. scan, link and finish: one block per chunk;
    entropy: any number of blocks striding over n x max_slots block slots (max_slots: the largest
-   slots(D,S) of a chunk); exec: any number of
-   blocks (persistent, they take tickets), a multiple of 32 threads, at most ZD_MPX_MAX_ITEMS. */
+   slots(D,S) of a chunk); exec (or exec_win): any number of blocks (persistent, they take
+   tickets), a multiple of 32 threads, at most ZD_MPX_MAX_ITEMS. */
 #include "zd_portable.h"
 #include "zstd/zd_zstd_mp.h"
 
@@ -40,11 +40,30 @@ extern "C" __global__ void zd_zstd_mp_link(const zd_u64 *dst_sizes, zd_u8 *scrat
     zd_zstd_mp_link_group(dst_sizes[c], scratch + scratch_offsets[c], (zd_mp_hdr *)(scratch + scratch_offsets[0]));
 }
 
+/* Builds blocks in place in dst: for devices without ZD_MPX_WIN_SHARED_BYTES of shared memory. */
 extern "C" __global__ void zd_zstd_mp_exec(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                           zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 n) {
+                                           zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 n,
+                                           zd_u32 flags) {
     __shared__ zd_mp_exec_lds lds;
-    zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n, &lds);
+    zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n, &lds,
+                          NULL, flags);
+}
+
+/* Builds each block in a shared-memory window: launch with ZD_MPX_WIN_SHARED_BYTES of dynamic
+   shared memory (CudaZstdCodec.MP_WIN_SHARED_BYTES; above 48 KiB, so the function's
+   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES must be raised first). */
+#define ZD_MPX_WIN_HEAD_BYTES (48u * 1024u)
+#define ZD_MPX_WIN_SHARED_BYTES (ZD_MPX_WIN_HEAD_BYTES + ZD_ZSTD_BLOCK_MAX)
+static_assert(sizeof(zd_mp_exec_lds) <= ZD_MPX_WIN_HEAD_BYTES, "zd_mp_exec_lds fits the window kernel's head");
+static_assert(ZD_MPX_WIN_SHARED_BYTES == 180224u, "CudaZstdCodec.MP_WIN_SHARED_BYTES");
+extern "C" __global__ void zd_zstd_mp_exec_win(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                               zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                               zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 n,
+                                               zd_u32 flags) {
+    extern __shared__ __align__(16) zd_u8 zd_mpx_shared[];
+    zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n,
+                          (zd_mp_exec_lds *)zd_mpx_shared, zd_mpx_shared + ZD_MPX_WIN_HEAD_BYTES, flags);
 }
 
 extern "C" __global__ void zd_zstd_mp_finish(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,

@@ -85,7 +85,9 @@ typedef struct {
     zd_u32 n, pass;
     zd_zstd_lds *lds;
     zd_mp_exec_lds *xlds;
+    zd_u8 *win;
     zd_mp_entropy_lds *elds;
+    zd_u32 exec_flags, local_size, exec_groups, group;
 } zd_host_mp_args;
 
 /* Same bodies as the zd_zstd_mp_{scan,entropy,link,exec,finish} kernel entries. */
@@ -101,7 +103,7 @@ static void zd_host_mp_body(void *p) {
     }
     if (a->pass == 4u) {
         zd_zstd_mp_exec_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->scratch,
-                              a->scratch_offsets, a->n, a->xlds);
+                              a->scratch_offsets, a->n, a->xlds, a->win, a->exec_flags);
         return;
     }
     if (g >= a->n) return;
@@ -120,46 +122,75 @@ static void zd_host_mp_body(void *p) {
     if (zd_local_id() == 0u) a->status[g] = s;
 }
 
+/* One exec group on its own thread (its items on theirs), with its own local memory. */
+static void *zd_host_mp_exec_main(void *p) {
+    zd_host_mp_args *a = (zd_host_mp_args *)p;
+    memset(a->xlds, 0xA5, sizeof(zd_mp_exec_lds)); /* local memory starts undefined */
+    if (a->win != NULL) memset(a->win, 0xA5, ZD_ZSTD_BLOCK_MAX);
+    a->pass = zd_host_group_run(a->group, a->exec_groups, a->local_size, zd_host_mp_body, a) == 0 ? 4u : 0u;
+    return NULL;
+}
+
 /* The five passes over a batch (scan, entropy, link, exec, finish); modes[c] (if not NULL) gets
    ZD_MP_MODE_RUN when chunk c was decoded by the multi-pass path, ZD_MP_MODE_FALLBACK when by
-   the single-pass decoder. Groups run one after the other, so the exec pass's first group takes
-   every ticket; a second one checks that a group finding no work leaves. */
+   the single-pass decoder. Groups of the other passes run one after the other; the exec pass's
+   `exec_groups` groups run at once, as on a GPU, taking tickets and waiting for each other's
+   blocks. exec_flags: ZD_MPX_F_* bits, and ZD_HOST_MPX_WINDOW to build each block in a local
+   window (the CUDA zd_zstd_mp_exec_win kernel) instead of in place. */
+#define ZD_HOST_MPX_WINDOW 0x100u
+#define ZD_HOST_MPX_MAX_GROUPS 16u
 ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
                                            zd_u8 *scratch, const zd_u64 *scratch_offsets, const zd_u64 *slot_base,
-                                           zd_u32 *status, zd_u32 n, zd_u32 local_size, zd_u32 *modes) {
+                                           zd_u32 *status, zd_u32 n, zd_u32 local_size, zd_u32 *modes,
+                                           zd_u32 exec_flags, zd_u32 exec_groups) {
+    if (local_size > ZD_MPX_MAX_ITEMS || exec_groups == 0u || exec_groups > ZD_HOST_MPX_MAX_GROUPS) return -1;
     zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
-    zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds));
     zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(sizeof(zd_mp_entropy_lds));
-    if (lds == NULL || xlds == NULL || elds == NULL || local_size > ZD_MPX_MAX_ITEMS) {
-        free(lds);
-        free(xlds);
-        free(elds);
-        return -1;
-    }
-    zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch,
-                         scratch_offsets, slot_base, status, n, 1u, lds, xlds, elds};
+    zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds) * exec_groups);
+    zd_u8 *win = (zd_u8 *)malloc((size_t)ZD_ZSTD_BLOCK_MAX * exec_groups);
+    int rc = -1;
+    if (lds == NULL || xlds == NULL || win == NULL || elds == NULL) goto out;
+    zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets,
+                         slot_base, status, n, 1u, lds, xlds, NULL, elds, exec_flags, local_size, exec_groups, 0u};
     for (zd_u32 pass = 1u; pass <= 5u; pass++) {
         a.pass = pass;
-        zd_u32 groups = pass == 2u ? (zd_u32)slot_base[n] : (pass == 4u ? 2u : n);
+        if (pass == 4u) {
+            zd_host_mp_args ga[ZD_HOST_MPX_MAX_GROUPS];
+            pthread_t th[ZD_HOST_MPX_MAX_GROUPS];
+            for (zd_u32 g = 0; g < exec_groups; g++) {
+                ga[g] = a;
+                ga[g].xlds = xlds + g;
+                ga[g].group = g;
+                ga[g].win = (exec_flags & ZD_HOST_MPX_WINDOW) ? win + (size_t)ZD_ZSTD_BLOCK_MAX * g : NULL;
+            }
+            for (zd_u32 g = 0; g < exec_groups; g++) {
+                pthread_create(&th[g], NULL, zd_host_mp_exec_main, &ga[g]);
+            }
+            int ok = 1;
+            for (zd_u32 g = 0; g < exec_groups; g++) {
+                pthread_join(th[g], NULL);
+                if (ga[g].pass != 4u) ok = 0;
+            }
+            if (!ok) goto out;
+            continue;
+        }
+        zd_u32 groups = pass == 2u ? (zd_u32)slot_base[n] : n;
         for (zd_u32 g = 0; g < groups; g++) {
             memset(lds, 0xA5, sizeof(zd_zstd_lds)); /* local memory starts undefined */
-            memset(xlds, 0xA5, sizeof(zd_mp_exec_lds));
             memset(elds, 0xA5, sizeof(zd_mp_entropy_lds));
-            if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) {
-                free(lds);
-                free(xlds);
-                free(elds);
-                return -1;
-            }
+            if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) goto out;
         }
     }
     if (modes != NULL)
         for (zd_u32 c = 0; c < n; c++) modes[c] = ((const zd_mp_hdr *)(scratch + scratch_offsets[c]))->mode;
+    rc = 0;
+out:
     free(lds);
     free(xlds);
+    free(win);
     free(elds);
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------------ byte kernels */

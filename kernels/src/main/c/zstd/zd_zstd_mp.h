@@ -60,6 +60,11 @@
 #define ZD_MPX_MAX_ITEMS ZD_SCAN_MAX_ITEMS
 /* Matches up to this long are copied by their own item; longer ones by the whole group. */
 #define ZD_MPX_SHORT 32u
+/* Execute-pass flags. SAME_ROUND: a short match marks its bytes written as soon as it is copied,
+   so matches that depend on it may run in the same round. CG: bytes of earlier blocks (written by
+   other groups) are read past the multiprocessor's L1, which is not coherent across groups. */
+#define ZD_MPX_F_SAME_ROUND 1u
+#define ZD_MPX_F_CG 2u
 
 /* Repeat offsets in pass 2: a resolved offset (bit 31 clear, 0 = invalid) or "repeat offset j
    at the block's start minus d" (bit 31 set, j in bits 29-30, d in bits 0-28). */
@@ -692,23 +697,25 @@ ZD_FUNC void zd_zstd_mp_link_group(zd_u64 dst_len, ZD_GLOBAL zd_u8 *scratch, ZD_
     zd_atomic_max_u32(&ctl->max_blocks, nb);
 }
 
-/* Pass 3 local memory: one batch of sequences, one per item. */
+/* Pass 3 local memory: one batch of sequences, one per item. A block's output window (the
+   block built in local memory, zd_zstd_mp_exec_group's `win`) lives beside it, not in it: it is
+   128 KiB, more than static local memory allows on CUDA, and optional. */
 typedef struct {
+    zd_u64 scan[ZD_SCAN_TMP_WORDS];
+    zd_u64 min_src;                /* smallest source position (in the chunk) of the batch's matches */
     zd_u32 rel[ZD_MPX_MAX_ITEMS];  /* output offset of the sequence in its block */
     zd_u32 ll[ZD_MPX_MAX_ITEMS];
     zd_u32 ml[ZD_MPX_MAX_ITEMS];
     zd_u32 off[ZD_MPX_MAX_ITEMS];  /* resolved offset */
     zd_u32 lit[ZD_MPX_MAX_ITEMS];  /* first literal, relative to the batch's first literal */
     zd_u32 lng[ZD_MPX_MAX_ITEMS];  /* this round's long matches (item indexes) */
-    zd_u64 scan[ZD_SCAN_TMP_WORDS];
-    zd_u64 min_src;                /* smallest source position (in the chunk) of the batch's matches */
     zd_u32 written[ZD_ZSTD_BLOCK_MAX / 32u]; /* bit per byte of the batch's output: final yet? */
     zd_u32 any[2], n_long[2];      /* per round (double-buffered): a match was pending, long matches */
     zd_u32 ticket, fail;
 } zd_mp_exec_lds;
 
 /* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
-ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, ZD_GLOBAL zd_u8 *out, const ZD_LOCAL zd_mp_exec_lds *lds,
+ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_LOCAL zd_mp_exec_lds *lds,
                                  zd_u32 cnt, zd_u32 x0, zd_u32 x1) {
     zd_u32 lo = 0u, hi = cnt - 1u;
     while (lo < hi) { /* last sequence whose literals start at or before x0 */
@@ -725,28 +732,40 @@ ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, ZD_GLOBAL zd_u8 *ou
         zd_u32 x = x0 + k;
         if (x < x1) {
             while (x - lds->lit[j] >= lds->ll[j]) j++;
-            out[lds->rel[j] + (x - lds->lit[j])] = v[k];
+            o[lds->rel[j] + (x - lds->lit[j])] = v[k];
         }
     }
 }
 
-/* Per item: a match of at most ZD_MPX_SHORT bytes at o whose source o - off is final. A forward
-   byte copy is right for overlapping matches too; four loads go out at once when they cannot
-   overlap the four stores. No unrolled fixed-length body: items of a warp run their copies in
-   different rounds, and the warp pays each round for its longest copy only. */
-ZD_INLINE void zd_mp_short_match_thread(ZD_GLOBAL zd_u8 *o, zd_u32 ml, zd_u32 off) {
-    const ZD_GLOBAL zd_u8 *s = o - off;
+/* Per item: a match of at most ZD_MPX_SHORT bytes at block offset m whose source is final. `o`
+   is the block's output (window or destination), `g` the block in the destination: source
+   bytes before the block are read there. A forward byte copy is right for overlapping matches
+   too; four loads go out at once when they cannot overlap the four stores. No unrolled
+   fixed-length body: items of a warp run their copies in different rounds, and the warp pays
+   each round for its longest copy only. */
+ZD_INLINE void zd_mp_short_match_thread(zd_u8 *o, const ZD_GLOBAL zd_u8 *g, zd_u32 m, zd_u32 ml, zd_u32 off,
+                                        zd_u32 flags) {
     zd_u32 k = 0u;
-    if (off >= 4u) {
-        for (; k + 4u <= ml; k += 4u) {
-            zd_u8 a = s[k], b = s[k + 1u], c = s[k + 2u], d = s[k + 3u];
-            o[k] = a;
-            o[k + 1u] = b;
-            o[k + 2u] = c;
-            o[k + 3u] = d;
+    if (off > m) {
+        zd_u32 nb = off - m < ml ? off - m : ml;
+        const ZD_GLOBAL zd_u8 *s = g - (off - m);
+        if (flags & ZD_MPX_F_CG) {
+            for (; k < nb; k++) o[m + k] = zd_ld_cg_u8(s + k);
+        } else {
+            for (; k < nb; k++) o[m + k] = s[k];
         }
     }
-    for (; k < ml; k++) o[k] = s[k];
+    if (off >= 4u) {
+        for (; k + 4u <= ml; k += 4u) {
+            zd_u32 q = m + k - off;
+            zd_u8 a = o[q], b = o[q + 1u], c = o[q + 2u], d = o[q + 3u];
+            o[m + k] = a;
+            o[m + k + 1u] = b;
+            o[m + k + 2u] = c;
+            o[m + k + 3u] = d;
+        }
+    }
+    for (; k < ml; k++) o[m + k] = o[m + k - off];
 }
 
 /* Waits (item 0) until every block of the chunk below `b` that produced bytes at or after `from`
@@ -784,14 +803,34 @@ ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 
     return 1u;
 }
 
+/* Cooperative: copies a block's output window to the destination, u32 stores where aligned. */
+ZD_INLINE void zd_mp_flush_group(ZD_GLOBAL zd_u8 *to, const ZD_LOCAL zd_u8 *from, zd_u32 n) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 head = (zd_u32)((0u - (zd_u64)to) & 3u);
+    if (head > n) head = n;
+    zd_u32 words = (n - head) >> 2;
+    for (zd_u32 i = lid; i < head; i += ls) to[i] = from[i];
+    ZD_GLOBAL zd_u32 *tw = (ZD_GLOBAL zd_u32 *)(to + head);
+    const ZD_LOCAL zd_u8 *f = from + head;
+    for (zd_u32 w = lid; w < words; w += ls) {
+        zd_u32 q = 4u * w;
+        tw[w] = (zd_u32)f[q] | ((zd_u32)f[q + 1u] << 8) | ((zd_u32)f[q + 2u] << 16) | ((zd_u32)f[q + 3u] << 24);
+    }
+    for (zd_u32 i = head + 4u * words + lid; i < n; i += ls) to[i] = from[i];
+}
+
 /*
  * Pass 3, cooperative: executes compressed block `b` of a chunk (its literals decoded, its
- * sequences in scratch, its position and entering repeat offsets linked). Returns 0, or 1 when a
- * sequence is invalid (the chunk then falls back).
+ * sequences in scratch, its position and entering repeat offsets linked). With a window (`win`
+ * not NULL: ZD_ZSTD_BLOCK_MAX bytes of local memory) the block is built there, so the rounds
+ * of dependent matches read and write local memory instead of waiting on global memory each
+ * time, and is copied out once at the end; without one it is built in place. Returns 0, or 1
+ * when a sequence is invalid (the chunk then falls back). CUDA and host only: `o` is a generic
+ * pointer to either memory.
  */
 ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
                                      zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
-                                     ZD_LOCAL zd_mp_exec_lds *lds) {
+                                     ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, zd_u32 flags) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     ZD_GLOBAL zd_mp_block *bk = blk + b;
     zd_u64 out_at = bk->out_at;
@@ -801,9 +840,15 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
                                                     : scratch + zd_zstd_mp_lit_off(dst_len, src_len) + bk->lit_at;
     const ZD_GLOBAL zd_u32 *seqs =
         (const ZD_GLOBAL zd_u32 *)(scratch + zd_zstd_mp_seq_off(dst_len, src_len)) + 3u * bk->seq_at;
-    ZD_GLOBAL zd_u8 *out = dst + out_at;
+    ZD_GLOBAL zd_u8 *g = dst + out_at;
+    zd_u8 *o = win != NULL ? (zd_u8 *)win : (zd_u8 *)g;
     zd_u32 trail = regen - lit_used;
-    zd_copy_group(out + (out_len - trail), lit + lit_used, trail);
+    if (win != NULL) {
+        const ZD_GLOBAL zd_u8 *t = lit + lit_used;
+        for (zd_u32 i = lid; i < trail; i += ls) o[out_len - trail + i] = t[i];
+    } else {
+        zd_copy_group(g + (out_len - trail), lit + lit_used, trail);
+    }
     zd_u64 confirmed = out_at; /* item 0: earlier output known final from here on */
     zd_u32 carry_out = 0u, carry_lit = 0u;
     zd_u32 fail = 0u;
@@ -833,7 +878,9 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         zd_u32 span = (zd_u32)(tot >> 32);
         for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) lds->written[w] = 0u;
         if (valid) {
-            if (off == 0u || (zd_u64)off > abs_m) {
+            /* pass 2 kept the sequences inside out_len <= ZD_ZSTD_BLOCK_MAX; checked again here
+               because a window overrun would corrupt local memory */
+            if (off == 0u || (zd_u64)off > abs_m || (zd_u64)m + ml > out_len) {
                 lds->fail = 1u;
             } else {
                 lds->rel[lid] = rel;
@@ -852,16 +899,19 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         zd_u32 nlit = (zd_u32)tot;
         for (zd_u32 x0 = lid * ZD_EXEC_CHUNK; x0 < nlit; x0 += ls * ZD_EXEC_CHUNK) {
             zd_u32 x1 = nlit - x0 < ZD_EXEC_CHUNK ? nlit : x0 + ZD_EXEC_CHUNK;
-            zd_mp_lits_thread(lit + carry_lit, out, lds, cnt, x0, x1);
+            zd_mp_lits_thread(lit + carry_lit, o, lds, cnt, x0, x1);
         }
         if (valid) zd_mp_mark_thread(lds, brel, brel + ll);
         if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, b, lds->min_src, &confirmed);
         ZD_BARRIER();
         /* Matches in rounds: a match runs once every byte of its source in this batch is marked
-           written (bytes before the batch are final). Marks of a round's matches are set at the
-           start of the next round, racing with its checks: a mark seen there was written before
-           the last barrier, a mark missed is seen a round later. The first pending match always
-           finds its source written by then, so every round or two at least one runs. */
+           written (bytes before the batch are final). A short match is marked as soon as it is
+           copied (fences on both sides: an item that sees the mark sees the bytes), so a chain of
+           matches may finish in one round when its items happen to run in order; a long one,
+           copied by the whole group after the round's barrier, is marked at the start of the next
+           round, racing with that round's checks (a mark missed is seen a round later). The first
+           pending match always finds its source written by then, so every round or two at least
+           one runs. */
         zd_u32 pend = valid && ml > 0u;
         zd_u32 just = 0u;
         zd_u32 sa = 0u, se = 0u; /* source bytes inside the batch: [sa, se) of its output */
@@ -886,10 +936,19 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             if (pend) {
                 lds->any[cur] = 1u;
                 if (zd_mp_marked_thread(lds, sa, se)) {
-                    if (ml <= ZD_MPX_SHORT) zd_mp_short_match_thread(out + m, ml, off);
-                    else lds->lng[zd_atomic_add_u32_local(&lds->n_long[cur], 1u)] = lid;
+                    if (ml <= ZD_MPX_SHORT && (flags & ZD_MPX_F_SAME_ROUND)) {
+                        zd_fence_local();
+                        zd_mp_short_match_thread(o, g, m, ml, off, flags);
+                        zd_fence_local();
+                        zd_mp_mark_thread(lds, brel + ll, brel + ll + ml);
+                    } else if (ml <= ZD_MPX_SHORT) {
+                        zd_mp_short_match_thread(o, g, m, ml, off, flags);
+                        just = 1u;
+                    } else {
+                        lds->lng[zd_atomic_add_u32_local(&lds->n_long[cur], 1u)] = lid;
+                        just = 1u;
+                    }
                     pend = 0u;
-                    just = 1u;
                 }
             }
             ZD_BARRIER();
@@ -898,9 +957,10 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             for (zd_u32 k = 0; k < nl; k++) {
                 zd_u32 j = lds->lng[k];
                 zd_u32 jm = lds->rel[j] + lds->ll[j], jml = lds->ml[j], joff = lds->off[j];
-                ZD_GLOBAL zd_u8 *o = out + jm;
-                const ZD_GLOBAL zd_u8 *sp = o - joff;
-                for (zd_u32 q = lid; q < jml; q += ls) o[q] = sp[q < joff ? q : q % joff];
+                for (zd_u32 q = lid; q < jml; q += ls) {
+                    zd_i64 s = (zd_i64)jm - (zd_i64)joff + (zd_i64)(q < joff ? q : q % joff);
+                    o[jm + q] = s >= 0 ? o[s] : (flags & ZD_MPX_F_CG) ? zd_ld_cg_u8(g + s) : g[s];
+                }
             }
             ZD_BARRIER();
         }
@@ -908,12 +968,19 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         carry_lit += nlit;
         ZD_BARRIER();
     }
+    if (win != NULL && !fail) {
+        /* a block without sequences has run no batch: its trailing literals, written by every
+           item, need this barrier before any item copies another's bytes out */
+        ZD_BARRIER();
+        zd_mp_flush_group(g, win, out_len);
+    }
     return fail;
 }
 
 /* Pass 3, cooperative: block `b` of a chunk in ZD_MP_MODE_RUN, then its done flag. */
 ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst, zd_u64 dst_len,
-                                    ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_exec_lds *lds) {
+                                    ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_exec_lds *lds,
+                                    ZD_LOCAL zd_u8 *win, zd_u32 flags) {
     ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
     ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
     ZD_GLOBAL zd_mp_block *bk = blk + b;
@@ -926,7 +993,7 @@ ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, 
         zd_u8 v = src[bk->in];
         for (zd_u32 i = zd_local_id(); i < bk->out_len; i += zd_local_size()) to[i] = v;
     } else {
-        fail = zd_mp_exec_seqs_group(src, dst, scratch, dst_len, src_len, blk, b, lds);
+        fail = zd_mp_exec_seqs_group(src, dst, scratch, dst_len, src_len, blk, b, lds, win, flags);
     }
     zd_fence();
     ZD_BARRIER();
@@ -939,13 +1006,14 @@ ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, 
 /*
  * Pass 3, cooperative, persistent: takes tickets until the batch's blocks are all executed.
  * Ticket t is block t / n of chunk t % n. chunk(c) gives (src, src_len, dst, dst_len, scratch) of
- * chunk c through the arrays.
+ * chunk c through the arrays. `win`: ZD_ZSTD_BLOCK_MAX bytes of local memory to build each block
+ * in, or NULL (see zd_mp_exec_seqs_group).
  */
 ZD_FUNC void zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL zd_u64 *src_offsets,
                                    const ZD_GLOBAL zd_u64 *src_sizes, ZD_GLOBAL zd_u8 *dst,
                                    const ZD_GLOBAL zd_u64 *dst_offsets, const ZD_GLOBAL zd_u64 *dst_sizes,
                                    ZD_GLOBAL zd_u8 *scratch, const ZD_GLOBAL zd_u64 *scratch_offsets, zd_u32 n,
-                                   ZD_LOCAL zd_mp_exec_lds *lds) {
+                                   ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, zd_u32 flags) {
     ZD_GLOBAL zd_mp_hdr *ctl = (ZD_GLOBAL zd_mp_hdr *)(scratch + scratch_offsets[0]);
     zd_u64 total = (zd_u64)n * ctl->max_blocks;
     for (;;) {
@@ -958,7 +1026,8 @@ ZD_FUNC void zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
         ZD_GLOBAL zd_u8 *sc = scratch + scratch_offsets[c];
         ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)sc;
         if (hdr->mode != ZD_MP_MODE_RUN || b >= hdr->n_blocks) continue;
-        zd_mp_exec_block_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], sc, b, lds);
+        zd_mp_exec_block_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], sc, b, lds,
+                               win, flags);
     }
 }
 

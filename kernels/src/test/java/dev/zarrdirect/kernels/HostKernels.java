@@ -74,7 +74,7 @@ final class HostKernels {
                             ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
             zstdMpDecodeBatch = linker.downcallHandle(lookup.find("zd_host_zstd_mp_decode_batch").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS,
-                            ADDRESS, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+                            ADDRESS, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
             zstdMpScratchBytes = linker.downcallHandle(lookup.find("zd_host_zstd_mp_scratch_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
             zstdMpSlots = linker.downcallHandle(lookup.find("zd_host_zstd_mp_slots").orElseThrow(),

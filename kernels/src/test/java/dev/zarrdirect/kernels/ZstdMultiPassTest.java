@@ -24,8 +24,26 @@ class ZstdMultiPassTest {
 
     record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
 
-    /** Decodes the frames in one batch (three passes) with guards around dst and every scratch area. */
-    static Result decodeMp(List<byte[]> frames, int[] dstLens, int localSize) {
+    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_HOST_MPX_WINDOW in zd_zstd_mp.h / zd_host.c. */
+    static final int SAME_ROUND = 1, CG = 2, WINDOW = 0x100;
+
+    /**
+     * How the execute pass runs: {@code flags} (WINDOW: blocks built in a local window, as the
+     * CUDA zd_zstd_mp_exec_win kernel does, else in place; SAME_ROUND; CG) and how many groups
+     * run it at once, each on its own threads, waiting for each other's blocks as on a GPU.
+     */
+    record Exec(int flags, int groups) {
+        static final Exec DEFAULT = new Exec(WINDOW | CG, 1);
+
+        @Override
+        public String toString() {
+            return ((flags & WINDOW) != 0 ? "window" : "in place") + ((flags & SAME_ROUND) != 0 ? "+same-round" : "")
+                    + ", " + groups + " group(s)";
+        }
+    }
+
+    /** Decodes the frames in one batch (all passes) with guards around dst and every scratch area. */
+    static Result decodeMp(List<byte[]> frames, int[] dstLens, int localSize, Exec exec) {
         HostKernels hk = HostKernels.get();
         int n = frames.size();
         try (Arena arena = Arena.ofConfined()) {
@@ -64,7 +82,7 @@ class ZstdMultiPassTest {
             }
             sbS.setAtIndex(ValueLayout.JAVA_LONG, n, sb[n]);
             int rc = (int) hk.zstdMpDecodeBatch.invokeExact(src, soS, ssS, dst, doS, dsS, scr, scoS, sbS, status, n,
-                    localSize, modes);
+                    localSize, modes, exec.flags(), exec.groups());
             assertEquals(0, rc);
             boolean ok = true;
             int[] st = new int[n], md = new int[n];
@@ -83,6 +101,10 @@ class ZstdMultiPassTest {
             if (t instanceof AssertionError ae) throw ae;
             throw new IllegalStateException(t);
         }
+    }
+
+    static Result decodeMp(List<byte[]> frames, int[] dstLens, int localSize) {
+        return decodeMp(frames, dstLens, localSize, Exec.DEFAULT);
     }
 
     static Result decodeMp(byte[] frame, int dstLen, int localSize) {
@@ -104,7 +126,8 @@ class ZstdMultiPassTest {
             List<ZstdCorpusTest.Case> part = cs.subList(from, Math.min(cs.size(), from + 7));
             List<byte[]> frames = part.stream().map(ZstdCorpusTest.Case::frame).toList();
             int[] lens = part.stream().mapToInt(c -> c.original().length).toArray();
-            Result r = decodeMp(frames, lens, 1);
+            // both ways of building a block: every other batch in place
+            Result r = decodeMp(frames, lens, 1, from / 7 % 2 == 0 ? Exec.DEFAULT : new Exec(CG, 1));
             assertTrue(r.guardsIntact(), "guards, batch from " + part.get(0).name());
             for (int i = 0; i < part.size(); i++) {
                 ZstdCorpusTest.Case c = part.get(i);
@@ -125,15 +148,51 @@ class ZstdMultiPassTest {
     void groupsOfSeveralItems() {
         List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus.stream()
                 .filter(c -> c.original().length >= 100_000 && c.original().length <= 1_100_000).limit(12).toList();
-        for (int ls : new int[] {4, 32}) {
-            for (ZstdCorpusTest.Case c : cs) {
-                Result r = decodeMp(c.frame(), c.original().length, ls);
-                assertTrue(r.guardsIntact(), "guards " + c.name());
-                assertEquals(0, r.status()[0], "status " + c.name() + " local=" + ls);
-                assertEquals(MODE_RUN, r.mode()[0], "fell back: " + c.name());
-                assertArrayEquals(c.original(), r.out()[0], "bytes " + c.name() + " local=" + ls);
+        for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(CG, 1)}) {
+            for (int ls : new int[] {4, 32}) {
+                for (ZstdCorpusTest.Case c : cs) {
+                    String what = c.name() + " local=" + ls + " " + exec;
+                    Result r = decodeMp(List.of(c.frame()), new int[] {c.original().length}, ls, exec);
+                    assertTrue(r.guardsIntact(), "guards " + what);
+                    assertEquals(0, r.status()[0], "status " + what);
+                    assertEquals(MODE_RUN, r.mode()[0], "fell back: " + what);
+                    assertArrayEquals(c.original(), r.out()[0], "bytes " + what);
+                }
             }
         }
+    }
+
+    /**
+     * Several groups execute the blocks of the same frames at once, as on a GPU: a block whose
+     * matches reach into earlier blocks waits for them, whichever group runs them. Frames of 1 MiB
+     * (eight blocks each), every way of building a block, groups of 16 items.
+     */
+    @Test
+    void concurrentGroupsShareTheBlocksOfAFrame() {
+        Random rnd = new Random(SEED ^ 0x51C0L);
+        List<byte[]> frames = new ArrayList<>();
+        List<byte[]> originals = new ArrayList<>();
+        // floats at level 1 have blocks of literals only (the window variant once lost a barrier there)
+        String[] kinds = {"floats", "floats", "text", "mixture"};
+        int[] levels = {1, 3, 1, 3};
+        for (int k = 0; k < kinds.length; k++) {
+            byte[] d = data(kinds[k], (1 << 20) - rnd.nextInt(5000), rnd);
+            originals.add(d);
+            frames.add(compress(d, levels[k], true, true, false));
+        }
+        int[] lens = originals.stream().mapToInt(b -> b.length).toArray();
+        List<String> wrong = new ArrayList<>();
+        for (Exec exec : new Exec[] {new Exec(WINDOW | CG, 4), new Exec(WINDOW | SAME_ROUND | CG, 3),
+                new Exec(CG, 4), new Exec(SAME_ROUND, 2)}) {
+            Result r = decodeMp(frames, lens, 16, exec);
+            if (!r.guardsIntact()) wrong.add("guards, " + exec);
+            for (int i = 0; i < frames.size(); i++) {
+                // the frames carry checksums: wrong bytes from the execute pass show as a fallback
+                if (r.status()[i] != 0 || r.mode()[i] != MODE_RUN || !Arrays.equals(originals.get(i), r.out()[i]))
+                    wrong.add("frame " + i + " (" + exec + "): status " + r.status()[i] + ", mode " + r.mode()[i]);
+            }
+        }
+        assertEquals(List.of(), wrong, "seed=" + SEED);
     }
 
     @Test

@@ -165,10 +165,12 @@ public final class ZstdKernelBench {
                             long xd = mpXd.address();
                             long msc = mp ? mpScratch.address() : 0L;
                             int mpThreads = Integer.getInteger(CudaZstdCodec.MP_THREADS_PROPERTY, CudaZstdCodec.DEFAULT_MP_THREADS);
-                            MultiPassLaunch mpl = new MultiPassLaunch(cd.multiprocessors(), mpThreads);
+                            MultiPassLaunch mpl = MultiPassLaunch.of(cd, mpThreads);
                             long totalSlots = mpSlots;
-                            if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads%n",
-                                    n, mpSlots, mpScr / (double) (1L << 30), mpThreads);
+                            if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads,"
+                                    + " blocks built %s, %s%n", n, mpSlots, mpScr / (double) (1L << 30), mpThreads,
+                                    mpl.window() ? "in shared memory" : "in place",
+                                    mpl.sameRound() ? "same-round marks" : "marks a round later");
                             cd.makeCurrent();
                             long stream = cd.acquireStream();
                             long e0 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
@@ -185,10 +187,10 @@ public final class ZstdKernelBench {
                                     drv.eventRecord(e0, stream);
                                     if (mp) {
                                         at1[0] = 0;
-                                        mpl.enqueue((k, grid, block, ka2) -> {
+                                        mpl.enqueue((k, grid, block, shared, ka2) -> {
                                                     // the same arguments every repetition: packed once
                                                     MemorySegment packed = mpParams.computeIfAbsent(k, x -> ka2.build(arena));
-                                                    drv.launch(cd.function(k), k, grid, block, 0, stream, packed);
+                                                    drv.launch(cd.function(k, shared), k, grid, block, shared, stream, packed);
                                                     drv.eventRecord(passEv[at1[0]++], stream);
                                                 },
                                                 in.address(), tb, tb + 8L * n, out.address(), tb + 16L * n, tb + 24L * n,

@@ -68,6 +68,14 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     static final long MP_SCRATCH_CAP = 32L << 30;
     /** sizeof(zd_mp_block). */
     static final long MP_BLOCK_BYTES = 152;
+    /**
+     * Whether the execute pass builds each 128 KiB block in shared memory
+     * ({@code zd_zstd_mp_exec_win}, where the device has {@link MultiPassLaunch#WIN_SHARED_BYTES}
+     * per group) or in place in the output ({@code zd_zstd_mp_exec}).
+     */
+    public static final String MP_WINDOW_PROPERTY = "zarrdirect.cuda.zstdMultiPassWindow";
+    /** Whether short matches of the execute pass mark their bytes at once ({@link MultiPassLaunch#sameRound()}). */
+    public static final String MP_SAME_ROUND_PROPERTY = "zarrdirect.cuda.zstdMultiPassSameRound";
 
     private final CudaBackend backend;
     private final CudaDevice device;
@@ -285,8 +293,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             long scratch = w.scratch(scr);
             long srcOff = table + t.srcOffsetsAt(), srcSz = table + t.srcSizesAt();
             long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt();
-            new MultiPassLaunch(device.multiprocessors(), threads).enqueue(
-                    (kernel, grid, block, args) -> w.launch(kernel, grid, block, 0, args),
+            MultiPassLaunch.of(device, threads).enqueue(w::launch,
                     t.srcBase(), srcOff, srcSz, t.dstBase(), dstOff, dstSz, scratch, ex, ex + 8L * n,
                     table + t.statusAt(), n, slots, maxSlots);
             w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);

@@ -60,7 +60,7 @@ final class DeviceWork implements AutoCloseable {
     }
 
     void launch(String kernel, int grid, int block, int sharedBytes, KernelArgs args) {
-        long f = device.function(kernel);
+        long f = device.function(kernel, sharedBytes);
         driver.launch(f, kernel, grid, block, sharedBytes, stream, args.build(arena));
     }
 

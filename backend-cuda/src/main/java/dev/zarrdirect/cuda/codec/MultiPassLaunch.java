@@ -1,5 +1,6 @@
 package dev.zarrdirect.cuda.codec;
 
+import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
 
 /**
@@ -12,13 +13,23 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  *
  * @param multiprocessors the device's SM count: the persistent launches are sized from it
  * @param execThreads     threads per group of the execute pass: a multiple of 32, at most 1024
+ * @param window          whether the execute pass builds blocks in shared memory
+ *                        ({@code zd_zstd_mp_exec_win}, {@link #WIN_SHARED_BYTES} per group)
+ * @param sameRound       whether a short match marks its bytes as soon as it is copied, so that
+ *                        matches depending on it may run in the same round (ZD_MPX_F_SAME_ROUND)
  */
-public record MultiPassLaunch(int multiprocessors, int execThreads) {
+public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound) {
 
-    /** Queues one kernel launch: {@code grid} groups of {@code threads}. */
+    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG in zd_zstd_mp.h. */
+    private static final int F_SAME_ROUND = 1, F_CG = 2;
+
+    /** Dynamic shared memory of {@code zd_zstd_mp_exec_win}: ZD_MPX_WIN_SHARED_BYTES in zd_zstd_mp.cu. */
+    public static final int WIN_SHARED_BYTES = 48 * 1024 + 128 * 1024;
+
+    /** Queues one kernel launch: {@code grid} groups of {@code threads} with {@code sharedBytes} of dynamic shared memory. */
     @FunctionalInterface
     public interface Launcher {
-        void launch(String kernel, int grid, int threads, KernelArgs args);
+        void launch(String kernel, int grid, int threads, int sharedBytes, KernelArgs args);
     }
 
     public MultiPassLaunch {
@@ -26,6 +37,19 @@ public record MultiPassLaunch(int multiprocessors, int execThreads) {
             throw new IllegalArgumentException("threads of the multi-pass execute launch must be a multiple of 32 in"
                     + " [32, 1024], got " + execThreads + " (" + CudaZstdCodec.MP_THREADS_PROPERTY + ")");
         }
+    }
+
+    /**
+     * The launches for {@code device}: blocks are built in shared memory where a group may have
+     * {@link #WIN_SHARED_BYTES} (H100, H200, B200: yes; A100: 163 KiB, no) unless
+     * {@link CudaZstdCodec#MP_WINDOW_PROPERTY} is false; same-round marks unless
+     * {@link CudaZstdCodec#MP_SAME_ROUND_PROPERTY} is false.
+     */
+    public static MultiPassLaunch of(CudaDevice device, int execThreads) {
+        boolean fits = device.maxSharedMemoryPerBlockOptin() >= WIN_SHARED_BYTES;
+        boolean wanted = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_WINDOW_PROPERTY, "true"));
+        boolean sameRound = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_SAME_ROUND_PROPERTY, "true"));
+        return new MultiPassLaunch(device.multiprocessors(), execThreads, fits && wanted, sameRound);
     }
 
     /**
@@ -38,19 +62,23 @@ public record MultiPassLaunch(int multiprocessors, int execThreads) {
     public void enqueue(Launcher l, long src, long srcOffsets, long srcSizes, long dst, long dstOffsets, long dstSizes,
                         long scratch, long scratchOffsets, long slotBase, long status, int n, long totalSlots,
                         long maxSlots) {
-        l.launch("zd_zstd_mp_scan", n, 32, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
+        l.launch("zd_zstd_mp_scan", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
                 .u64(scratch).u64(scratchOffsets).u32(n));
         // pass 2 strides over n x maxSlots block slots, block index major (most of a large frame's
         // slots are empty bounds); its groups are small, so 32 fit on a multiprocessor
         int entropyGrid = (int) Math.max(1, Math.min(totalSlots, 32L * multiprocessors));
-        l.launch("zd_zstd_mp_entropy", entropyGrid, 32, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
+        l.launch("zd_zstd_mp_entropy", entropyGrid, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
                 .u64(dstSizes).u64(scratch).u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots));
-        l.launch("zd_zstd_mp_link", n, 32, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
+        l.launch("zd_zstd_mp_link", n, 32, 0, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
         // persistent: as many groups as can be resident; more would only find the tickets gone
-        int execGrid = (int) Math.max(1, Math.min(totalSlots, (long) multiprocessors * Math.max(1, 2048 / execThreads)));
-        l.launch("zd_zstd_mp_exec", execGrid, execThreads, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
-                .u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
-        l.launch("zd_zstd_mp_finish", n, 32, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dst)
+        // (a window takes most of a multiprocessor's shared memory: one group each)
+        int perSm = window ? 1 : Math.max(1, 2048 / execThreads);
+        int execGrid = (int) Math.max(1, Math.min(totalSlots, (long) multiprocessors * perSm));
+        l.launch(window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec", execGrid, execThreads,
+                window ? WIN_SHARED_BYTES : 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
+                .u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n)
+                .u32(F_CG | (sameRound ? F_SAME_ROUND : 0)));
+        l.launch("zd_zstd_mp_finish", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dst)
                 .u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u64(status).u32(n));
     }
 }

@@ -43,6 +43,10 @@ public final class CudaDevice implements AutoCloseable {
     private final boolean managedMemory;
     private final ConcurrentLinkedDeque<Long> streams = new ConcurrentLinkedDeque<>();
     private final Map<String, Long> functions = new ConcurrentHashMap<>();
+    /** Dynamic shared memory a launch may use without raising the function's limit. */
+    private static final int STATIC_SHARED_LIMIT = 48 * 1024;
+    /** Kernels whose dynamic shared memory limit was raised, and to what. */
+    private final Map<String, Integer> raised = new ConcurrentHashMap<>();
     private volatile long module;
     private volatile boolean closed;
 
@@ -145,6 +149,29 @@ public final class CudaDevice implements AutoCloseable {
      *
      * @throws CudaException when the fatbin has no such kernel (an older kernels jar)
      */
+    /**
+     * Kernel {@code name}, allowed {@code dynamicSharedBytes} of dynamic shared memory per launch
+     * (the driver refuses launches above 48 KiB until the function's limit is raised).
+     */
+    public long function(String name, int dynamicSharedBytes) {
+        long f = function(name);
+        if (dynamicSharedBytes > STATIC_SHARED_LIMIT) {
+            raised.compute(name, (k, v) -> {
+                if (v != null && v >= dynamicSharedBytes) {
+                    return v;
+                }
+                if (dynamicSharedBytes > maxSharedOptin) {
+                    throw new IllegalArgumentException(name + " asks for " + dynamicSharedBytes
+                            + " bytes of shared memory; " + this + " allows " + maxSharedOptin);
+                }
+                makeCurrent();
+                driver.funcSetAttribute(f, CudaDriver.FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamicSharedBytes, name);
+                return dynamicSharedBytes;
+            });
+        }
+        return f;
+    }
+
     public long function(String name) {
         long m = module;
         if (m == 0) {
