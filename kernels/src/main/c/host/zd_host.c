@@ -86,6 +86,7 @@ typedef struct {
     zd_zstd_lds *lds;
     zd_mp_exec_lds *xlds;
     zd_u8 *win;
+    zd_i32 *jump;
     zd_mp_entropy_lds *elds;
     zd_u32 exec_flags, local_size, exec_groups, group;
 } zd_host_mp_args;
@@ -103,7 +104,7 @@ static void zd_host_mp_body(void *p) {
     }
     if (a->pass == 4u) {
         zd_zstd_mp_exec_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->scratch,
-                              a->scratch_offsets, a->n, a->xlds, a->win, a->exec_flags);
+                              a->scratch_offsets, a->n, a->xlds, a->win, a->jump, a->exec_flags);
         return;
     }
     if (g >= a->n) return;
@@ -127,6 +128,7 @@ static void *zd_host_mp_exec_main(void *p) {
     zd_host_mp_args *a = (zd_host_mp_args *)p;
     memset(a->xlds, 0xA5, sizeof(zd_mp_exec_lds)); /* local memory starts undefined */
     if (a->win != NULL) memset(a->win, 0xA5, ZD_ZSTD_BLOCK_MAX);
+    memset(a->jump, 0xA5, sizeof(zd_i32) * ZD_MPX_JUMP_SPAN);
     a->pass = zd_host_group_run(a->group, a->exec_groups, a->local_size, zd_host_mp_body, a) == 0 ? 4u : 0u;
     return NULL;
 }
@@ -149,10 +151,11 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
     zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(sizeof(zd_mp_entropy_lds));
     zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds) * exec_groups);
     zd_u8 *win = (zd_u8 *)malloc((size_t)ZD_ZSTD_BLOCK_MAX * exec_groups);
+    zd_i32 *jump = (zd_i32 *)malloc(sizeof(zd_i32) * ZD_MPX_JUMP_SPAN * exec_groups);
     int rc = -1;
-    if (lds == NULL || xlds == NULL || win == NULL || elds == NULL) goto out;
+    if (lds == NULL || xlds == NULL || win == NULL || jump == NULL || elds == NULL) goto out;
     zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets,
-                         slot_base, status, n, 1u, lds, xlds, NULL, elds, exec_flags, local_size, exec_groups, 0u};
+                         slot_base, status, n, 1u, lds, xlds, NULL, NULL, elds, exec_flags, local_size, exec_groups, 0u};
     for (zd_u32 pass = 1u; pass <= 5u; pass++) {
         a.pass = pass;
         if (pass == 4u) {
@@ -163,6 +166,7 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                 ga[g].xlds = xlds + g;
                 ga[g].group = g;
                 ga[g].win = (exec_flags & ZD_HOST_MPX_WINDOW) ? win + (size_t)ZD_ZSTD_BLOCK_MAX * g : NULL;
+                ga[g].jump = jump + (size_t)ZD_MPX_JUMP_SPAN * g; /* used when exec_flags has ZD_MPX_F_JUMP */
             }
             for (zd_u32 g = 0; g < exec_groups; g++) {
                 pthread_create(&th[g], NULL, zd_host_mp_exec_main, &ga[g]);
@@ -189,6 +193,7 @@ out:
     free(lds);
     free(xlds);
     free(win);
+    free(jump);
     free(elds);
     return rc;
 }

@@ -64,7 +64,13 @@
    so matches that depend on it may run in the same round. CG: bytes of earlier blocks (written by
    other groups) are read past the multiprocessor's L1, which is not coherent across groups. */
 #define ZD_MPX_F_SAME_ROUND 1u
+/* Batches whose output spans at most this many bytes are executed by pointer jumping when the
+   caller gives the space (4 bytes a byte of local memory), else in rounds. */
+#define ZD_MPX_JUMP_SPAN 8192u
 #define ZD_MPX_F_CG 2u
+/* JUMP: batches of short output are executed by pointer jumping (zd_mp_jump_group) where the
+   caller gave the space for it. */
+#define ZD_MPX_F_JUMP 4u
 
 /* Repeat offsets in pass 2: a resolved offset (bit 31 clear, 0 = invalid) or "repeat offset j
    at the block's start minus d" (bit 31 set, j in bits 29-30, d in bits 0-28). */
@@ -400,13 +406,20 @@ ZD_FUNC void zd_zstd_mp_scan_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, z
 }
 
 /* Pass 2 local memory: one block's tables, small enough for many groups per multiprocessor
-   (the entropy work is one item's serial chain: occupancy is what hides its latency). */
+   (the entropy work is one item's serial chain: occupancy is what hides its latency). The
+   literals are decoded before the sequence tables are built, so the Huffman table and the three
+   FSE tables share their space (6 KiB instead of 10: 32 groups per H200 multiprocessor, its
+   limit, instead of 22). */
 typedef struct {
-    zd_fse_cell ll[1u << ZD_LL_MAX_LOG];
-    zd_fse_cell ml[1u << ZD_ML_MAX_LOG];
-    zd_fse_cell of[1u << ZD_OF_MAX_LOG];
+    union {
+        zd_huf_cell huf[1][ZD_HUF_TABLE_SIZE];
+        struct {
+            zd_fse_cell ll[1u << ZD_LL_MAX_LOG];
+            zd_fse_cell ml[1u << ZD_ML_MAX_LOG];
+            zd_fse_cell of[1u << ZD_OF_MAX_LOG];
+        } fse;
+    } t;
     zd_fse_cell hufw[1u << ZD_HUFW_MAX_LOG];
-    zd_huf_cell huf[1][ZD_HUF_TABLE_SIZE];
     zd_i16 norm[ZD_FSE_MAX_SYMBOLS];
     zd_u16 next[ZD_FSE_MAX_SYMBOLS];
     zd_u8 weights[256];
@@ -418,7 +431,7 @@ typedef struct {
 /* Builds the FSE table of kind k (0 LL, 1 OF, 2 ML) from its recorded description. */
 ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 k, zd_u32 mode, zd_u64 at,
                                       zd_u64 end, ZD_LOCAL zd_mp_entropy_lds *lds, zd_u32 *log_out) {
-    ZD_LOCAL zd_fse_cell *t = k == 0u ? lds->ll : (k == 1u ? lds->of : lds->ml);
+    ZD_LOCAL zd_fse_cell *t = k == 0u ? lds->t.fse.ll : (k == 1u ? lds->t.fse.of : lds->t.fse.ml);
     zd_u32 max_sym = k == 0u ? ZD_LL_MAX_SYM : (k == 1u ? ZD_OF_MAX_SYM : ZD_ML_MAX_SYM);
     zd_u32 max_log = k == 0u ? ZD_LL_MAX_LOG : (k == 1u ? ZD_OF_MAX_LOG : ZD_ML_MAX_LOG);
     zd_u32 log = 0;
@@ -505,7 +518,7 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
             zd_u32 mb = 0;
             zd_u64 used = 0;
             zd_u64 hd = blk->huf_desc;
-            zd_u32 s = hd < src_len ? zd_huf_read_table_thread(src + hd, src_len - hd, lds->huf[0], lds->weights,
+            zd_u32 s = hd < src_len ? zd_huf_read_table_thread(src + hd, src_len - hd, lds->t.huf[0], lds->weights,
                                                                lds->hufw, lds->norm, lds->next, &mb, &used)
                                     : ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
             if (s != ZD_STATUS_OK) {
@@ -547,7 +560,7 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     ZD_BARRIER();
     if (blk->lit_type == 2u) {
         for (zd_u32 k = lid; k < lds->hs_count; k += ls) {
-            lds->hs_status[k] = zd_huf_decode_stream_thread(lds->huf[0], lds->op_byte, src + lds->hs_in[k],
+            lds->hs_status[k] = zd_huf_decode_stream_thread(lds->t.huf[0], lds->op_byte, src + lds->hs_in[k],
                                                             lds->hs_len[k], lit + lds->hs_out[k], lds->hs_n[k]);
         }
     } else if (blk->lit_type == 1u) {
@@ -582,9 +595,9 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
             r2 = ZD_MP_SYM_OF(1);
             r3 = ZD_MP_SYM_OF(2);
             for (zd_u32 i = 0; i < nseq; i++) {
-                zd_fse_cell cl = lds->ll[s_ll];
-                zd_fse_cell cm = lds->ml[s_ml];
-                zd_fse_cell co = lds->of[s_of];
+                zd_fse_cell cl = lds->t.fse.ll[s_ll];
+                zd_fse_cell cm = lds->t.fse.ml[s_ml];
+                zd_fse_cell co = lds->t.fse.of[s_of];
                 zd_u32 ofc = co.sym;
                 zd_u32 mlb = zd_ml_bits[cm.sym];
                 zd_u32 llb = zd_ll_bits[cl.sym];
@@ -710,7 +723,7 @@ typedef struct {
     zd_u32 lit[ZD_MPX_MAX_ITEMS];  /* first literal, relative to the batch's first literal */
     zd_u32 lng[ZD_MPX_MAX_ITEMS];  /* this round's long matches (item indexes) */
     zd_u32 written[ZD_ZSTD_BLOCK_MAX / 32u]; /* bit per byte of the batch's output: final yet? */
-    zd_u32 any[2], n_long[2];      /* per round (double-buffered): a match was pending, long matches */
+    zd_u32 any[3], n_long[2];      /* per round: a match was pending (or a source moved), long matches */
     zd_u32 ticket, fail;
 } zd_mp_exec_lds;
 
@@ -820,6 +833,59 @@ ZD_INLINE void zd_mp_flush_group(ZD_GLOBAL zd_u8 *to, const ZD_LOCAL zd_u8 *from
 }
 
 /*
+ * Pass 3, cooperative, a batch whose output spans at most ZD_MPX_JUMP_SPAN bytes (its literals
+ * written, bytes before it final): p[x] is the source of batch byte x, x itself for a literal,
+ * else x - offset (negative: before the batch). Following sources by pointer jumping reaches a
+ * literal or a byte before the batch for every byte in log2(longest chain) steps, one barrier
+ * each, where matches run in rounds need a round per link of a chain (ERA5-like floats: chains
+ * of offset-4 matches through the whole batch). Then each match byte is copied once.
+ */
+ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p, zd_u8 *o, const ZD_GLOBAL zd_u8 *g,
+                                zd_u32 cnt, zd_u32 carry_out, zd_u32 span, zd_u32 flags) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    for (zd_u32 x0 = lid * ZD_EXEC_CHUNK; x0 < span; x0 += ls * ZD_EXEC_CHUNK) {
+        zd_u32 lo = 0u, hi = cnt - 1u;
+        while (lo < hi) { /* last sequence starting at or before x0 */
+            zd_u32 mid = (lo + hi + 1u) >> 1;
+            if (lds->rel[mid] <= carry_out + x0) lo = mid;
+            else hi = mid - 1u;
+        }
+        zd_u32 j = lo;
+        zd_u32 x1 = span - x0 < ZD_EXEC_CHUNK ? span : x0 + ZD_EXEC_CHUNK;
+        for (zd_u32 x = x0; x < x1; x++) {
+            while (j + 1u < cnt && lds->rel[j + 1u] <= carry_out + x) j++;
+            p[x] = carry_out + x - lds->rel[j] < lds->ll[j] ? (zd_i32)x : (zd_i32)x - (zd_i32)lds->off[j];
+        }
+    }
+    ZD_BARRIER();
+    /* three flags in turn: the one cleared here was last read two barriers ago */
+    for (zd_u32 r = 0;; r++) {
+        zd_u32 cur = r % 3u;
+        if (lid == 0u) lds->any[(r + 1u) % 3u] = 0u;
+        zd_u32 moved = 0u;
+        for (zd_u32 x = lid; x < span; x += ls) {
+            zd_i32 v = p[x];
+            if (v >= 0 && v != (zd_i32)x) { /* a match byte whose source is in the batch */
+                zd_i32 w = p[v];
+                if (w != v) { /* ... and that source is a match byte too */
+                    p[x] = w;
+                    moved = 1u;
+                }
+            }
+        }
+        if (moved) lds->any[cur] = 1u;
+        ZD_BARRIER();
+        if (lds->any[cur] == 0u) break;
+    }
+    for (zd_u32 x = lid; x < span; x += ls) {
+        zd_i32 v = p[x];
+        if (v == (zd_i32)x) continue;
+        zd_i64 s = (zd_i64)carry_out + v; /* in the block; negative: in an earlier one */
+        o[carry_out + x] = s >= 0 ? o[s] : (flags & ZD_MPX_F_CG) ? zd_ld_cg_u8(g + s) : g[s];
+    }
+}
+
+/*
  * Pass 3, cooperative: executes compressed block `b` of a chunk (its literals decoded, its
  * sequences in scratch, its position and entering repeat offsets linked). With a window (`win`
  * not NULL: ZD_ZSTD_BLOCK_MAX bytes of local memory) the block is built there, so the rounds
@@ -830,7 +896,8 @@ ZD_INLINE void zd_mp_flush_group(ZD_GLOBAL zd_u8 *to, const ZD_LOCAL zd_u8 *from
  */
 ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
                                      zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
-                                     ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, zd_u32 flags) {
+                                     ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump,
+                                     zd_u32 flags) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     ZD_GLOBAL zd_mp_block *bk = blk + b;
     zd_u64 out_at = bk->out_at;
@@ -876,7 +943,9 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         zd_u32 m = rel + ll;
         zd_u64 abs_m = out_at + m;
         zd_u32 span = (zd_u32)(tot >> 32);
-        for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) lds->written[w] = 0u;
+        zd_u32 jumping = jump != NULL && span <= ZD_MPX_JUMP_SPAN;
+        if (!jumping)
+            for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) lds->written[w] = 0u;
         if (valid) {
             /* pass 2 kept the sequences inside out_len <= ZD_ZSTD_BLOCK_MAX; checked again here
                because a window overrun would corrupt local memory */
@@ -901,9 +970,16 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             zd_u32 x1 = nlit - x0 < ZD_EXEC_CHUNK ? nlit : x0 + ZD_EXEC_CHUNK;
             zd_mp_lits_thread(lit + carry_lit, o, lds, cnt, x0, x1);
         }
-        if (valid) zd_mp_mark_thread(lds, brel, brel + ll);
+        if (valid && !jumping) zd_mp_mark_thread(lds, brel, brel + ll);
         if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, b, lds->min_src, &confirmed);
         ZD_BARRIER();
+        if (jumping) {
+            zd_mp_jump_group(lds, jump, o, g, cnt, carry_out, span, flags);
+            carry_out += span;
+            carry_lit += nlit;
+            ZD_BARRIER();
+            continue;
+        }
         /* Matches in rounds: a match runs once every byte of its source in this batch is marked
            written (bytes before the batch are final). A short match is marked as soon as it is
            copied (fences on both sides: an item that sees the mark sees the bytes), so a chain of
@@ -980,7 +1056,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
 /* Pass 3, cooperative: block `b` of a chunk in ZD_MP_MODE_RUN, then its done flag. */
 ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst, zd_u64 dst_len,
                                     ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_exec_lds *lds,
-                                    ZD_LOCAL zd_u8 *win, zd_u32 flags) {
+                                    ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump, zd_u32 flags) {
     ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
     ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
     ZD_GLOBAL zd_mp_block *bk = blk + b;
@@ -993,7 +1069,7 @@ ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, 
         zd_u8 v = src[bk->in];
         for (zd_u32 i = zd_local_id(); i < bk->out_len; i += zd_local_size()) to[i] = v;
     } else {
-        fail = zd_mp_exec_seqs_group(src, dst, scratch, dst_len, src_len, blk, b, lds, win, flags);
+        fail = zd_mp_exec_seqs_group(src, dst, scratch, dst_len, src_len, blk, b, lds, win, jump, flags);
     }
     zd_fence();
     ZD_BARRIER();
@@ -1013,9 +1089,11 @@ ZD_FUNC void zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
                                    const ZD_GLOBAL zd_u64 *src_sizes, ZD_GLOBAL zd_u8 *dst,
                                    const ZD_GLOBAL zd_u64 *dst_offsets, const ZD_GLOBAL zd_u64 *dst_sizes,
                                    ZD_GLOBAL zd_u8 *scratch, const ZD_GLOBAL zd_u64 *scratch_offsets, zd_u32 n,
-                                   ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, zd_u32 flags) {
+                                   ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump,
+                                   zd_u32 flags) {
     ZD_GLOBAL zd_mp_hdr *ctl = (ZD_GLOBAL zd_mp_hdr *)(scratch + scratch_offsets[0]);
     zd_u64 total = (zd_u64)n * ctl->max_blocks;
+    if (!(flags & ZD_MPX_F_JUMP)) jump = NULL;
     for (;;) {
         if (zd_local_id() == 0u) lds->ticket = zd_atomic_add_u32(&ctl->ticket, 1u);
         ZD_BARRIER();
@@ -1027,7 +1105,7 @@ ZD_FUNC void zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
         ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)sc;
         if (hdr->mode != ZD_MP_MODE_RUN || b >= hdr->n_blocks) continue;
         zd_mp_exec_block_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], sc, b, lds,
-                               win, flags);
+                               win, jump, flags);
     }
 }
 

@@ -24,20 +24,22 @@ class ZstdMultiPassTest {
 
     record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
 
-    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_HOST_MPX_WINDOW in zd_zstd_mp.h / zd_host.c. */
-    static final int SAME_ROUND = 1, CG = 2, WINDOW = 0x100;
+    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP, ZD_HOST_MPX_WINDOW in zd_zstd_mp.h / zd_host.c. */
+    static final int SAME_ROUND = 1, CG = 2, JUMP = 4, WINDOW = 0x100;
 
     /**
      * How the execute pass runs: {@code flags} (WINDOW: blocks built in a local window, as the
-     * CUDA zd_zstd_mp_exec_win kernel does, else in place; SAME_ROUND; CG) and how many groups
+     * CUDA zd_zstd_mp_exec_win kernel does, else in place; JUMP: short batches by pointer
+     * jumping, else in rounds; SAME_ROUND; CG) and how many groups
      * run it at once, each on its own threads, waiting for each other's blocks as on a GPU.
      */
     record Exec(int flags, int groups) {
-        static final Exec DEFAULT = new Exec(WINDOW | CG, 1);
+        static final Exec DEFAULT = new Exec(WINDOW | JUMP | SAME_ROUND | CG, 1);
 
         @Override
         public String toString() {
-            return ((flags & WINDOW) != 0 ? "window" : "in place") + ((flags & SAME_ROUND) != 0 ? "+same-round" : "")
+            return ((flags & WINDOW) != 0 ? "window" : "in place") + ((flags & JUMP) != 0 ? "+jump" : "")
+                    + ((flags & SAME_ROUND) != 0 ? "+same-round" : "")
                     + ", " + groups + " group(s)";
         }
     }
@@ -148,7 +150,7 @@ class ZstdMultiPassTest {
     void groupsOfSeveralItems() {
         List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus.stream()
                 .filter(c -> c.original().length >= 100_000 && c.original().length <= 1_100_000).limit(12).toList();
-        for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(CG, 1)}) {
+        for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | CG, 1), new Exec(CG, 1)}) {
             for (int ls : new int[] {4, 32}) {
                 for (ZstdCorpusTest.Case c : cs) {
                     String what = c.name() + " local=" + ls + " " + exec;
@@ -182,8 +184,8 @@ class ZstdMultiPassTest {
         }
         int[] lens = originals.stream().mapToInt(b -> b.length).toArray();
         List<String> wrong = new ArrayList<>();
-        for (Exec exec : new Exec[] {new Exec(WINDOW | CG, 4), new Exec(WINDOW | SAME_ROUND | CG, 3),
-                new Exec(CG, 4), new Exec(SAME_ROUND, 2)}) {
+        for (Exec exec : new Exec[] {new Exec(WINDOW | JUMP | SAME_ROUND | CG, 4), new Exec(WINDOW | CG, 3),
+                new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2)}) {
             Result r = decodeMp(frames, lens, 16, exec);
             if (!r.guardsIntact()) wrong.add("guards, " + exec);
             for (int i = 0; i < frames.size(); i++) {

@@ -168,8 +168,9 @@ public final class ZstdKernelBench {
                             MultiPassLaunch mpl = MultiPassLaunch.of(cd, mpThreads);
                             long totalSlots = mpSlots;
                             if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads,"
-                                    + " blocks built %s, %s%n", n, mpSlots, mpScr / (double) (1L << 30), mpThreads,
+                                    + " blocks built %s, %s%s%n", n, mpSlots, mpScr / (double) (1L << 30), mpThreads,
                                     mpl.window() ? "in shared memory" : "in place",
+                                    mpl.window() && mpl.jump() ? "pointer jumping or " : "",
                                     mpl.sameRound() ? "same-round marks" : "marks a round later");
                             cd.makeCurrent();
                             long stream = cd.acquireStream();

@@ -76,6 +76,8 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     public static final String MP_WINDOW_PROPERTY = "zarrdirect.cuda.zstdMultiPassWindow";
     /** Whether short matches of the execute pass mark their bytes at once ({@link MultiPassLaunch#sameRound()}). */
     public static final String MP_SAME_ROUND_PROPERTY = "zarrdirect.cuda.zstdMultiPassSameRound";
+    /** Whether the execute pass may use pointer jumping ({@link MultiPassLaunch#jump()}). */
+    public static final String MP_JUMP_PROPERTY = "zarrdirect.cuda.zstdMultiPassJump";
 
     private final CudaBackend backend;
     private final CudaDevice device;

@@ -17,14 +17,17 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  *                        ({@code zd_zstd_mp_exec_win}, {@link #WIN_SHARED_BYTES} per group)
  * @param sameRound       whether a short match marks its bytes as soon as it is copied, so that
  *                        matches depending on it may run in the same round (ZD_MPX_F_SAME_ROUND)
+ * @param jump            whether batches of short output are executed by pointer jumping instead
+ *                        of in rounds (ZD_MPX_F_JUMP; only with the window, whose shared memory
+ *                        holds the pointers)
  */
-public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound) {
+public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound, boolean jump) {
 
-    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG in zd_zstd_mp.h. */
-    private static final int F_SAME_ROUND = 1, F_CG = 2;
+    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP in zd_zstd_mp.h. */
+    private static final int F_SAME_ROUND = 1, F_CG = 2, F_JUMP = 4;
 
     /** Dynamic shared memory of {@code zd_zstd_mp_exec_win}: ZD_MPX_WIN_SHARED_BYTES in zd_zstd_mp.cu. */
-    public static final int WIN_SHARED_BYTES = 48 * 1024 + 128 * 1024;
+    public static final int WIN_SHARED_BYTES = 48 * 1024 + 128 * 1024 + 32 * 1024;
 
     /** Queues one kernel launch: {@code grid} groups of {@code threads} with {@code sharedBytes} of dynamic shared memory. */
     @FunctionalInterface
@@ -43,13 +46,15 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * The launches for {@code device}: blocks are built in shared memory where a group may have
      * {@link #WIN_SHARED_BYTES} (H100, H200, B200: yes; A100: 163 KiB, no) unless
      * {@link CudaZstdCodec#MP_WINDOW_PROPERTY} is false; same-round marks unless
-     * {@link CudaZstdCodec#MP_SAME_ROUND_PROPERTY} is false.
+     * {@link CudaZstdCodec#MP_SAME_ROUND_PROPERTY} is false; pointer jumping unless
+     * {@link CudaZstdCodec#MP_JUMP_PROPERTY} is false.
      */
     public static MultiPassLaunch of(CudaDevice device, int execThreads) {
         boolean fits = device.maxSharedMemoryPerBlockOptin() >= WIN_SHARED_BYTES;
         boolean wanted = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_WINDOW_PROPERTY, "true"));
         boolean sameRound = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_SAME_ROUND_PROPERTY, "true"));
-        return new MultiPassLaunch(device.multiprocessors(), execThreads, fits && wanted, sameRound);
+        boolean jump = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_JUMP_PROPERTY, "true"));
+        return new MultiPassLaunch(device.multiprocessors(), execThreads, fits && wanted, sameRound, jump);
     }
 
     /**
@@ -77,7 +82,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         l.launch(window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec", execGrid, execThreads,
                 window ? WIN_SHARED_BYTES : 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
                 .u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n)
-                .u32(F_CG | (sameRound ? F_SAME_ROUND : 0)));
+                .u32(F_CG | (sameRound ? F_SAME_ROUND : 0) | (jump ? F_JUMP : 0)));
         l.launch("zd_zstd_mp_finish", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dst)
                 .u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u64(status).u32(n));
     }
