@@ -46,26 +46,32 @@ extern "C" __global__ void zd_zstd_mp_exec(const zd_u8 *src, const zd_u64 *src_o
                                            zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 n,
                                            zd_u32 flags) {
     __shared__ zd_mp_exec_lds lds;
+    __shared__ zd_u32 written[ZD_MPX_WRITTEN_WORDS];
     zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n, &lds,
-                          NULL, NULL, flags);
+                          NULL, NULL, written, flags);
 }
 
 /* Builds each block in a shared-memory window: launch with ZD_MPX_WIN_SHARED_BYTES of dynamic
-   shared memory (CudaZstdCodec.MP_WIN_SHARED_BYTES; above 48 KiB, so the function's
-   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES must be raised first). */
-#define ZD_MPX_WIN_HEAD_BYTES (48u * 1024u)
+   shared memory (MultiPassLaunch.WIN_SHARED_BYTES; above 48 KiB, so the function's
+   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES must be raised first): the group's variables,
+   the window, then the pointers of pointer jumping, which the rounds' bitmap shares. Up to 1024
+   threads (64 registers: a few bytes spill; 1024 sequences a batch halve the batches' fixed
+   costs against 512). */
+#define ZD_MPX_WIN_HEAD_BYTES (25u * 1024u)
 #define ZD_MPX_WIN_JUMP_AT (ZD_MPX_WIN_HEAD_BYTES + ZD_ZSTD_BLOCK_MAX)
 #define ZD_MPX_WIN_SHARED_BYTES (ZD_MPX_WIN_JUMP_AT + 4u * ZD_MPX_JUMP_SPAN)
 static_assert(sizeof(zd_mp_exec_lds) <= ZD_MPX_WIN_HEAD_BYTES, "zd_mp_exec_lds fits the window kernel's head");
-static_assert(ZD_MPX_WIN_SHARED_BYTES == 212992u, "MultiPassLaunch.WIN_SHARED_BYTES");
-extern "C" __global__ void zd_zstd_mp_exec_win(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
-                                               zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                               zd_u8 *scratch, const zd_u64 *scratch_offsets, zd_u32 n,
-                                               zd_u32 flags) {
+static_assert(4u * ZD_MPX_WRITTEN_WORDS <= 4u * ZD_MPX_JUMP_SPAN, "the rounds' bitmap fits the pointers' space");
+static_assert(ZD_MPX_WIN_SHARED_BYTES == 222208u, "MultiPassLaunch.WIN_SHARED_BYTES");
+extern "C" __global__ void __launch_bounds__(1024, 1)
+zd_zstd_mp_exec_win(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes, zd_u8 *dst,
+                    const zd_u64 *dst_offsets, const zd_u64 *dst_sizes, zd_u8 *scratch, const zd_u64 *scratch_offsets,
+                    zd_u32 n, zd_u32 flags) {
     extern __shared__ __align__(16) zd_u8 zd_mpx_shared[];
     zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n,
                           (zd_mp_exec_lds *)zd_mpx_shared, zd_mpx_shared + ZD_MPX_WIN_HEAD_BYTES,
-                          (zd_i32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT), flags);
+                          (zd_i32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT), (zd_u32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT),
+                          flags);
 }
 
 extern "C" __global__ void zd_zstd_mp_finish(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,

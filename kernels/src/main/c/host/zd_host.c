@@ -104,7 +104,7 @@ static void zd_host_mp_body(void *p) {
     }
     if (a->pass == 4u) {
         zd_zstd_mp_exec_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->scratch,
-                              a->scratch_offsets, a->n, a->xlds, a->win, a->jump, a->exec_flags);
+                              a->scratch_offsets, a->n, a->xlds, a->win, a->jump, (zd_u32 *)a->jump, a->exec_flags);
         return;
     }
     if (g >= a->n) return;
@@ -166,7 +166,9 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                 ga[g].xlds = xlds + g;
                 ga[g].group = g;
                 ga[g].win = (exec_flags & ZD_HOST_MPX_WINDOW) ? win + (size_t)ZD_ZSTD_BLOCK_MAX * g : NULL;
-                ga[g].jump = jump + (size_t)ZD_MPX_JUMP_SPAN * g; /* used when exec_flags has ZD_MPX_F_JUMP */
+                /* the pointers when exec_flags has ZD_MPX_F_JUMP; the rounds' bitmap shares them, as in
+                   the CUDA window kernel */
+                ga[g].jump = jump + (size_t)ZD_MPX_JUMP_SPAN * g;
             }
             for (zd_u32 g = 0; g < exec_groups; g++) {
                 pthread_create(&th[g], NULL, zd_host_mp_exec_main, &ga[g]);

@@ -66,7 +66,10 @@
 #define ZD_MPX_F_SAME_ROUND 1u
 /* Batches whose output spans at most this many bytes are executed by pointer jumping when the
    caller gives the space (4 bytes a byte of local memory), else in rounds. */
-#define ZD_MPX_JUMP_SPAN 8192u
+#define ZD_MPX_JUMP_SPAN 16384u
+/* Words of the rounds' bitmap (a bit per byte of a batch's output). A batch uses either it or
+   the pointers of pointer jumping, so a caller may give both the same local memory. */
+#define ZD_MPX_WRITTEN_WORDS (ZD_ZSTD_BLOCK_MAX / 32u)
 #define ZD_MPX_F_CG 2u
 /* JUMP: batches of short output are executed by pointer jumping (zd_mp_jump_group) where the
    caller gave the space for it. */
@@ -722,10 +725,15 @@ typedef struct {
     zd_u32 off[ZD_MPX_MAX_ITEMS];  /* resolved offset */
     zd_u32 lit[ZD_MPX_MAX_ITEMS];  /* first literal, relative to the batch's first literal */
     zd_u32 lng[ZD_MPX_MAX_ITEMS];  /* this round's long matches (item indexes) */
-    zd_u32 written[ZD_ZSTD_BLOCK_MAX / 32u]; /* bit per byte of the batch's output: final yet? */
     zd_u32 any[3], n_long[2];      /* per round: a match was pending (or a source moved), long matches */
     zd_u32 ticket, fail;
 } zd_mp_exec_lds;
+
+/* Byte loops of pass 3 give each item a run of ZD_MPX_RUN consecutive bytes (one search finds
+   the sequence of its first byte). Odd, so that the items of a warp, a run apart, start in
+   different banks of local memory: with 16-byte runs the 4-byte pointers of zd_mp_jump_group
+   were written 16 ways conflicted, the window bytes 4 ways. */
+#define ZD_MPX_RUN 17u
 
 /* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
 ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_LOCAL zd_mp_exec_lds *lds,
@@ -737,11 +745,11 @@ ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_
         else hi = mid - 1u;
     }
     zd_u32 j = lo;
-    zd_u8 v[ZD_EXEC_CHUNK];
+    zd_u8 v[ZD_MPX_RUN];
     ZD_UNROLL
-    for (zd_u32 k = 0; k < ZD_EXEC_CHUNK; k++) v[k] = x0 + k < x1 ? lit[x0 + k] : (zd_u8)0u;
+    for (zd_u32 k = 0; k < ZD_MPX_RUN; k++) v[k] = x0 + k < x1 ? lit[x0 + k] : (zd_u8)0u;
     ZD_UNROLL
-    for (zd_u32 k = 0; k < ZD_EXEC_CHUNK; k++) {
+    for (zd_u32 k = 0; k < ZD_MPX_RUN; k++) {
         zd_u32 x = x0 + k;
         if (x < x1) {
             while (x - lds->lit[j] >= lds->ll[j]) j++;
@@ -793,24 +801,25 @@ ZD_INLINE void zd_mp_wait_thread(ZD_GLOBAL zd_mp_block *blk, zd_u32 b, zd_u64 fr
     zd_fence();
 }
 
-/* Marks bytes [a, e) of the batch's output written (other items may mark neighbouring bits). */
-ZD_INLINE void zd_mp_mark_thread(ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 a, zd_u32 e) {
+/* Marks bytes [a, e) of the batch's output written (other items may mark neighbouring bits).
+   `written`: ZD_MPX_WRITTEN_WORDS words of local memory, a bit per byte of a batch's output. */
+ZD_INLINE void zd_mp_mark_thread(ZD_LOCAL zd_u32 *written, zd_u32 a, zd_u32 e) {
     while (a < e) {
         zd_u32 w = a >> 5, lo = a & 31u;
         zd_u32 n = e - a < 32u - lo ? e - a : 32u - lo;
         zd_u32 mask = (n == 32u ? 0xFFFFFFFFu : ((1u << n) - 1u)) << lo;
-        zd_atomic_or_u32_local(&lds->written[w], mask);
+        zd_atomic_or_u32_local(&written[w], mask);
         a += n;
     }
 }
 
 /* Whether bytes [a, e) of the batch's output are all marked written. */
-ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 a, zd_u32 e) {
+ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_u32 *written, zd_u32 a, zd_u32 e) {
     while (a < e) {
         zd_u32 w = a >> 5, lo = a & 31u;
         zd_u32 n = e - a < 32u - lo ? e - a : 32u - lo;
         zd_u32 mask = (n == 32u ? 0xFFFFFFFFu : ((1u << n) - 1u)) << lo;
-        if ((((volatile const ZD_LOCAL zd_u32 *)lds->written)[w] & mask) != mask) return 0u;
+        if ((((volatile const ZD_LOCAL zd_u32 *)written)[w] & mask) != mask) return 0u;
         a += n;
     }
     return 1u;
@@ -843,7 +852,7 @@ ZD_INLINE void zd_mp_flush_group(ZD_GLOBAL zd_u8 *to, const ZD_LOCAL zd_u8 *from
 ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p, zd_u8 *o, const ZD_GLOBAL zd_u8 *g,
                                 zd_u32 cnt, zd_u32 carry_out, zd_u32 span, zd_u32 flags) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
-    for (zd_u32 x0 = lid * ZD_EXEC_CHUNK; x0 < span; x0 += ls * ZD_EXEC_CHUNK) {
+    for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < span; x0 += ls * ZD_MPX_RUN) {
         zd_u32 lo = 0u, hi = cnt - 1u;
         while (lo < hi) { /* last sequence starting at or before x0 */
             zd_u32 mid = (lo + hi + 1u) >> 1;
@@ -851,7 +860,7 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
             else hi = mid - 1u;
         }
         zd_u32 j = lo;
-        zd_u32 x1 = span - x0 < ZD_EXEC_CHUNK ? span : x0 + ZD_EXEC_CHUNK;
+        zd_u32 x1 = span - x0 < ZD_MPX_RUN ? span : x0 + ZD_MPX_RUN;
         for (zd_u32 x = x0; x < x1; x++) {
             while (j + 1u < cnt && lds->rel[j + 1u] <= carry_out + x) j++;
             p[x] = carry_out + x - lds->rel[j] < lds->ll[j] ? (zd_i32)x : (zd_i32)x - (zd_i32)lds->off[j];
@@ -897,7 +906,7 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
 ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
                                      zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
                                      ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump,
-                                     zd_u32 flags) {
+                                     ZD_LOCAL zd_u32 *written, zd_u32 flags) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     ZD_GLOBAL zd_mp_block *bk = blk + b;
     zd_u64 out_at = bk->out_at;
@@ -945,7 +954,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         zd_u32 span = (zd_u32)(tot >> 32);
         zd_u32 jumping = jump != NULL && span <= ZD_MPX_JUMP_SPAN;
         if (!jumping)
-            for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) lds->written[w] = 0u;
+            for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) written[w] = 0u;
         if (valid) {
             /* pass 2 kept the sequences inside out_len <= ZD_ZSTD_BLOCK_MAX; checked again here
                because a window overrun would corrupt local memory */
@@ -966,11 +975,11 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             break;
         }
         zd_u32 nlit = (zd_u32)tot;
-        for (zd_u32 x0 = lid * ZD_EXEC_CHUNK; x0 < nlit; x0 += ls * ZD_EXEC_CHUNK) {
-            zd_u32 x1 = nlit - x0 < ZD_EXEC_CHUNK ? nlit : x0 + ZD_EXEC_CHUNK;
+        for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < nlit; x0 += ls * ZD_MPX_RUN) {
+            zd_u32 x1 = nlit - x0 < ZD_MPX_RUN ? nlit : x0 + ZD_MPX_RUN;
             zd_mp_lits_thread(lit + carry_lit, o, lds, cnt, x0, x1);
         }
-        if (valid && !jumping) zd_mp_mark_thread(lds, brel, brel + ll);
+        if (valid && !jumping) zd_mp_mark_thread(written, brel, brel + ll);
         if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, b, lds->min_src, &confirmed);
         ZD_BARRIER();
         if (jumping) {
@@ -1002,7 +1011,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         for (zd_u32 r = 0;; r++) {
             zd_u32 cur = r & 1u;
             if (just) {
-                zd_mp_mark_thread(lds, brel + ll, brel + ll + ml);
+                zd_mp_mark_thread(written, brel + ll, brel + ll + ml);
                 just = 0u;
             }
             if (lid == 0u) {
@@ -1011,12 +1020,12 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             }
             if (pend) {
                 lds->any[cur] = 1u;
-                if (zd_mp_marked_thread(lds, sa, se)) {
+                if (zd_mp_marked_thread(written, sa, se)) {
                     if (ml <= ZD_MPX_SHORT && (flags & ZD_MPX_F_SAME_ROUND)) {
                         zd_fence_local();
                         zd_mp_short_match_thread(o, g, m, ml, off, flags);
                         zd_fence_local();
-                        zd_mp_mark_thread(lds, brel + ll, brel + ll + ml);
+                        zd_mp_mark_thread(written, brel + ll, brel + ll + ml);
                     } else if (ml <= ZD_MPX_SHORT) {
                         zd_mp_short_match_thread(o, g, m, ml, off, flags);
                         just = 1u;
@@ -1056,7 +1065,8 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
 /* Pass 3, cooperative: block `b` of a chunk in ZD_MP_MODE_RUN, then its done flag. */
 ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst, zd_u64 dst_len,
                                     ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_exec_lds *lds,
-                                    ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump, zd_u32 flags) {
+                                    ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump, ZD_LOCAL zd_u32 *written,
+                                    zd_u32 flags) {
     ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
     ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
     ZD_GLOBAL zd_mp_block *bk = blk + b;
@@ -1069,7 +1079,7 @@ ZD_FUNC void zd_mp_exec_block_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, 
         zd_u8 v = src[bk->in];
         for (zd_u32 i = zd_local_id(); i < bk->out_len; i += zd_local_size()) to[i] = v;
     } else {
-        fail = zd_mp_exec_seqs_group(src, dst, scratch, dst_len, src_len, blk, b, lds, win, jump, flags);
+        fail = zd_mp_exec_seqs_group(src, dst, scratch, dst_len, src_len, blk, b, lds, win, jump, written, flags);
     }
     zd_fence();
     ZD_BARRIER();
@@ -1090,7 +1100,7 @@ ZD_FUNC void zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
                                    const ZD_GLOBAL zd_u64 *dst_offsets, const ZD_GLOBAL zd_u64 *dst_sizes,
                                    ZD_GLOBAL zd_u8 *scratch, const ZD_GLOBAL zd_u64 *scratch_offsets, zd_u32 n,
                                    ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump,
-                                   zd_u32 flags) {
+                                   ZD_LOCAL zd_u32 *written, zd_u32 flags) {
     ZD_GLOBAL zd_mp_hdr *ctl = (ZD_GLOBAL zd_mp_hdr *)(scratch + scratch_offsets[0]);
     zd_u64 total = (zd_u64)n * ctl->max_blocks;
     if (!(flags & ZD_MPX_F_JUMP)) jump = NULL;
@@ -1105,7 +1115,7 @@ ZD_FUNC void zd_zstd_mp_exec_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
         ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)sc;
         if (hdr->mode != ZD_MP_MODE_RUN || b >= hdr->n_blocks) continue;
         zd_mp_exec_block_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], sc, b, lds,
-                               win, jump, flags);
+                               win, jump, written, flags);
     }
 }
 

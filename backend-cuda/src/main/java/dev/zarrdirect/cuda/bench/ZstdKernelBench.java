@@ -164,11 +164,10 @@ public final class ZstdKernelBench {
                             backend.copy(mpXh, 0, mpXd, 0, mpX.byteSize());
                             long xd = mpXd.address();
                             long msc = mp ? mpScratch.address() : 0L;
-                            int mpThreads = Integer.getInteger(CudaZstdCodec.MP_THREADS_PROPERTY, CudaZstdCodec.DEFAULT_MP_THREADS);
-                            MultiPassLaunch mpl = MultiPassLaunch.of(cd, mpThreads);
+                            MultiPassLaunch mpl = MultiPassLaunch.of(cd);
                             long totalSlots = mpSlots;
                             if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads,"
-                                    + " blocks built %s, %s%s%n", n, mpSlots, mpScr / (double) (1L << 30), mpThreads,
+                                    + " blocks built %s, %s%s%n", n, mpSlots, mpScr / (double) (1L << 30), mpl.execThreads(),
                                     mpl.window() ? "in shared memory" : "in place",
                                     mpl.window() && mpl.jump() ? "pointer jumping or " : "",
                                     mpl.sameRound() ? "same-round marks" : "marks a round later");

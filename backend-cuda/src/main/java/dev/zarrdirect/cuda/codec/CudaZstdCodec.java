@@ -61,9 +61,11 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     // share out); 4 MiB frames 23.1 multi-pass against 8.7 single-pass; ERA5 reads of 4.15 MB chunks
     // 10.2 GB/s multi-pass against 4.7 single-pass
     public static final long DEFAULT_MP_MIN = 2L << 20;
-    /** Threads per group of the multi-pass execute launch (one sequence per thread and batch). */
+    /**
+     * Threads per group of the multi-pass execute launch (one sequence per thread and batch);
+     * defaults in {@link MultiPassLaunch#DEFAULT_WINDOW_THREADS}.
+     */
     public static final String MP_THREADS_PROPERTY = "zarrdirect.cuda.zstdMultiPassThreads";
-    public static final int DEFAULT_MP_THREADS = 512; // measured on the H200: 256 -> 462 ms, 512 -> 349 ms for 33 x 66 MB ERA5 frames
     /** Device scratch of one multi-pass launch at most (frames beyond it go to the next launch). */
     static final long MP_SCRATCH_CAP = 32L << 30;
     /** sizeof(zd_mp_block). */
@@ -283,7 +285,6 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             maxSlots = Math.max(maxSlots, mpSlots(ds[k], ss[k]));
         }
         sb[n] = slots;
-        int threads = Integer.getInteger(MP_THREADS_PROPERTY, DEFAULT_MP_THREADS);
         try (DeviceWork w = new DeviceWork(backend, device)) {
             MemorySegment host = w.arena.allocate(t.byteSize(), 8);
             t.writeTo(host);
@@ -295,7 +296,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             long scratch = w.scratch(scr);
             long srcOff = table + t.srcOffsetsAt(), srcSz = table + t.srcSizesAt();
             long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt();
-            MultiPassLaunch.of(device, threads).enqueue(w::launch,
+            MultiPassLaunch.of(device).enqueue(w::launch,
                     t.srcBase(), srcOff, srcSz, t.dstBase(), dstOff, dstSz, scratch, ex, ex + 8L * n,
                     table + t.statusAt(), n, slots, maxSlots);
             w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);

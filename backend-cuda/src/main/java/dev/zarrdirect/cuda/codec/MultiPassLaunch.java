@@ -27,7 +27,14 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
     private static final int F_SAME_ROUND = 1, F_CG = 2, F_JUMP = 4;
 
     /** Dynamic shared memory of {@code zd_zstd_mp_exec_win}: ZD_MPX_WIN_SHARED_BYTES in zd_zstd_mp.cu. */
-    public static final int WIN_SHARED_BYTES = 48 * 1024 + 128 * 1024 + 32 * 1024;
+    public static final int WIN_SHARED_BYTES = 25 * 1024 + 128 * 1024 + 64 * 1024;
+
+    /**
+     * Default threads per group of the execute pass, with and without the window. Measured on the
+     * H200 (sharded ERA5 frames, 2.15 GB, window): 256 -> 102.5 ms, 512 -> 60.9 ms, 1024 -> see
+     * docs/performance.md; the in-place kernel needs 80 registers a thread, so 1024 cannot launch.
+     */
+    public static final int DEFAULT_WINDOW_THREADS = 1024, DEFAULT_IN_PLACE_THREADS = 512;
 
     /** Queues one kernel launch: {@code grid} groups of {@code threads} with {@code sharedBytes} of dynamic shared memory. */
     @FunctionalInterface
@@ -49,12 +56,21 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * {@link CudaZstdCodec#MP_SAME_ROUND_PROPERTY} is false; pointer jumping unless
      * {@link CudaZstdCodec#MP_JUMP_PROPERTY} is false.
      */
-    public static MultiPassLaunch of(CudaDevice device, int execThreads) {
+    public static MultiPassLaunch of(CudaDevice device) {
         boolean fits = device.maxSharedMemoryPerBlockOptin() >= WIN_SHARED_BYTES;
         boolean wanted = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_WINDOW_PROPERTY, "true"));
+        boolean window = fits && wanted;
+        int execThreads = Integer.getInteger(CudaZstdCodec.MP_THREADS_PROPERTY,
+                window ? DEFAULT_WINDOW_THREADS : DEFAULT_IN_PLACE_THREADS);
+        String kernel = window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec";
+        int max = device.maxThreadsPerBlock(kernel);
+        if (execThreads > max) {
+            throw new IllegalArgumentException(CudaZstdCodec.MP_THREADS_PROPERTY + "=" + execThreads + " is more than the "
+                    + max + " threads " + kernel + " can run in one group on " + device + " (its registers)");
+        }
         boolean sameRound = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_SAME_ROUND_PROPERTY, "true"));
         boolean jump = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_JUMP_PROPERTY, "true"));
-        return new MultiPassLaunch(device.multiprocessors(), execThreads, fits && wanted, sameRound, jump);
+        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump);
     }
 
     /**

@@ -145,11 +145,6 @@ public final class CudaDevice implements AutoCloseable {
     }
 
     /**
-     * The kernel {@code name} of the kernels module.
-     *
-     * @throws CudaException when the fatbin has no such kernel (an older kernels jar)
-     */
-    /**
      * Kernel {@code name}, allowed {@code dynamicSharedBytes} of dynamic shared memory per launch
      * (the driver refuses launches above 48 KiB until the function's limit is raised).
      */
@@ -172,6 +167,18 @@ public final class CudaDevice implements AutoCloseable {
         return f;
     }
 
+    /** The most threads one group of kernel {@code name} may have on this device (its registers decide). */
+    public int maxThreadsPerBlock(String name) {
+        long f = function(name);
+        makeCurrent();
+        return driver.funcGetAttribute(f, CudaDriver.FUNC_ATTR_MAX_THREADS_PER_BLOCK);
+    }
+
+    /**
+     * The kernel {@code name} of the kernels module.
+     *
+     * @throws CudaException when the fatbin has no such kernel (an older kernels jar)
+     */
     public long function(String name) {
         long m = module;
         if (m == 0) {

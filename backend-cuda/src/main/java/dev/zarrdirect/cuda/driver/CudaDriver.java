@@ -48,6 +48,8 @@ public final class CudaDriver {
     public static final int MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
     public static final int MEMPOOL_ATTR_USED_MEM_CURRENT = 7;
     public static final int FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+    /** CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the most threads a launch of the function may have (registers). */
+    public static final int FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0;
     public static final int POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
     public static final int MEMORYTYPE_HOST = 1;
     public static final int MEMORYTYPE_DEVICE = 2;
