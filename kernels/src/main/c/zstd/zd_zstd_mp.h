@@ -867,17 +867,23 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
         }
     }
     ZD_BARRIER();
-    /* three flags in turn: the one cleared here was last read two barriers ago */
+    /* Jumps in place: an item may read a pointer another is replacing in the same step, and
+       gets either value, both sources of the same byte further along its chain; a step in which
+       no pointer moved had nothing left to resolve. (compute-sanitizer racecheck reports these
+       reads and writes as hazards: by design.) Volatile keeps the compiler from assuming it
+       owns the values. Three flags in turn: the one cleared here was last read two barriers
+       ago. */
+    volatile ZD_LOCAL zd_i32 *vp = p;
     for (zd_u32 r = 0;; r++) {
         zd_u32 cur = r % 3u;
         if (lid == 0u) lds->any[(r + 1u) % 3u] = 0u;
         zd_u32 moved = 0u;
         for (zd_u32 x = lid; x < span; x += ls) {
-            zd_i32 v = p[x];
+            zd_i32 v = vp[x];
             if (v >= 0 && v != (zd_i32)x) { /* a match byte whose source is in the batch */
-                zd_i32 w = p[v];
+                zd_i32 w = vp[v];
                 if (w != v) { /* ... and that source is a match byte too */
-                    p[x] = w;
+                    vp[x] = w;
                     moved = 1u;
                 }
             }
