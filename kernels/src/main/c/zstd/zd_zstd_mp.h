@@ -67,6 +67,8 @@
 /* Batches whose output spans at most this many bytes are executed by pointer jumping when the
    caller gives the space (4 bytes a byte of local memory), else in rounds. */
 #define ZD_MPX_JUMP_SPAN 16384u
+/* ... and whose offsets are all at most this (a pointer is a batch position minus an offset, an i32) */
+#define ZD_MPX_JUMP_MAX_OFF 0x3FFFFFFFu
 /* Words of the rounds' bitmap (a bit per byte of a batch's output). A batch uses either it or
    the pointers of pointer jumping, so a caller may give both the same local memory. */
 #define ZD_MPX_WRITTEN_WORDS (ZD_ZSTD_BLOCK_MAX / 32u)
@@ -726,7 +728,7 @@ typedef struct {
     zd_u32 lit[ZD_MPX_MAX_ITEMS];  /* first literal, relative to the batch's first literal */
     zd_u32 lng[ZD_MPX_MAX_ITEMS];  /* this round's long matches (item indexes) */
     zd_u32 any[3], n_long[2];      /* per round: a match was pending (or a source moved), long matches */
-    zd_u32 ticket, fail;
+    zd_u32 ticket, fail, far;
 } zd_mp_exec_lds;
 
 /* Byte loops of pass 3 give each item a run of ZD_MPX_RUN consecutive bytes (one search finds
@@ -905,7 +907,9 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
  * sequences in scratch, its position and entering repeat offsets linked). With a window (`win`
  * not NULL: ZD_ZSTD_BLOCK_MAX bytes of local memory) the block is built there, so the rounds
  * of dependent matches read and write local memory instead of waiting on global memory each
- * time, and is copied out once at the end; without one it is built in place. Returns 0, or 1
+ * time, and is copied out once at the end; without one it is built in place. With `jump`
+ * (ZD_MPX_JUMP_SPAN pointers of local memory), batches of short output run by pointer jumping
+ * (zd_mp_jump_group), the others in rounds; `written` may share jump's memory. Returns 0, or 1
  * when a sequence is invalid (the chunk then falls back). CUDA and host only: `o` is a generic
  * pointer to either memory.
  */
@@ -949,6 +953,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             lds->any[0] = 0u;
             lds->n_long[0] = 0u;
             lds->fail = 0u;
+            lds->far = 0u;
         }
         zd_u64 tot = 0u;
         zd_u64 ex = zd_scan_excl_u64_group((zd_u64)ll | ((zd_u64)(ll + ml) << 32), lds->scan, &tot);
@@ -958,9 +963,8 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         zd_u32 m = rel + ll;
         zd_u64 abs_m = out_at + m;
         zd_u32 span = (zd_u32)(tot >> 32);
-        zd_u32 jumping = jump != NULL && span <= ZD_MPX_JUMP_SPAN;
-        if (!jumping)
-            for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) written[w] = 0u;
+        /* cleared whether the batch runs in rounds or not: decided after the barrier below */
+        for (zd_u32 w = lid; w < (span + 31u) / 32u; w += ls) written[w] = 0u;
         if (valid) {
             /* pass 2 kept the sequences inside out_len <= ZD_ZSTD_BLOCK_MAX; checked again here
                because a window overrun would corrupt local memory */
@@ -973,6 +977,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
                 lds->off[lid] = off;
                 lds->lit[lid] = lrel;
                 if (ml > 0u && (zd_u64)off > m) zd_atomic_min_u64_local(&lds->min_src, abs_m - off);
+                if (off > ZD_MPX_JUMP_MAX_OFF) lds->far = 1u; /* its pointers would not fit an i32 */
             }
         }
         ZD_BARRIER();
@@ -980,6 +985,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             fail = 1u;
             break;
         }
+        zd_u32 jumping = jump != NULL && span <= ZD_MPX_JUMP_SPAN && !lds->far;
         zd_u32 nlit = (zd_u32)tot;
         for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < nlit; x0 += ls * ZD_MPX_RUN) {
             zd_u32 x1 = nlit - x0 < ZD_MPX_RUN ? nlit : x0 + ZD_MPX_RUN;
@@ -996,13 +1002,13 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             continue;
         }
         /* Matches in rounds: a match runs once every byte of its source in this batch is marked
-           written (bytes before the batch are final). A short match is marked as soon as it is
-           copied (fences on both sides: an item that sees the mark sees the bytes), so a chain of
-           matches may finish in one round when its items happen to run in order; a long one,
-           copied by the whole group after the round's barrier, is marked at the start of the next
-           round, racing with that round's checks (a mark missed is seen a round later). The first
-           pending match always finds its source written by then, so every round or two at least
-           one runs. */
+           written (bytes before the batch are final). Marks of a round's matches are set at the
+           start of the next round, racing with its checks: a mark seen there was written before
+           the last barrier, a mark missed is seen a round later. With ZD_MPX_F_SAME_ROUND a short
+           match is marked as soon as it is copied instead (fences on both sides: an item that sees
+           the mark sees the bytes), so a chain of matches may finish in one round when its items
+           happen to run in order. The first pending match always finds its source written by
+           then, so every round or two at least one runs. */
         zd_u32 pend = valid && ml > 0u;
         zd_u32 just = 0u;
         zd_u32 sa = 0u, se = 0u; /* source bytes inside the batch: [sa, se) of its output */
