@@ -18,7 +18,10 @@
  * {@code zarrdirect.cuda.cufileThreads}, {@code zarrdirect.cuda.cufileBounceBytes},
  * {@code zarrdirect.cuda.zstdThreads}, {@code zarrdirect.cuda.zstdMultiPassMin} (frames above this many decoded
  * bytes, default 2 MiB, use the block-parallel path; -1 turns it off), {@code zarrdirect.cuda.zstdMultiPassThreads}
- * (threads per group of its execute launch, default 512),
+ * (threads per group of its execute launch: default 1024 with the shared-memory window, 512 in place),
+ * {@code zarrdirect.cuda.zstdMultiPassWindow} (build each block in shared memory where the device has
+ * 217 KiB a group; default true), {@code zarrdirect.cuda.zstdMultiPassJump} (pointer jumping for batches
+ * of short output; default true), {@code zarrdirect.cuda.zstdMultiPassSameRound} (default false),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
  * cannot register a file), {@code zarrdirect.trackBuffers}.
  */
