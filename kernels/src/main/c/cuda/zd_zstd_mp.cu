@@ -33,6 +33,30 @@ extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *sr
     }
 }
 
+/* Pass 2 with two blocks a group: threads 0-15 decode one block and 16-31 the next slot's, each
+   half with its own tables (2 x 6 KiB: 17 groups, 34 decoders a multiprocessor). A block's serial
+   sequence decoding is one thread's either way; here thread 0 and thread 16 run theirs in the same
+   warp instructions, so a warp instruction advances two blocks, where zd_zstd_mp_entropy's
+   advances one, while each block's Huffman streams still decode four at once. Slot pairs: the
+   same block index of neighbouring chunks, alike in size. */
+extern "C" __global__ void zd_zstd_mp_entropy_pairs(const zd_u8 *src, const zd_u64 *src_offsets,
+                                                    const zd_u64 *src_sizes, const zd_u64 *dst_sizes, zd_u8 *scratch,
+                                                    const zd_u64 *scratch_offsets, const zd_u64 *slot_base, zd_u32 n,
+                                                    zd_u64 max_slots) {
+    __shared__ zd_mp_entropy_lds lds[2];
+    zd_u32 half = threadIdx.x >> 4, hid = threadIdx.x & 15u;
+    zd_u64 total = (zd_u64)n * max_slots;
+    for (zd_u64 pair = blockIdx.x; 2u * pair < total; pair += gridDim.x) {
+        zd_u64 g = 2u * pair + half;
+        zd_u32 c = (zd_u32)(g % n);
+        zd_u64 b = g / n;
+        zd_u32 active = g < total && b < slot_base[c + 1u] - slot_base[c];
+        zd_zstd_mp_entropy_items(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c],
+                                 active ? (zd_u32)b : 0u, &lds[half], hid, 16u, active);
+        __syncthreads(); /* lds is reused by the next pair */
+    }
+}
+
 extern "C" __global__ void zd_zstd_mp_link(const zd_u64 *dst_sizes, zd_u8 *scratch, const zd_u64 *scratch_offsets,
                                            zd_u32 n) {
     zd_u32 c = blockIdx.x;

@@ -15,6 +15,10 @@
 ZD_KERNEL zd_u64 zd_host_zstd_lds_bytes(void) { return ZD_ZSTD_LDS_BYTES; }
 ZD_KERNEL zd_u64 zd_host_zstd_scratch_per_frame(void) { return ZD_ZSTD_SCRATCH_PER_FRAME; }
 
+/* Host-only bits of zd_host_zstd_mp_decode_batch's exec_flags (beside the ZD_MPX_F_* ones). */
+#define ZD_HOST_MPX_WINDOW 0x100u
+#define ZD_HOST_MP_PAIRS 0x200u
+
 typedef struct {
     const zd_u8 *src;
     const zd_u64 *src_offsets, *src_sizes;
@@ -95,6 +99,17 @@ typedef struct {
 static void zd_host_mp_body(void *p) {
     zd_host_mp_args *a = (zd_host_mp_args *)p;
     zd_u32 g = zd_group_id();
+    if (a->pass == 2u && (a->exec_flags & ZD_HOST_MP_PAIRS)) {
+        /* as zd_zstd_mp_entropy_pairs: items 0-15 and 16-31 decode two slots side by side */
+        zd_u32 half = zd_local_id() >> 4, hid = zd_local_id() & 15u;
+        zd_u64 slot = 2u * (zd_u64)g + half;
+        zd_u32 active = slot < a->slot_base[a->n];
+        zd_u32 c = active ? zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, slot) : 0u;
+        zd_zstd_mp_entropy_items(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
+                                 a->scratch + a->scratch_offsets[c], active ? (zd_u32)(slot - a->slot_base[c]) : 0u,
+                                 a->elds + half, hid, 16u, active);
+        return;
+    }
     if (a->pass == 2u) {
         if (g >= a->slot_base[a->n]) return;
         zd_u32 c = zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, g);
@@ -137,9 +152,9 @@ static void *zd_host_mp_exec_main(void *p) {
    ZD_MP_MODE_RUN when chunk c was decoded by the multi-pass path, ZD_MP_MODE_FALLBACK when by
    the single-pass decoder. Groups of the other passes run one after the other; the exec pass's
    `exec_groups` groups run at once, as on a GPU, taking tickets and waiting for each other's
-   blocks. exec_flags: ZD_MPX_F_* bits, and ZD_HOST_MPX_WINDOW to build each block in a local
-   window (the CUDA zd_zstd_mp_exec_win kernel) instead of in place. */
-#define ZD_HOST_MPX_WINDOW 0x100u
+   blocks. exec_flags: ZD_MPX_F_* bits, ZD_HOST_MPX_WINDOW to build each block in a local window
+   (the CUDA zd_zstd_mp_exec_win kernel) instead of in place, and ZD_HOST_MP_PAIRS (with 32 items)
+   to run pass 2 as zd_zstd_mp_entropy_pairs does, two blocks a group. */
 #define ZD_HOST_MPX_MAX_GROUPS 16u
 ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
@@ -147,8 +162,9 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                                            zd_u32 *status, zd_u32 n, zd_u32 local_size, zd_u32 *modes,
                                            zd_u32 exec_flags, zd_u32 exec_groups) {
     if (local_size > ZD_MPX_MAX_ITEMS || exec_groups == 0u || exec_groups > ZD_HOST_MPX_MAX_GROUPS) return -1;
+    if ((exec_flags & ZD_HOST_MP_PAIRS) && local_size != 32u) return -1;
     zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
-    zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(sizeof(zd_mp_entropy_lds));
+    zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(2u * sizeof(zd_mp_entropy_lds));
     zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds) * exec_groups);
     zd_u8 *win = (zd_u8 *)malloc((size_t)ZD_ZSTD_BLOCK_MAX * exec_groups);
     zd_i32 *jump = (zd_i32 *)malloc(sizeof(zd_i32) * ZD_MPX_JUMP_SPAN * exec_groups);
@@ -181,10 +197,11 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
             if (!ok) goto out;
             continue;
         }
-        zd_u32 groups = pass == 2u ? (zd_u32)slot_base[n] : n;
+        zd_u32 groups = pass != 2u ? n
+                        : (exec_flags & ZD_HOST_MP_PAIRS) ? (zd_u32)((slot_base[n] + 1u) / 2u) : (zd_u32)slot_base[n];
         for (zd_u32 g = 0; g < groups; g++) {
             memset(lds, 0xA5, sizeof(zd_zstd_lds)); /* local memory starts undefined */
-            memset(elds, 0xA5, sizeof(zd_mp_entropy_lds));
+            memset(elds, 0xA5, 2u * sizeof(zd_mp_entropy_lds));
             if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) goto out;
         }
     }

@@ -501,22 +501,23 @@ ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2,
 }
 
 /*
- * Pass 2, cooperative: decodes block `b` of a chunk (literals and sequences) into scratch.
- * Every item calls with the same arguments. Writes blk->status.
+ * Pass 2: decodes block `b` of a chunk (literals and sequences) into scratch, as item `lid` of
+ * `ls` items that all call with the same arguments (ls = 1: one item alone, no barrier). With
+ * `active` 0, or when the slot is not a compressed block of a chunk in ZD_MP_MODE_RUN, the items
+ * do nothing but still pass the same barriers: the CUDA pairs kernel runs two of these side by
+ * side in one group, and both halves must meet every __syncthreads. Writes blk->status.
  */
-ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
-                                      ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_entropy_lds *lds) {
+ZD_FUNC void zd_zstd_mp_entropy_items(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
+                                      ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_entropy_lds *lds, zd_u32 lid,
+                                      zd_u32 ls, zd_u32 active) {
     ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
-    if (hdr->mode != ZD_MP_MODE_RUN || b >= hdr->n_blocks) return;
     ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES) + b;
-    if (blk->type != 2u) return;
+    if (active) active = hdr->mode == ZD_MP_MODE_RUN && b < hdr->n_blocks && blk->type == 2u;
     ZD_GLOBAL zd_u8 *lit = scratch + zd_zstd_mp_lit_off(dst_len, src_len);
     ZD_GLOBAL zd_u32 *seqs = (ZD_GLOBAL zd_u32 *)(scratch + zd_zstd_mp_seq_off(dst_len, src_len));
-    zd_u32 lid = zd_local_id();
-    zd_u32 ls = zd_local_size();
-    zd_u64 end = blk->in + blk->size;
-    zd_u32 regen = blk->regen;
-    if (lid == 0u) {
+    zd_u64 end = active ? blk->in + blk->size : 0u;
+    zd_u32 regen = active ? blk->regen : 0u;
+    if (lid == 0u && active) {
         lds->status = ZD_STATUS_OK;
         lds->hs_count = 0u;
         if (blk->lit_type == 2u) {
@@ -562,8 +563,9 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
             lds->op_byte = src[blk->lit_in];
         }
     }
-    ZD_BARRIER();
-    if (blk->lit_type == 2u) {
+    if (ls > 1u) ZD_BARRIER();
+    if (!active) {
+    } else if (blk->lit_type == 2u) {
         for (zd_u32 k = lid; k < lds->hs_count; k += ls) {
             lds->hs_status[k] = zd_huf_decode_stream_thread(lds->t.huf[0], lds->op_byte, src + lds->hs_in[k],
                                                             lds->hs_len[k], lit + lds->hs_out[k], lds->hs_n[k]);
@@ -573,8 +575,8 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
         ZD_GLOBAL zd_u8 *to = lit + blk->lit_at;
         for (zd_u32 i = lid; i < regen; i += ls) to[i] = v;
     }
-    ZD_BARRIER();
-    if (lid != 0u) return;
+    if (ls > 1u) ZD_BARRIER();
+    if (lid != 0u || !active) return;
     zd_u32 status = lds->status;
     if (status == ZD_STATUS_OK && blk->lit_type == 2u) {
         for (zd_u32 k = 0; k < lds->hs_count; k++)
@@ -672,6 +674,12 @@ ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     blk->rep_out[1] = r2;
     blk->rep_out[2] = r3;
     blk->status = status;
+}
+
+/* Pass 2, cooperative: zd_zstd_mp_entropy_items over the whole group. */
+ZD_FUNC void zd_zstd_mp_entropy_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
+                                      ZD_GLOBAL zd_u8 *scratch, zd_u32 b, ZD_LOCAL zd_mp_entropy_lds *lds) {
+    zd_zstd_mp_entropy_items(src, src_len, dst_len, scratch, b, lds, zd_local_id(), zd_local_size(), 1u);
 }
 
 /*

@@ -22,6 +22,7 @@
  * {@code zarrdirect.cuda.zstdMultiPassWindow} (build each block in shared memory where the device has
  * 217 KiB a group; default true), {@code zarrdirect.cuda.zstdMultiPassJump} (pointer jumping for batches
  * of short output; default true), {@code zarrdirect.cuda.zstdMultiPassSameRound} (default false),
+ * {@code zarrdirect.cuda.zstdMultiPassEntropyPairs} (entropy pass decodes two blocks a group; default true),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
  * cannot register a file), {@code zarrdirect.trackBuffers}.
  */

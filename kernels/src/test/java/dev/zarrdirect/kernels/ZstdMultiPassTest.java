@@ -24,13 +24,14 @@ class ZstdMultiPassTest {
 
     record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
 
-    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP, ZD_HOST_MPX_WINDOW in zd_zstd_mp.h / zd_host.c. */
-    static final int SAME_ROUND = 1, CG = 2, JUMP = 4, WINDOW = 0x100;
+    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP, ZD_HOST_MPX_WINDOW, ZD_HOST_MP_PAIRS in zd_zstd_mp.h / zd_host.c. */
+    static final int SAME_ROUND = 1, CG = 2, JUMP = 4, WINDOW = 0x100, PAIRS = 0x200;
 
     /**
      * How the execute pass runs: {@code flags} (WINDOW: blocks built in a local window, as the
      * CUDA zd_zstd_mp_exec_win kernel does, else in place; JUMP: short batches by pointer
-     * jumping, else in rounds; SAME_ROUND; CG) and how many groups
+     * jumping, else in rounds; SAME_ROUND; CG; PAIRS: pass 2 decodes two blocks a 32-item group, as
+     * the CUDA zd_zstd_mp_entropy_pairs kernel does) and how many groups
      * run it at once, each on its own threads, waiting for each other's blocks as on a GPU.
      */
     record Exec(int flags, int groups) {
@@ -39,7 +40,7 @@ class ZstdMultiPassTest {
         @Override
         public String toString() {
             return ((flags & WINDOW) != 0 ? "window" : "in place") + ((flags & JUMP) != 0 ? "+jump" : "")
-                    + ((flags & SAME_ROUND) != 0 ? "+same-round" : "")
+                    + ((flags & SAME_ROUND) != 0 ? "+same-round" : "") + ((flags & PAIRS) != 0 ? ", entropy in pairs" : "")
                     + ", " + groups + " group(s)";
         }
     }
@@ -150,8 +151,10 @@ class ZstdMultiPassTest {
     void groupsOfSeveralItems() {
         List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus.stream()
                 .filter(c -> c.original().length >= 100_000 && c.original().length <= 1_100_000).limit(12).toList();
-        for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | CG, 1), new Exec(CG, 1)}) {
-            for (int ls : new int[] {4, 32}) {
+        // pairs (32 items only) see frames of 1 to 9 blocks: odd counts leave a half idle
+        for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | CG, 1), new Exec(CG, 1),
+                new Exec(Exec.DEFAULT.flags() | PAIRS, 1)}) {
+            for (int ls : (exec.flags() & PAIRS) != 0 ? new int[] {32} : new int[] {4, 32}) {
                 for (ZstdCorpusTest.Case c : cs) {
                     String what = c.name() + " local=" + ls + " " + exec;
                     Result r = decodeMp(List.of(c.frame()), new int[] {c.original().length}, ls, exec);
@@ -185,8 +188,8 @@ class ZstdMultiPassTest {
         int[] lens = originals.stream().mapToInt(b -> b.length).toArray();
         List<String> wrong = new ArrayList<>();
         for (Exec exec : new Exec[] {new Exec(WINDOW | JUMP | SAME_ROUND | CG, 4), new Exec(WINDOW | CG, 3),
-                new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2)}) {
-            Result r = decodeMp(frames, lens, 16, exec);
+                new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2), new Exec(WINDOW | JUMP | CG | PAIRS, 2)}) {
+            Result r = decodeMp(frames, lens, (exec.flags() & PAIRS) != 0 ? 32 : 16, exec);
             if (!r.guardsIntact()) wrong.add("guards, " + exec);
             for (int i = 0; i < frames.size(); i++) {
                 // the frames carry checksums: wrong bytes from the execute pass show as a fallback

@@ -171,6 +171,8 @@ public final class ZstdKernelBench {
                                     mpl.window() ? "in shared memory" : "in place",
                                     mpl.window() && mpl.jump() ? "pointer jumping or " : "",
                                     mpl.sameRound() ? "same-round marks" : "marks a round later");
+                            if (mp) System.out.printf("multi-pass entropy: %s%n",
+                                    mpl.entropyPairs() ? "two blocks a group" : "one block a group");
                             cd.makeCurrent();
                             long stream = cd.acquireStream();
                             long e0 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);

@@ -80,6 +80,8 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     public static final String MP_SAME_ROUND_PROPERTY = "zarrdirect.cuda.zstdMultiPassSameRound";
     /** Whether the execute pass may use pointer jumping ({@link MultiPassLaunch#jump()}). */
     public static final String MP_JUMP_PROPERTY = "zarrdirect.cuda.zstdMultiPassJump";
+    /** Whether the entropy pass decodes two blocks a group ({@link MultiPassLaunch#entropyPairs()}). */
+    public static final String MP_ENTROPY_PAIRS_PROPERTY = "zarrdirect.cuda.zstdMultiPassEntropyPairs";
 
     private final CudaBackend backend;
     private final CudaDevice device;

@@ -20,8 +20,14 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  * @param jump            whether batches of short output are executed by pointer jumping instead
  *                        of in rounds (ZD_MPX_F_JUMP; only with the window, whose shared memory
  *                        holds the pointers)
+ * @param entropyPairs    whether the entropy pass decodes two blocks a 32-thread group
+ *                        ({@code zd_zstd_mp_entropy_pairs}) or one ({@code zd_zstd_mp_entropy})
  */
-public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound, boolean jump) {
+public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound, boolean jump,
+                              boolean entropyPairs) {
+
+    /** sizeof(zd_mp_entropy_lds): one block's tables in the entropy pass. */
+    static final int ENTROPY_LDS_BYTES = 6048;
 
     /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP in zd_zstd_mp.h. */
     private static final int F_SAME_ROUND = 1, F_CG = 2, F_JUMP = 4;
@@ -72,7 +78,8 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         // its fence-ordered marks are outside what compute-sanitizer racecheck can check
         boolean sameRound = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_SAME_ROUND_PROPERTY, "false"));
         boolean jump = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_JUMP_PROPERTY, "true"));
-        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump);
+        boolean pairs = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_ENTROPY_PAIRS_PROPERTY, "true"));
+        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs);
     }
 
     /**
@@ -89,9 +96,14 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
                 .u64(scratch).u64(scratchOffsets).u32(n));
         // pass 2 strides over n x maxSlots block slots, block index major (most of a large frame's
         // slots are empty bounds); its groups are small, so 32 fit on a multiprocessor
-        int entropyGrid = (int) Math.max(1, Math.min(totalSlots, 32L * multiprocessors));
-        l.launch("zd_zstd_mp_entropy", entropyGrid, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
-                .u64(dstSizes).u64(scratch).u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots));
+        // (pairs: two blocks' tables a group, so shared memory holds 17 groups a multiprocessor:
+        // 228 KiB, 1 KiB of it reserved per group)
+        int entropyPerSm = entropyPairs ? Math.min(32, 228 * 1024 / (2 * ENTROPY_LDS_BYTES + 1024)) : 32;
+        long work = entropyPairs ? (totalSlots + 1) / 2 : totalSlots;
+        int entropyGrid = (int) Math.max(1, Math.min(work, (long) entropyPerSm * multiprocessors));
+        l.launch(entropyPairs ? "zd_zstd_mp_entropy_pairs" : "zd_zstd_mp_entropy", entropyGrid, 32, 0,
+                new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes).u64(scratch)
+                        .u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots));
         l.launch("zd_zstd_mp_link", n, 32, 0, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
         // persistent: as many groups as can be resident; more would only find the tickets gone
         // (a window takes most of a multiprocessor's shared memory: one group each)
