@@ -39,6 +39,7 @@ extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *sr
    warp instructions, so a warp instruction advances two blocks, where zd_zstd_mp_entropy's
    advances one, while each block's Huffman streams still decode four at once. Slot pairs: the
    same block index of neighbouring chunks, alike in size. */
+static_assert(sizeof(zd_mp_entropy_lds) == 6048u, "MultiPassLaunch.ENTROPY_LDS_BYTES");
 extern "C" __global__ void zd_zstd_mp_entropy_pairs(const zd_u8 *src, const zd_u64 *src_offsets,
                                                     const zd_u64 *src_sizes, const zd_u64 *dst_sizes, zd_u8 *scratch,
                                                     const zd_u64 *scratch_offsets, const zd_u64 *slot_base, zd_u32 n,

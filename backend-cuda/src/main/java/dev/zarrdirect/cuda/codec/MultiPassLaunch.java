@@ -37,8 +37,8 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
 
     /**
      * Default threads per group of the execute pass, with and without the window. Measured on the
-     * H200 (sharded ERA5 frames, 2.15 GB, window): 256 -> 102.5 ms, 512 -> 60.9 ms, 1024 -> see
-     * docs/performance.md; the in-place kernel needs 80 registers a thread, so 1024 cannot launch.
+     * H200 (execute pass on the sharded ERA5 frames, 2.15 GB, window): 256 -> 102.5 ms, 512 -> 60.9 ms,
+     * 1024 -> 37.8 ms; the in-place kernel needs 80 registers a thread, so 1024 cannot launch.
      */
     public static final int DEFAULT_WINDOW_THREADS = 1024, DEFAULT_IN_PLACE_THREADS = 512;
 
@@ -60,7 +60,11 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * {@link #WIN_SHARED_BYTES} (H100, H200, B200: yes; A100: 163 KiB, no) unless
      * {@link CudaZstdCodec#MP_WINDOW_PROPERTY} is false; same-round marks only when
      * {@link CudaZstdCodec#MP_SAME_ROUND_PROPERTY} is true; pointer jumping unless
-     * {@link CudaZstdCodec#MP_JUMP_PROPERTY} is false.
+     * {@link CudaZstdCodec#MP_JUMP_PROPERTY} is false; the entropy pass in pairs unless
+     * {@link CudaZstdCodec#MP_ENTROPY_PAIRS_PROPERTY} is false.
+     *
+     * @throws IllegalArgumentException when {@link CudaZstdCodec#MP_THREADS_PROPERTY} asks for more
+     *                                  threads than the execute kernel can launch
      */
     public static MultiPassLaunch of(CudaDevice device) {
         boolean fits = device.maxSharedMemoryPerBlockOptin() >= WIN_SHARED_BYTES;
