@@ -186,11 +186,13 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                    the CUDA window kernel */
                 ga[g].jump = jump + (size_t)ZD_MPX_JUMP_SPAN * g;
             }
-            for (zd_u32 g = 0; g < exec_groups; g++) {
-                pthread_create(&th[g], NULL, zd_host_mp_exec_main, &ga[g]);
-            }
             int ok = 1;
-            for (zd_u32 g = 0; g < exec_groups; g++) {
+            zd_u32 started = 0u;
+            /* a group that cannot start leaves its tickets to the others; the batch still fails */
+            while (started < exec_groups && pthread_create(&th[started], NULL, zd_host_mp_exec_main, &ga[started]) == 0)
+                started++;
+            if (started < exec_groups) ok = 0;
+            for (zd_u32 g = 0; g < started; g++) {
                 pthread_join(th[g], NULL);
                 if (ga[g].pass != 4u) ok = 0;
             }
