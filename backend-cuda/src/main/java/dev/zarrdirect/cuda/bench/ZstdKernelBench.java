@@ -153,8 +153,9 @@ public final class ZstdKernelBench {
                                 mpX.setAtIndex(ValueLayout.JAVA_LONG, i, mpScr);
                                 mpX.setAtIndex(ValueLayout.JAVA_LONG, n + i, mpSlots);
                                 mpScr += CudaZstdCodec.mpScratchBytes(size, ss[i]);
-                                mpSlots += CudaZstdCodec.mpSlots(size, ss[i]);
-                                mpMaxSlots = Math.max(mpMaxSlots, CudaZstdCodec.mpSlots(size, ss[i]));
+                                long slots = CudaZstdCodec.mpSlots(size, ss[i]);
+                                mpSlots += slots;
+                                mpMaxSlots = Math.max(mpMaxSlots, slots);
                             }
                             mpX.setAtIndex(ValueLayout.JAVA_LONG, 2L * n, mpSlots);
                             Buffer mpScratch = mp ? backend.allocateUninitialized(dev, MemoryKind.DEVICE, mpScr) : null;

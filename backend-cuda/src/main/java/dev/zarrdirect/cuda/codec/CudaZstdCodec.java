@@ -283,8 +283,9 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             sco[k] = scr;
             scr += mpScratchBytes(ds[k], ss[k]);
             sb[k] = slots;
-            slots += mpSlots(ds[k], ss[k]);
-            maxSlots = Math.max(maxSlots, mpSlots(ds[k], ss[k]));
+            long ks = mpSlots(ds[k], ss[k]);
+            slots += ks;
+            maxSlots = Math.max(maxSlots, ks);
         }
         sb[n] = slots;
         try (DeviceWork w = new DeviceWork(backend, device)) {

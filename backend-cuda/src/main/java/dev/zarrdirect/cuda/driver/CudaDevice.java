@@ -47,6 +47,8 @@ public final class CudaDevice implements AutoCloseable {
     private static final int STATIC_SHARED_LIMIT = 48 * 1024;
     /** Kernels whose dynamic shared memory limit was raised, and to what. */
     private final Map<String, Integer> raised = new ConcurrentHashMap<>();
+    /** Kernels' thread limits, by name ({@link #maxThreadsPerBlock}). */
+    private final Map<String, Integer> maxThreads = new ConcurrentHashMap<>();
     private volatile long module;
     private volatile boolean closed;
 
@@ -167,11 +169,16 @@ public final class CudaDevice implements AutoCloseable {
         return f;
     }
 
-    /** The most threads one group of kernel {@code name} may have on this device (its registers decide). */
+    /**
+     * The most threads one group of kernel {@code name} may have on this device (its registers
+     * decide); asked of the driver once per kernel, as launches are planned per batch.
+     */
     public int maxThreadsPerBlock(String name) {
-        long f = function(name);
-        makeCurrent();
-        return driver.funcGetAttribute(f, CudaDriver.FUNC_ATTR_MAX_THREADS_PER_BLOCK);
+        return maxThreads.computeIfAbsent(name, n -> {
+            long f = function(n);
+            makeCurrent();
+            return driver.funcGetAttribute(f, CudaDriver.FUNC_ATTR_MAX_THREADS_PER_BLOCK);
+        });
     }
 
     /**
