@@ -24,6 +24,9 @@
  *   zd_u8 .. zd_u64, zd_i8 .. zd_i64
  *   zd_highbit32(x)  index of the highest set bit of x (x != 0)
  *   ZD_U64(c)        64-bit unsigned integer constant
+ *   zd_addr_mod4(p)  the low two bits of a global pointer's address
+ *   zd_ld_u32a(p)    the little-endian 32-bit word at a 4-aligned global address p
+ *   zd_st_u32a(p, v) stores v little-endian at a 4-aligned global address p
  */
 #ifndef ZD_PORTABLE_H
 #define ZD_PORTABLE_H
@@ -53,6 +56,15 @@ typedef long zd_i64;
 #define ZD_STATIC_ASSERT(cond, name) typedef char zd_static_assert_##name[(cond) ? 1 : -1]
 #define zd_highbit32(x) (31u - (zd_u32)clz((zd_u32)(x)))
 #define ZD_U64(c) c##ul /* ulong is 64-bit; "long long" is 128-bit in OpenCL C */
+#define zd_addr_mod4(p) ((zd_u32)((size_t)(p) & 3u))
+#if defined(__ENDIAN_LITTLE__)
+#define zd_ld_u32a(p) (*(const __global zd_u32 *)(p))
+#define zd_st_u32a(p, v) (*(__global zd_u32 *)(p) = (v))
+#else
+#define zd_ld_u32a(p) ((zd_u32)(p)[0] | ((zd_u32)(p)[1] << 8) | ((zd_u32)(p)[2] << 16) | ((zd_u32)(p)[3] << 24))
+#define zd_st_u32a(p, v) \
+    ((p)[0] = (zd_u8)(v), (p)[1] = (zd_u8)((v) >> 8), (p)[2] = (zd_u8)((v) >> 16), (p)[3] = (zd_u8)((v) >> 24))
+#endif
 #define ZD_UNROLL _Pragma("unroll")
 
 #elif defined(__CUDACC__)
@@ -80,6 +92,9 @@ typedef long long zd_i64;
 #define ZD_STATIC_ASSERT(cond, name) static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__clz((int)(x)))
 #define ZD_U64(c) c##ull
+#define zd_addr_mod4(p) ((zd_u32)((size_t)(p) & 3u))
+#define zd_ld_u32a(p) (*(const zd_u32 *)(p))
+#define zd_st_u32a(p, v) (*(zd_u32 *)(p) = (v))
 #define ZD_UNROLL _Pragma("unroll")
 
 #else
@@ -110,6 +125,16 @@ typedef int64_t zd_i64;
 #define ZD_STATIC_ASSERT(cond, name) _Static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__builtin_clz((unsigned)(x)))
 #define ZD_U64(c) c##ull
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the host build of the kernels assumes a little-endian machine"
+#endif
+#define zd_addr_mod4(p) ((zd_u32)((uintptr_t)(p) & 3u))
+static inline zd_u32 zd_ld_u32a(const zd_u8 *p) {
+    zd_u32 v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+static inline void zd_st_u32a(zd_u8 *p, zd_u32 v) { __builtin_memcpy(p, &v, 4); }
 #define ZD_UNROLL
 
 /* Per-thread identity of an emulated work-item. */

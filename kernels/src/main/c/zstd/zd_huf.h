@@ -118,10 +118,99 @@ ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, 
     return ZD_STATUS_OK;
 }
 
-/* Decodes exactly n literals of one stream; the stream must be consumed exactly.
-   Fast path: after a refill that leaves at least 4 * max_bits (<= 44) unread bits in the
-   container, four symbols are decoded with plain shifts (no bounds or sign checks: the position
-   cannot pass the container's start). The last bits of the stream take the checked path. */
+/*
+ * Fast part of a stream (the caller finishes it with checked reads): the unread bits sit
+ * left-aligned in a 64-bit register x (its top bit is the next to read) and are topped up a
+ * 4-aligned 32-bit word at a time. The next word is loaded one top-up ahead, so its latency
+ * overlaps the table lookups instead of stalling the next refill, and a symbol costs one shift
+ * of x, one shift for its index and one lookup. A word at or below the stream's start may hold
+ * bytes before it (same buffer: buffers are at least 4-aligned); they only ever fill the low,
+ * don't-care bits of a lookup, as every fast read lies within the stream (pos >= k * max_bits).
+ * The top word is read byte by byte, as it may extend past the stream's end.
+ * Decodes while at least 4 symbols and 4 * max_bits bits remain (byte stores until out is
+ * 4-aligned, then one 32-bit store per 4 symbols); returns how many and leaves *pos_io at the
+ * unread bits. Needs in_len >= 8 and max_bits in 1..11.
+ */
+#ifndef ZD_HUF_PACK
+#define ZD_HUF_PACK 1
+#endif
+
+typedef struct {
+    zd_u64 x;       /* unread bits, left-aligned */
+    zd_u32 have;    /* bits in x (those below the stream's start included) */
+    zd_i32 kn;      /* index of the word in nw (from the aligned base); < 0: none left */
+    zd_u32 nw;      /* the next word, loaded ahead */
+} zd_huf_words;
+
+ZD_INLINE void zd_huf_words_top_up(zd_huf_words *w, const ZD_GLOBAL zd_u8 *base) {
+    if (w->have <= 32u && w->kn >= 0) {
+        w->x |= (zd_u64)w->nw << (32u - w->have);
+        w->have += 32u;
+        w->kn--;
+        w->nw = zd_ld_u32a(base + 4u * (zd_u32)(w->kn > 0 ? w->kn : 0));
+    }
+}
+
+ZD_INLINE zd_huf_cell zd_huf_words_next(zd_huf_words *w, const ZD_LOCAL zd_huf_cell *table, zd_u32 mb) {
+    zd_huf_cell e = table[(zd_u32)(w->x >> 32) >> (32u - mb)];
+    w->x <<= e.nb;
+    w->have -= e.nb;
+    return e;
+}
+
+ZD_INLINE zd_u32 zd_huf_decode_fast_thread(const ZD_LOCAL zd_huf_cell *table, zd_u32 mb, const ZD_GLOBAL zd_u8 *in,
+                                           zd_u64 in_len, ZD_GLOBAL zd_u8 *out, zd_u32 cnt, zd_i32 *pos_io) {
+    zd_i32 pos = *pos_io;
+    zd_u32 s = zd_addr_mod4(in);
+    const ZD_GLOBAL zd_u8 *base = in - s;
+    zd_u32 g = 8u * s + (zd_u32)pos; /* unread bits: [0, g) counted from base */
+    zd_huf_words w;
+    w.kn = (zd_i32)((g - 1u) >> 5); /* >= 1: in_len >= 8 */
+    zd_u32 top = 0u;
+    for (zd_u32 b = 0; b < 4u; b++) {
+        zd_i64 at = (zd_i64)(4u * (zd_u32)w.kn + b) - (zd_i64)s;
+        if (at >= 0 && (zd_u64)at < in_len) top |= (zd_u32)in[at] << (8u * b);
+    }
+    w.have = g - 32u * (zd_u32)w.kn; /* 1..32 */
+    w.x = (zd_u64)(top << (32u - w.have)) << 32;
+    w.kn--;
+    w.nw = zd_ld_u32a(base + 4u * (zd_u32)w.kn);
+    zd_u32 i = 0;
+    zd_i32 smb = (zd_i32)mb;
+    /* byte stores until out + i is 4-aligned (at most 3) */
+    while (i < cnt && zd_addr_mod4(out + i) != 0u && pos >= 4 * smb) {
+        zd_huf_words_top_up(&w, base);
+        zd_huf_cell e = zd_huf_words_next(&w, table, mb);
+        out[i++] = e.sym;
+        pos -= (zd_i32)e.nb;
+    }
+    if (zd_addr_mod4(out + i) == 0u) {
+        while (cnt - i >= 4u && pos >= 4 * smb) {
+            zd_huf_words_top_up(&w, base); /* >= 2 * mb bits after it */
+            zd_huf_cell e0 = zd_huf_words_next(&w, table, mb);
+            zd_huf_cell e1 = zd_huf_words_next(&w, table, mb);
+            zd_huf_words_top_up(&w, base);
+            zd_huf_cell e2 = zd_huf_words_next(&w, table, mb);
+            zd_huf_cell e3 = zd_huf_words_next(&w, table, mb);
+#if ZD_HUF_PACK
+            zd_st_u32a(out + i, (zd_u32)e0.sym | ((zd_u32)e1.sym << 8) | ((zd_u32)e2.sym << 16) | ((zd_u32)e3.sym << 24));
+#else
+            out[i] = e0.sym;
+            out[i + 1u] = e1.sym;
+            out[i + 2u] = e2.sym;
+            out[i + 3u] = e3.sym;
+#endif
+            pos -= (zd_i32)(e0.nb + e1.nb + e2.nb + e3.nb);
+            i += 4u;
+        }
+    }
+    *pos_io = pos;
+    return i;
+}
+
+/* Decodes exactly n literals of one stream; the stream must be consumed exactly. The fast part
+   (zd_huf_decode_fast_thread) runs while every read lies within the stream; the last bits take
+   the checked path, where bits below the stream's start read as zero. */
 ZD_FUNC zd_u32 zd_huf_decode_stream_thread(const ZD_LOCAL zd_huf_cell *table, zd_u32 max_bits,
                                            const ZD_GLOBAL zd_u8 *in, zd_u64 in_len, ZD_GLOBAL zd_u8 *out,
                                            zd_u64 n) {
@@ -129,27 +218,13 @@ ZD_FUNC zd_u32 zd_huf_decode_stream_thread(const ZD_LOCAL zd_huf_cell *table, zd
     if (zd_bwdf_init_thread(&br, in, in_len) != 0) return ZD_STATUS_CORRUPT_HUFFMAN_STREAM;
     zd_u32 cnt = (zd_u32)n;
     zd_u32 i = 0;
-    zd_i32 need = (zd_i32)(4u * max_bits);
-    zd_u32 mask = (1u << max_bits) - 1u;
-    zd_i32 pos = br.pos;
-    for (;;) {
-        if (pos - br.cbits < need && br.cbits != 0) {
-            br.pos = pos;
-            zd_bwdf_reload_thread(&br);
-        }
-        if (cnt - i < 4u || pos - br.cbits < need) break;
-        zd_u64 c = br.c;
-        zd_i32 sh = pos - br.cbits - (zd_i32)max_bits;
-        ZD_UNROLL
-        for (zd_u32 k = 0; k < 4u; k++) {
-            zd_huf_cell e = table[(zd_u32)(c >> (zd_u32)sh) & mask];
-            out[i + k] = e.sym;
-            sh -= (zd_i32)e.nb;
-        }
-        pos = sh + br.cbits + (zd_i32)max_bits;
-        i += 4u;
+    if (in_len >= 8u && max_bits >= 1u && max_bits <= ZD_HUF_MAX_BITS) {
+        zd_i32 pos = br.pos;
+        i = zd_huf_decode_fast_thread(table, max_bits, in, in_len, out, cnt, &pos);
+        br.pos = pos;
+        br.cbits = 1; /* forces the reload below */
+        zd_bwdf_reload_thread(&br);
     }
-    br.pos = pos;
     while (i < cnt) {
         zd_bwdf_refill_thread(&br, (zd_i32)max_bits);
         zd_huf_cell e = table[zd_bwdf_peek_thread(&br, max_bits)];

@@ -10,6 +10,8 @@
  * <h2>Kernels</h2>
  * Device code comes from the kernels module's fatbin ({@code dev/zarrdirect/kernels/zd_kernels.fatbin}),
  * built ahead of time with nvcc and loaded with {@code cuModuleLoadData}; no NVRTC at run time.
+ * For kernel work, {@code -Dzarrdirect.cuda.kernelImage=FILE} loads another fatbin instead (a variant
+ * built with {@code nvcc -fatbin -D...}; {@code tools/gpu/kernel-variants.sh} times several in one call).
  *
  * <h2>Settings</h2>
  * System properties: {@code zarrdirect.cuda.reader} (cufile, threaded, auto), {@code zarrdirect.cuda.batchSize},

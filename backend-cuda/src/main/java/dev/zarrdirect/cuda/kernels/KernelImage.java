@@ -15,6 +15,12 @@ public final class KernelImage {
 
     public static final String RESOURCE = "dev/zarrdirect/kernels/zd_kernels.fatbin";
 
+    /**
+     * System property naming a fatbin file to load instead of {@link #RESOURCE}: for kernel work,
+     * to time variants built with {@code nvcc -fatbin -D...} in one JVM-less round trip each.
+     */
+    public static final String FILE_PROPERTY = "zarrdirect.cuda.kernelImage";
+
     /** The magic number {@code nvcc -fatbin} files start with ({@code 0xBA55ED50}, little-endian). */
     public static final int FATBIN_MAGIC = 0xBA55ED50;
 
@@ -51,16 +57,26 @@ public final class KernelImage {
     }
 
     static MemorySegment read(ClassLoader loader) throws IOException {
+        String file = System.getProperty(FILE_PROPERTY);
+        if (file != null && !file.isBlank()) {
+            byte[] bytes = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(file));
+            check(bytes);
+            return copyToNative(bytes);
+        }
         try (InputStream in = loader.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new IOException(RESOURCE + " is not on the class path (add the zarr-direct-kernels jar built with nvcc)");
             }
             byte[] bytes = in.readAllBytes();
             check(bytes);
-            MemorySegment seg = Arena.global().allocate(bytes.length + 1L, 16);
-            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
-            return seg;
+            return copyToNative(bytes);
         }
+    }
+
+    private static MemorySegment copyToNative(byte[] bytes) {
+        MemorySegment seg = Arena.global().allocate(bytes.length + 1L, 16);
+        MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
+        return seg;
     }
 
     /** Rejects what is not an nvcc fatbin, with the reason. */
