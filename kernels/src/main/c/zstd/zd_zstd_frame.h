@@ -821,23 +821,44 @@ ZD_FUNC void zd_zstd_exec_seqs_group(const ZD_GLOBAL zd_u8 *lit, ZD_GLOBAL zd_u8
     }
 }
 
-/* Cooperative: to[0..n) = from[0..n) (no overlap); eight loads in flight per item. */
+/* Per item: the 4 bytes at f as a word, from the aligned words at fa (= f - sh) and fa + 4;
+   byte loads where the second word would reach past `end` (a load must not leave the buffer). */
+ZD_INLINE zd_u32 zd_ld_u32_shifted(const ZD_GLOBAL zd_u8 *fa, zd_u32 sh, const ZD_GLOBAL zd_u8 *end) {
+    if (sh == 0u) return zd_ld_u32a(fa);
+    if (fa + 8u <= end) return (zd_ld_u32a(fa) >> (8u * sh)) | (zd_ld_u32a(fa + 4u) << (32u - 8u * sh));
+    const ZD_GLOBAL zd_u8 *f = fa + sh;
+    return (zd_u32)f[0] | ((zd_u32)f[1] << 8) | ((zd_u32)f[2] << 16) | ((zd_u32)f[3] << 24);
+}
+
+/* Cooperative: to[0..n) = from[0..n) (no overlap). Aligned 32-bit stores, each word built from
+   the aligned source words it straddles, whatever the two pointers' alignments (byte copies
+   issued one load per byte and waited on it); four words in flight per item. */
 ZD_INLINE void zd_copy_group(ZD_GLOBAL zd_u8 *to, const ZD_GLOBAL zd_u8 *from, zd_u64 n) {
     zd_u64 lid = zd_local_id();
     zd_u64 ls = zd_local_size();
-    for (zd_u64 i0 = 0; i0 < n; i0 += 8u * ls) {
-        zd_u8 v[8];
+    zd_u64 head = (4u - zd_addr_mod4(to)) & 3u;
+    if (head > n) head = n;
+    for (zd_u64 i = lid; i < head; i += ls) to[i] = from[i];
+    zd_u64 words = (n - head) >> 2;
+    ZD_GLOBAL zd_u8 *tw = to + head;
+    const ZD_GLOBAL zd_u8 *f = from + head;
+    zd_u32 sh = zd_addr_mod4(f);
+    const ZD_GLOBAL zd_u8 *fa = f - sh;
+    const ZD_GLOBAL zd_u8 *end = from + n;
+    for (zd_u64 w0 = 0; w0 < words; w0 += 4u * ls) {
+        zd_u32 v[4];
         ZD_UNROLL
-        for (zd_u32 k = 0; k < 8u; k++) {
-            zd_u64 i = i0 + k * ls + lid;
-            v[k] = i < n ? from[i] : (zd_u8)0u;
+        for (zd_u32 k = 0; k < 4u; k++) {
+            zd_u64 w = w0 + k * ls + lid;
+            v[k] = w < words ? zd_ld_u32_shifted(fa + 4u * w, sh, end) : 0u;
         }
         ZD_UNROLL
-        for (zd_u32 k = 0; k < 8u; k++) {
-            zd_u64 i = i0 + k * ls + lid;
-            if (i < n) to[i] = v[k];
+        for (zd_u32 k = 0; k < 4u; k++) {
+            zd_u64 w = w0 + k * ls + lid;
+            if (w < words) zd_st_u32a(tw + 4u * w, v[k]);
         }
     }
+    for (zd_u64 i = head + 4u * words + lid; i < n; i += ls) to[i] = from[i];
 }
 
 /* Cooperative: executes the work order published by item 0. Every item calls. */

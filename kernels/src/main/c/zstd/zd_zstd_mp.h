@@ -835,7 +835,8 @@ ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_u32 *written, zd_u32 a, z
     return 1u;
 }
 
-/* Cooperative: copies a block's output window to the destination, u32 stores where aligned. */
+/* Cooperative: copies a block's output window to the destination: aligned 32-bit stores, each
+   built from the (at most two) aligned window words it straddles; the window is 4-aligned. */
 ZD_INLINE void zd_mp_flush_group(ZD_GLOBAL zd_u8 *to, const ZD_LOCAL zd_u8 *from, zd_u32 n) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_u32 head = (zd_u32)((0u - (zd_u64)to) & 3u);
@@ -843,10 +844,20 @@ ZD_INLINE void zd_mp_flush_group(ZD_GLOBAL zd_u8 *to, const ZD_LOCAL zd_u8 *from
     zd_u32 words = (n - head) >> 2;
     for (zd_u32 i = lid; i < head; i += ls) to[i] = from[i];
     ZD_GLOBAL zd_u32 *tw = (ZD_GLOBAL zd_u32 *)(to + head);
-    const ZD_LOCAL zd_u8 *f = from + head;
+    zd_u32 sh = head & 3u;            /* window offset head + 4w is sh past an aligned word */
+    const ZD_LOCAL zd_u32 *fw = (const ZD_LOCAL zd_u32 *)(from + (head - sh));
+    zd_u32 full = (n - (head - sh)) >> 2; /* aligned window words inside [0, n) */
     for (zd_u32 w = lid; w < words; w += ls) {
-        zd_u32 q = 4u * w;
-        tw[w] = (zd_u32)f[q] | ((zd_u32)f[q + 1u] << 8) | ((zd_u32)f[q + 2u] << 16) | ((zd_u32)f[q + 3u] << 24);
+        zd_u32 v;
+        if (sh == 0u) {
+            v = fw[w];
+        } else if (w + 1u < full) {
+            v = (fw[w] >> (8u * sh)) | (fw[w + 1u] << (32u - 8u * sh));
+        } else {
+            const ZD_LOCAL zd_u8 *f = from + head + 4u * w;
+            v = (zd_u32)f[0] | ((zd_u32)f[1] << 8) | ((zd_u32)f[2] << 16) | ((zd_u32)f[3] << 24);
+        }
+        tw[w] = v;
     }
     for (zd_u32 i = head + 4u * words + lid; i < n; i += ls) to[i] = from[i];
 }
@@ -936,13 +947,10 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         (const ZD_GLOBAL zd_u32 *)(scratch + zd_zstd_mp_seq_off(dst_len, src_len)) + 3u * bk->seq_at;
     ZD_GLOBAL zd_u8 *g = dst + out_at;
     zd_u8 *o = win != NULL ? (zd_u8 *)win : (zd_u8 *)g;
+    /* The literals after the last sequence go straight to the destination, window or not: no
+       match of this block reads them (later blocks wait for its done flag). */
     zd_u32 trail = regen - lit_used;
-    if (win != NULL) {
-        const ZD_GLOBAL zd_u8 *t = lit + lit_used;
-        for (zd_u32 i = lid; i < trail; i += ls) o[out_len - trail + i] = t[i];
-    } else {
-        zd_copy_group(g + (out_len - trail), lit + lit_used, trail);
-    }
+    zd_copy_group(g + (out_len - trail), lit + lit_used, trail);
     zd_u64 confirmed = out_at; /* item 0: earlier output known final from here on */
     zd_u32 carry_out = 0u, carry_lit = 0u;
     zd_u32 fail = 0u;
@@ -1074,10 +1082,10 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         ZD_BARRIER();
     }
     if (win != NULL && !fail) {
-        /* a block without sequences has run no batch: its trailing literals, written by every
-           item, need this barrier before any item copies another's bytes out */
+        /* every item copies out bytes other items wrote: after the last batch's barrier, and
+           this one for a block that ran no batch (its window was left as it was) */
         ZD_BARRIER();
-        zd_mp_flush_group(g, win, out_len);
+        zd_mp_flush_group(g, win, out_len - trail);
     }
     return fail;
 }
