@@ -746,8 +746,8 @@ typedef struct {
 #define ZD_MPX_RUN 17u
 
 /* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
-ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_LOCAL zd_mp_exec_lds *lds,
-                                 zd_u32 cnt, zd_u32 x0, zd_u32 x1) {
+ZD_INLINE void zd_mp_lit_run_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_LOCAL zd_mp_exec_lds *lds,
+                                    zd_u32 cnt, zd_u32 x0, zd_u32 x1) {
     zd_u32 lo = 0u, hi = cnt - 1u;
     while (lo < hi) { /* last sequence whose literals start at or before x0 */
         zd_u32 mid = (lo + hi + 1u) >> 1;
@@ -764,6 +764,55 @@ ZD_INLINE void zd_mp_lits_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_
         if (x < x1) {
             while (x - lds->lit[j] >= lds->ll[j]) j++;
             o[lds->rel[j] + (x - lds->lit[j])] = v[k];
+        }
+    }
+}
+
+/* Batches of long literal runs move their literals in aligned 32-bit words: a warp's loads are
+   consecutive words (whole sectors), where runs of ZD_MPX_RUN bytes an item make every byte load
+   touch 17 sectors (ncu, 1 MiB level-3 frames: 80% of the execute pass's sectors were excess).
+   ZD_MPX_LIT_WORDS words per item are in flight at once. With short runs (ERA5 frames: about a
+   literal a sequence) an item's words are 128 bytes and as many sequences apart, and finding
+   each byte's sequence cost more than the sectors saved (execute 37 -> 62 ms on the sharded
+   frames), so those batches keep the byte runs. */
+#ifndef ZD_MPX_LIT_WORDS_MIN_RUN
+#define ZD_MPX_LIT_WORDS_MIN_RUN 16u
+#endif
+#define ZD_MPX_LIT_WORDS 4u
+
+/* Per item: the batch's literals in words w0 + k * stride (k < ZD_MPX_LIT_WORDS) of the literal
+   stream read from the aligned address la (literal x is byte x + a of it), each byte stored at its
+   place in the output (x relative to the batch's first literal; nlit literals). The words at the
+   ends may hold bytes outside the batch's literals (never outside the buffer: it is 4-aligned):
+   they are skipped. */
+ZD_INLINE void zd_mp_lit_words_thread(const ZD_GLOBAL zd_u8 *la, zd_u32 a, zd_u8 *o, const ZD_LOCAL zd_mp_exec_lds *lds,
+                                      zd_u32 cnt, zd_u32 w0, zd_u32 stride, zd_u32 nlit) {
+    zd_u32 nwords = (nlit + a + 3u) >> 2;
+    zd_u32 v[ZD_MPX_LIT_WORDS];
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_MPX_LIT_WORDS; k++) {
+        zd_u32 w = w0 + k * stride;
+        v[k] = w < nwords ? zd_ld_u32a(la + 4u * w) : 0u;
+    }
+    zd_u32 xf = 4u * w0 > a ? 4u * w0 - a : 0u; /* this item's first literal */
+    zd_u32 lo = 0u, hi = cnt - 1u;
+    while (lo < hi) { /* last sequence whose literals start at or before xf */
+        zd_u32 mid = (lo + hi + 1u) >> 1;
+        if (lds->lit[mid] <= xf) lo = mid;
+        else hi = mid - 1u;
+    }
+    zd_u32 j = lo;
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_MPX_LIT_WORDS; k++) {
+        zd_u32 w = w0 + k * stride;
+        ZD_UNROLL
+        for (zd_u32 q = 0; q < 4u; q++) {
+            zd_u32 y = 4u * w + q; /* byte of the aligned stream */
+            if (w < nwords && y >= a && y - a < nlit) {
+                zd_u32 x = y - a;
+                while (x - lds->lit[j] >= lds->ll[j]) j++;
+                o[lds->rel[j] + (x - lds->lit[j])] = (zd_u8)(v[k] >> (8u * q));
+            }
         }
     }
 }
@@ -799,15 +848,21 @@ ZD_INLINE void zd_mp_short_match_thread(zd_u8 *o, const ZD_GLOBAL zd_u8 *g, zd_u
     for (; k < ml; k++) o[m + k] = o[m + k - off];
 }
 
-/* Waits (item 0) until every block of the chunk below `b` that produced bytes at or after `from`
-   is done; blocks already waited for (output at or after *confirmed) are skipped. */
-ZD_INLINE void zd_mp_wait_thread(ZD_GLOBAL zd_mp_block *blk, zd_u32 b, zd_u64 from, zd_u64 *confirmed) {
-    for (zd_u32 k = b; k-- > 0u;) {
-        if (blk[k].out_at + blk[k].out_len <= from) break;
-        if (blk[k].out_at >= *confirmed) continue;
+/* Waits (item 0) until every block of the chunk that produced bytes at or after `from` is done.
+   *kc is the lowest block known done along with every block from it up to the executing one, and
+   *confirmed its output position (they start at the executing block and its position): a block
+   is waited for once per executed block, not once per batch. Walking back from the executing
+   block for every batch (level-3 1 MiB frames have ~7 a block) kept the whole group at the next
+   barrier while one item walked. */
+ZD_INLINE void zd_mp_wait_thread(ZD_GLOBAL zd_mp_block *blk, zd_u64 from, zd_u32 *kc, zd_u64 *confirmed) {
+    zd_u32 k = *kc;
+    while (k > 0u && *confirmed > from) {
+        k--;
+        zd_u64 at = blk[k].out_at;
         while (zd_load_flag(&blk[k].done) == 0u) zd_spin_pause();
+        *confirmed = at;
     }
-    if (from < *confirmed) *confirmed = from;
+    *kc = k;
     zd_fence();
 }
 
@@ -952,6 +1007,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
     zd_u32 trail = regen - lit_used;
     zd_copy_group(g + (out_len - trail), lit + lit_used, trail);
     zd_u64 confirmed = out_at; /* item 0: earlier output known final from here on */
+    zd_u32 kc = b;             /* item 0: blocks kc .. b - 1 are known done */
     zd_u32 carry_out = 0u, carry_lit = 0u;
     zd_u32 fail = 0u;
     for (zd_u32 s0 = 0; s0 < nseq; s0 += ls) {
@@ -1003,12 +1059,25 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         }
         zd_u32 jumping = jump != NULL && span <= ZD_MPX_JUMP_SPAN && !lds->far;
         zd_u32 nlit = (zd_u32)tot;
-        for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < nlit; x0 += ls * ZD_MPX_RUN) {
-            zd_u32 x1 = nlit - x0 < ZD_MPX_RUN ? nlit : x0 + ZD_MPX_RUN;
-            zd_mp_lits_thread(lit + carry_lit, o, lds, cnt, x0, x1);
+        if (nlit >= ZD_MPX_LIT_WORDS_MIN_RUN * cnt) {
+            /* warps of W items (fewer in small host groups), each taking ZD_MPX_LIT_WORDS * W
+               consecutive words at a time, an item every W-th */
+            zd_u32 wsz = ls < 32u ? ls : 32u, warps = ls / wsz, wv = lid / wsz, lane = lid % wsz;
+            zd_u32 a = zd_addr_mod4(lit + carry_lit);
+            const ZD_GLOBAL zd_u8 *la = lit + carry_lit - a;
+            zd_u32 nwords = (nlit + a + 3u) >> 2;
+            zd_u32 step = ZD_MPX_LIT_WORDS * wsz;
+            if (wv < warps)
+                for (zd_u32 c = wv * step; c < nwords; c += warps * step)
+                    zd_mp_lit_words_thread(la, a, o, lds, cnt, c + lane, wsz, nlit);
+        } else {
+            for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < nlit; x0 += ls * ZD_MPX_RUN) {
+                zd_u32 x1 = nlit - x0 < ZD_MPX_RUN ? nlit : x0 + ZD_MPX_RUN;
+                zd_mp_lit_run_thread(lit + carry_lit, o, lds, cnt, x0, x1);
+            }
         }
         if (valid && !jumping) zd_mp_mark_thread(written, brel, brel + ll);
-        if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, b, lds->min_src, &confirmed);
+        if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, lds->min_src, &kc, &confirmed);
         ZD_BARRIER();
         if (jumping) {
             zd_mp_jump_group(lds, jump, o, g, cnt, carry_out, span, flags);
