@@ -19,7 +19,7 @@
  * {@code zarrdirect.cuda.readerThreads}, {@code zarrdirect.cuda.readerTaskBytes},
  * {@code zarrdirect.cuda.cufileThreads}, {@code zarrdirect.cuda.cufileBounceBytes},
  * {@code zarrdirect.cuda.zstdThreads}, {@code zarrdirect.cuda.zstdMultiPassMin} (frames above this many decoded
- * bytes, default 2 MiB, use the block-parallel path; -1 turns it off), {@code zarrdirect.cuda.zstdMultiPassThreads}
+ * bytes, default 256 KiB - 1, use the block-parallel path; -1 turns it off), {@code zarrdirect.cuda.zstdMultiPassThreads}
  * (threads per group of its execute launch: default 1024 with the shared-memory window, 512 in place),
  * {@code zarrdirect.cuda.zstdMultiPassWindow} (build each block in shared memory where the device has
  * 217 KiB a group; default true), {@code zarrdirect.cuda.zstdMultiPassJump} (pointer jumping for batches

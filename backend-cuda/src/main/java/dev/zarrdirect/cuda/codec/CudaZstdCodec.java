@@ -30,7 +30,7 @@ import java.util.Set;
  * per frame ({@code ZD_ZSTD_SCRATCH_PER_FRAME}), taken from the pool for the call.
  *
  * <h2>Large frames</h2>
- * Frames of more than {@value #DEFAULT_MP_MIN} decoded bytes ({@link #MP_MIN_PROPERTY}) take the
+ * Frames of more than {@value #DEFAULT_MP_MIN} decoded bytes, that is of 256 KiB and more ({@link #MP_MIN_PROPERTY}), take the
  * multi-pass path of zd_zstd_mp.h in the same call ({@link MultiPassLaunch}: block tables,
  * entropy decoding per block, linking, block-parallel execution, checksums), with the single-pass
  * decoder as fallback in the last launch for anything unusual or invalid, so statuses are the
@@ -57,10 +57,11 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
      * spreads over its 128 KiB blocks, so what matters is how many blocks it has.
      */
     public static final String MP_MIN_PROPERTY = "zarrdirect.cuda.zstdMultiPassMin";
-    // measured on the H200, level 3: 1 MiB frames 33.2 GB/s single-pass (more frames than blocks to
-    // share out); 4 MiB frames 23.1 multi-pass against 8.7 single-pass; ERA5 reads of 4.15 MB chunks
-    // 10.2 GB/s multi-pass against 4.7 single-pass
-    public static final long DEFAULT_MP_MIN = 2L << 20;
+    // measured on the H200 (ZstdKernelBench, 1 GiB batches of generated float frames, GB/s at
+    // levels 1/3/9): 256 KiB frames 92.8/78.6/66.2 multi-pass against 63.0/48.0/40.3 single-pass,
+    // 512 KiB 91.0/52.8/50.5 against 70.0/41.6/36.7, 1 MiB 94.1/41.9/36.2 against 65.6/36.1/30.8;
+    // 64 KiB frames (one block) stay single-pass: 55.1/55.5/50.6
+    public static final long DEFAULT_MP_MIN = (256L << 10) - 1;
     /**
      * Threads per group of the multi-pass execute launch (one sequence per thread and batch);
      * defaults in {@link MultiPassLaunch#DEFAULT_WINDOW_THREADS}.
