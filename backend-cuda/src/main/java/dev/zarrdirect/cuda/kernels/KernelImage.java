@@ -59,8 +59,14 @@ public final class KernelImage {
     static MemorySegment read(ClassLoader loader) throws IOException {
         String file = System.getProperty(FILE_PROPERTY);
         if (file != null && !file.isBlank()) {
-            byte[] bytes = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(file));
-            check(bytes);
+            String what = "-D" + FILE_PROPERTY + "=" + file;
+            byte[] bytes;
+            try {
+                bytes = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(file));
+            } catch (IOException e) {
+                throw new IOException(what + ": cannot read it (" + e + ")", e);
+            }
+            check(what, bytes);
             return copyToNative(bytes);
         }
         try (InputStream in = loader.getResourceAsStream(RESOURCE)) {
@@ -81,12 +87,16 @@ public final class KernelImage {
 
     /** Rejects what is not an nvcc fatbin, with the reason. */
     public static void check(byte[] bytes) throws IOException {
+        check(RESOURCE, bytes);
+    }
+
+    private static void check(String what, byte[] bytes) throws IOException {
         if (bytes.length < 16) {
-            throw new IOException(RESOURCE + " is " + bytes.length + " bytes long, too short for a fatbin");
+            throw new IOException(what + " is " + bytes.length + " bytes long, too short for a fatbin");
         }
         int magic = (bytes[0] & 0xFF) | (bytes[1] & 0xFF) << 8 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 24;
         if (magic != FATBIN_MAGIC) {
-            throw new IOException(RESOURCE + " does not start with the fatbin magic 0x" + Integer.toHexString(FATBIN_MAGIC)
+            throw new IOException(what + " does not start with the fatbin magic 0x" + Integer.toHexString(FATBIN_MAGIC)
                     + " (found 0x" + Integer.toHexString(magic) + ")");
         }
     }

@@ -25,6 +25,35 @@ class KernelImageTest {
     }
 
     @Test
+    void theFilePropertyLoadsAnotherFatbinAndNamesWhatIsWrongWithIt(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws IOException {
+        byte[] variant = new byte[40];
+        variant[0] = 0x50;
+        variant[1] = (byte) 0xED;
+        variant[2] = 0x55;
+        variant[3] = (byte) 0xBA;
+        variant[39] = 0x7E;
+        java.nio.file.Path f = java.nio.file.Files.write(dir.resolve("variant.fatbin"), variant);
+        java.nio.file.Path bad = java.nio.file.Files.write(dir.resolve("not.fatbin"), new byte[40]);
+        String before = System.getProperty(KernelImage.FILE_PROPERTY);
+        try {
+            System.setProperty(KernelImage.FILE_PROPERTY, f.toString());
+            var seg = KernelImage.read(KernelImage.class.getClassLoader());
+            assertEquals(41, seg.byteSize()); // the image and a trailing zero
+            assertEquals(0x7E, seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 39));
+            System.setProperty(KernelImage.FILE_PROPERTY, bad.toString());
+            var e = assertThrows(IOException.class, () -> KernelImage.read(KernelImage.class.getClassLoader()));
+            assertTrue(e.getMessage().contains("fatbin magic") && e.getMessage().contains("not.fatbin"), e.getMessage());
+            System.setProperty(KernelImage.FILE_PROPERTY, dir.resolve("missing.fatbin").toString());
+            e = assertThrows(IOException.class, () -> KernelImage.read(KernelImage.class.getClassLoader()));
+            assertTrue(e.getMessage().contains("cannot read") && e.getMessage().contains("missing.fatbin"), e.getMessage());
+        } finally {
+            if (before == null) System.clearProperty(KernelImage.FILE_PROPERTY);
+            else System.setProperty(KernelImage.FILE_PROPERTY, before);
+        }
+    }
+
+    @Test
     void statusNamesFollowZdStatusH() {
         assertEquals("ZD_STATUS_OK", ZdStatus.name(0));
         assertEquals("ZD_STATUS_CORRUPT_TRUNCATED", ZdStatus.name(1));
