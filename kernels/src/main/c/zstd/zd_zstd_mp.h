@@ -745,16 +745,21 @@ typedef struct {
    were written 16 ways conflicted, the window bytes 4 ways. */
 #define ZD_MPX_RUN 17u
 
+/* The last of the batch's cnt sequences whose literals start at or before literal x. */
+ZD_INLINE zd_u32 zd_mp_seq_of_lit(const ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 cnt, zd_u32 x) {
+    zd_u32 lo = 0u, hi = cnt - 1u;
+    while (lo < hi) {
+        zd_u32 mid = (lo + hi + 1u) >> 1;
+        if (lds->lit[mid] <= x) lo = mid;
+        else hi = mid - 1u;
+    }
+    return lo;
+}
+
 /* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
 ZD_INLINE void zd_mp_lit_run_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_LOCAL zd_mp_exec_lds *lds,
                                     zd_u32 cnt, zd_u32 x0, zd_u32 x1) {
-    zd_u32 lo = 0u, hi = cnt - 1u;
-    while (lo < hi) { /* last sequence whose literals start at or before x0 */
-        zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (lds->lit[mid] <= x0) lo = mid;
-        else hi = mid - 1u;
-    }
-    zd_u32 j = lo;
+    zd_u32 j = zd_mp_seq_of_lit(lds, cnt, x0);
     zd_u8 v[ZD_MPX_RUN];
     ZD_UNROLL
     for (zd_u32 k = 0; k < ZD_MPX_RUN; k++) v[k] = x0 + k < x1 ? lit[x0 + k] : (zd_u8)0u;
@@ -795,13 +800,7 @@ ZD_INLINE void zd_mp_lit_words_thread(const ZD_GLOBAL zd_u8 *la, zd_u32 a, zd_u8
         v[k] = w < nwords ? zd_ld_u32a(la + 4u * w) : 0u;
     }
     zd_u32 xf = 4u * w0 > a ? 4u * w0 - a : 0u; /* this item's first literal */
-    zd_u32 lo = 0u, hi = cnt - 1u;
-    while (lo < hi) { /* last sequence whose literals start at or before xf */
-        zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (lds->lit[mid] <= xf) lo = mid;
-        else hi = mid - 1u;
-    }
-    zd_u32 j = lo;
+    zd_u32 j = zd_mp_seq_of_lit(lds, cnt, xf);
     ZD_UNROLL
     for (zd_u32 k = 0; k < ZD_MPX_LIT_WORDS; k++) {
         zd_u32 w = w0 + k * stride;
