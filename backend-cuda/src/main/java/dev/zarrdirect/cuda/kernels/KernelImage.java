@@ -17,7 +17,8 @@ public final class KernelImage {
 
     /**
      * System property naming a fatbin file to load instead of {@link #RESOURCE}: for kernel work,
-     * to time variants built with {@code nvcc -fatbin -D...} in one JVM-less round trip each.
+     * to time variants built with {@code nvcc -fatbin -D...} without rebuilding the jars
+     * ({@code tools/gpu/kernel-variants.sh}).
      */
     public static final String FILE_PROPERTY = "zarrdirect.cuda.kernelImage";
 
