@@ -831,8 +831,8 @@ ZD_INLINE zd_u32 zd_ld_u32_shifted(const ZD_GLOBAL zd_u8 *fa, zd_u32 sh, const Z
 }
 
 /* Cooperative: to[0..n) = from[0..n) (no overlap). Aligned 32-bit stores, each word built from
-   the aligned source words it straddles, whatever the two pointers' alignments (byte copies
-   issued one load per byte and waited on it); four words in flight per item. */
+   the aligned source words it straddles, whatever the two pointers' alignments: a warp moves 128
+   bytes per load and store instruction instead of 32; four words in flight per item. */
 ZD_INLINE void zd_copy_group(ZD_GLOBAL zd_u8 *to, const ZD_GLOBAL zd_u8 *from, zd_u64 n) {
     zd_u64 lid = zd_local_id();
     zd_u64 ls = zd_local_size();
