@@ -131,10 +131,6 @@ ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, 
  * 4-aligned, then one 32-bit store per 4 symbols); returns how many and leaves *pos_io at the
  * unread bits. Needs in_len >= 8 and max_bits in 1..11.
  */
-#ifndef ZD_HUF_PACK
-#define ZD_HUF_PACK 1
-#endif
-
 typedef struct {
     zd_u64 x;       /* unread bits, left-aligned */
     zd_u32 have;    /* bits in x (those below the stream's start included) */
@@ -192,14 +188,7 @@ ZD_INLINE zd_u32 zd_huf_decode_fast_thread(const ZD_LOCAL zd_huf_cell *table, zd
             zd_huf_words_top_up(&w, base);
             zd_huf_cell e2 = zd_huf_words_next(&w, table, mb);
             zd_huf_cell e3 = zd_huf_words_next(&w, table, mb);
-#if ZD_HUF_PACK
             zd_st_u32a(out + i, (zd_u32)e0.sym | ((zd_u32)e1.sym << 8) | ((zd_u32)e2.sym << 16) | ((zd_u32)e3.sym << 24));
-#else
-            out[i] = e0.sym;
-            out[i + 1u] = e1.sym;
-            out[i + 2u] = e2.sym;
-            out[i + 3u] = e3.sym;
-#endif
             pos -= (zd_i32)(e0.nb + e1.nb + e2.nb + e3.nb);
             i += 4u;
         }

@@ -62,8 +62,12 @@
 #define ZD_MPX_SHORT 32u
 /* Execute-pass flags. SAME_ROUND: a short match marks its bytes written as soon as it is copied,
    so matches that depend on it may run in the same round. CG: bytes of earlier blocks (written by
-   other groups) are read past the multiprocessor's L1, which is not coherent across groups. */
+   other groups) are read past the multiprocessor's L1, which is not coherent across groups. JUMP:
+   batches of short output are executed by pointer jumping (zd_mp_jump_group) where the caller
+   gave the space for it. */
 #define ZD_MPX_F_SAME_ROUND 1u
+#define ZD_MPX_F_CG 2u
+#define ZD_MPX_F_JUMP 4u
 /* Batches whose output spans at most this many bytes are executed by pointer jumping when the
    caller gives the space (4 bytes a byte of local memory), else in rounds. */
 #define ZD_MPX_JUMP_SPAN 16384u
@@ -72,10 +76,6 @@
 /* Words of the rounds' bitmap (a bit per byte of a batch's output). A batch uses either it or
    the pointers of pointer jumping, so a caller may give both the same local memory. */
 #define ZD_MPX_WRITTEN_WORDS (ZD_ZSTD_BLOCK_MAX / 32u)
-#define ZD_MPX_F_CG 2u
-/* JUMP: batches of short output are executed by pointer jumping (zd_mp_jump_group) where the
-   caller gave the space for it. */
-#define ZD_MPX_F_JUMP 4u
 
 /* Repeat offsets in pass 2: a resolved offset (bit 31 clear, 0 = invalid) or "repeat offset j
    at the block's start minus d" (bit 31 set, j in bits 29-30, d in bits 0-28). */
@@ -745,21 +745,28 @@ typedef struct {
    were written 16 ways conflicted, the window bytes 4 ways. */
 #define ZD_MPX_RUN 17u
 
-/* The last of the batch's cnt sequences whose literals start at or before literal x. */
-ZD_INLINE zd_u32 zd_mp_seq_of_lit(const ZD_LOCAL zd_mp_exec_lds *lds, zd_u32 cnt, zd_u32 x) {
+/* The last of the batch's cnt sequences whose a[] (a sequence's first literal, lds->lit, or its
+   output offset, lds->rel: both ascending) is at or before x. */
+ZD_INLINE zd_u32 zd_mp_last_at_or_before(const ZD_LOCAL zd_u32 *a, zd_u32 cnt, zd_u32 x) {
     zd_u32 lo = 0u, hi = cnt - 1u;
     while (lo < hi) {
         zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (lds->lit[mid] <= x) lo = mid;
+        if (a[mid] <= x) lo = mid;
         else hi = mid - 1u;
     }
     return lo;
 }
 
+/* Byte s of the block's output: o[s] in the block, or g[s] (s < 0) in an earlier block, written
+   by another group (past L1 with ZD_MPX_F_CG). */
+ZD_INLINE zd_u8 zd_mp_src_byte(const zd_u8 *o, const ZD_GLOBAL zd_u8 *g, zd_i64 s, zd_u32 flags) {
+    return s >= 0 ? o[s] : (flags & ZD_MPX_F_CG) ? zd_ld_cg_u8(g + s) : g[s];
+}
+
 /* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
 ZD_INLINE void zd_mp_lit_run_thread(const ZD_GLOBAL zd_u8 *lit, zd_u8 *o, const ZD_LOCAL zd_mp_exec_lds *lds,
                                     zd_u32 cnt, zd_u32 x0, zd_u32 x1) {
-    zd_u32 j = zd_mp_seq_of_lit(lds, cnt, x0);
+    zd_u32 j = zd_mp_last_at_or_before(lds->lit, cnt, x0);
     zd_u8 v[ZD_MPX_RUN];
     ZD_UNROLL
     for (zd_u32 k = 0; k < ZD_MPX_RUN; k++) v[k] = x0 + k < x1 ? lit[x0 + k] : (zd_u8)0u;
@@ -800,7 +807,7 @@ ZD_INLINE void zd_mp_lit_words_thread(const ZD_GLOBAL zd_u8 *la, zd_u32 a, zd_u8
         v[k] = w < nwords ? zd_ld_u32a(la + 4u * w) : 0u;
     }
     zd_u32 xf = 4u * w0 > a ? 4u * w0 - a : 0u; /* this item's first literal */
-    zd_u32 j = zd_mp_seq_of_lit(lds, cnt, xf);
+    zd_u32 j = zd_mp_last_at_or_before(lds->lit, cnt, xf);
     ZD_UNROLL
     for (zd_u32 k = 0; k < ZD_MPX_LIT_WORDS; k++) {
         zd_u32 w = w0 + k * stride;
@@ -889,33 +896,6 @@ ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_u32 *written, zd_u32 a, z
     return 1u;
 }
 
-/* Cooperative: copies a block's output window to the destination: aligned 32-bit stores, each
-   built from the (at most two) aligned window words it straddles; the window is 4-aligned. */
-ZD_INLINE void zd_mp_flush_group(ZD_GLOBAL zd_u8 *to, const ZD_LOCAL zd_u8 *from, zd_u32 n) {
-    zd_u32 lid = zd_local_id(), ls = zd_local_size();
-    zd_u32 head = (zd_u32)((0u - (zd_u64)to) & 3u);
-    if (head > n) head = n;
-    zd_u32 words = (n - head) >> 2;
-    for (zd_u32 i = lid; i < head; i += ls) to[i] = from[i];
-    ZD_GLOBAL zd_u32 *tw = (ZD_GLOBAL zd_u32 *)(to + head);
-    zd_u32 sh = head & 3u;            /* window offset head + 4w is sh past an aligned word */
-    const ZD_LOCAL zd_u32 *fw = (const ZD_LOCAL zd_u32 *)(from + (head - sh));
-    zd_u32 full = (n - (head - sh)) >> 2; /* aligned window words inside [0, n) */
-    for (zd_u32 w = lid; w < words; w += ls) {
-        zd_u32 v;
-        if (sh == 0u) {
-            v = fw[w];
-        } else if (w + 1u < full) {
-            v = (fw[w] >> (8u * sh)) | (fw[w + 1u] << (32u - 8u * sh));
-        } else {
-            const ZD_LOCAL zd_u8 *f = from + head + 4u * w;
-            v = (zd_u32)f[0] | ((zd_u32)f[1] << 8) | ((zd_u32)f[2] << 16) | ((zd_u32)f[3] << 24);
-        }
-        tw[w] = v;
-    }
-    for (zd_u32 i = head + 4u * words + lid; i < n; i += ls) to[i] = from[i];
-}
-
 /*
  * Pass 3, cooperative, a batch whose output spans at most ZD_MPX_JUMP_SPAN bytes (its literals
  * written, bytes before it final): p[x] is the source of batch byte x, x itself for a literal,
@@ -928,13 +908,7 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
                                 zd_u32 cnt, zd_u32 carry_out, zd_u32 span, zd_u32 flags) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < span; x0 += ls * ZD_MPX_RUN) {
-        zd_u32 lo = 0u, hi = cnt - 1u;
-        while (lo < hi) { /* last sequence starting at or before x0 */
-            zd_u32 mid = (lo + hi + 1u) >> 1;
-            if (lds->rel[mid] <= carry_out + x0) lo = mid;
-            else hi = mid - 1u;
-        }
-        zd_u32 j = lo;
+        zd_u32 j = zd_mp_last_at_or_before(lds->rel, cnt, carry_out + x0);
         zd_u32 x1 = span - x0 < ZD_MPX_RUN ? span : x0 + ZD_MPX_RUN;
         for (zd_u32 x = x0; x < x1; x++) {
             while (j + 1u < cnt && lds->rel[j + 1u] <= carry_out + x) j++;
@@ -970,8 +944,7 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
     for (zd_u32 x = lid; x < span; x += ls) {
         zd_i32 v = p[x];
         if (v == (zd_i32)x) continue;
-        zd_i64 s = (zd_i64)carry_out + v; /* in the block; negative: in an earlier one */
-        o[carry_out + x] = s >= 0 ? o[s] : (flags & ZD_MPX_F_CG) ? zd_ld_cg_u8(g + s) : g[s];
+        o[carry_out + x] = zd_mp_src_byte(o, g, (zd_i64)carry_out + v, flags);
     }
 }
 
@@ -1140,7 +1113,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
                 zd_u32 jm = lds->rel[j] + lds->ll[j], jml = lds->ml[j], joff = lds->off[j];
                 for (zd_u32 q = lid; q < jml; q += ls) {
                     zd_i64 s = (zd_i64)jm - (zd_i64)joff + (zd_i64)(q < joff ? q : q % joff);
-                    o[jm + q] = s >= 0 ? o[s] : (flags & ZD_MPX_F_CG) ? zd_ld_cg_u8(g + s) : g[s];
+                    o[jm + q] = zd_mp_src_byte(o, g, s, flags);
                 }
             }
             ZD_BARRIER();
@@ -1151,9 +1124,11 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
     }
     if (win != NULL && !fail) {
         /* every item copies out bytes other items wrote: after the last batch's barrier, and
-           this one for a block that ran no batch (its window was left as it was) */
+           this one for a block that ran no batch (its window was left as it was). The window
+           goes through zd_copy_group as a generic pointer (CUDA and host: one address space;
+           the H200 measured no difference against a copy with shared-memory loads). */
         ZD_BARRIER();
-        zd_mp_flush_group(g, win, out_len - trail);
+        zd_copy_group(g, (const ZD_GLOBAL zd_u8 *)win, out_len - trail);
     }
     return fail;
 }
