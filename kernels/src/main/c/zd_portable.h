@@ -27,6 +27,8 @@
  *   zd_addr_mod4(p)  the low two bits of a global pointer's address
  *   zd_ld_u32a(p)    the little-endian 32-bit word at a 4-aligned global address p
  *   zd_st_u32a(p, v) stores v little-endian at a 4-aligned global address p
+ *   zd_prefetch(p)   asks for the global memory at p to be brought near the item (CUDA: into
+ *                    L1), without waiting for it or using a register
  */
 #ifndef ZD_PORTABLE_H
 #define ZD_PORTABLE_H
@@ -65,6 +67,7 @@ typedef long zd_i64;
 #define zd_st_u32a(p, v) \
     ((p)[0] = (zd_u8)(v), (p)[1] = (zd_u8)((v) >> 8), (p)[2] = (zd_u8)((v) >> 16), (p)[3] = (zd_u8)((v) >> 24))
 #endif
+#define zd_prefetch(p) prefetch((const __global zd_u8 *)(p), 1)
 #define ZD_UNROLL _Pragma("unroll")
 
 #elif defined(__CUDACC__)
@@ -95,6 +98,7 @@ typedef long long zd_i64;
 #define zd_addr_mod4(p) ((zd_u32)((size_t)(p) & 3u))
 #define zd_ld_u32a(p) (*(const zd_u32 *)(p))
 #define zd_st_u32a(p, v) (*(zd_u32 *)(p) = (v))
+#define zd_prefetch(p) asm volatile("prefetch.global.L1 [%0];" ::"l"((const void *)(p)))
 #define ZD_UNROLL _Pragma("unroll")
 
 #else
@@ -135,6 +139,7 @@ static inline zd_u32 zd_ld_u32a(const zd_u8 *p) {
     return v;
 }
 static inline void zd_st_u32a(zd_u8 *p, zd_u32 v) { __builtin_memcpy(p, &v, 4); }
+#define zd_prefetch(p) __builtin_prefetch((const void *)(p))
 #define ZD_UNROLL
 
 /* Per-thread identity of an emulated work-item. */

@@ -39,21 +39,25 @@ extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *sr
    warp instructions, so a warp instruction advances two blocks, where zd_zstd_mp_entropy's
    advances one, while each block's Huffman streams still decode four at once. Slot pairs: the
    same block index of neighbouring chunks, alike in size. */
-static_assert(sizeof(zd_mp_entropy_lds) == 6048u, "MultiPassLaunch.ENTROPY_LDS_BYTES");
+static_assert(sizeof(zd_mp_entropy_lds) == 6072u, "MultiPassLaunch.ENTROPY_LDS_BYTES");
+#ifndef ZD_MP_ENTROPY_WAYS
+#define ZD_MP_ENTROPY_WAYS 2u /* blocks a 32-thread group (experiments: 4 -> 32 / 4 threads a block) */
+#endif
 extern "C" __global__ void zd_zstd_mp_entropy_pairs(const zd_u8 *src, const zd_u64 *src_offsets,
                                                     const zd_u64 *src_sizes, const zd_u64 *dst_sizes, zd_u8 *scratch,
                                                     const zd_u64 *scratch_offsets, const zd_u64 *slot_base, zd_u32 n,
                                                     zd_u64 max_slots) {
-    __shared__ zd_mp_entropy_lds lds[2];
-    zd_u32 half = threadIdx.x >> 4, hid = threadIdx.x & 15u;
+    __shared__ zd_mp_entropy_lds lds[ZD_MP_ENTROPY_WAYS];
+    const zd_u32 width = 32u / ZD_MP_ENTROPY_WAYS;
+    zd_u32 half = threadIdx.x / width, hid = threadIdx.x % width;
     zd_u64 total = (zd_u64)n * max_slots;
-    for (zd_u64 pair = blockIdx.x; 2u * pair < total; pair += gridDim.x) {
-        zd_u64 g = 2u * pair + half;
+    for (zd_u64 pair = blockIdx.x; ZD_MP_ENTROPY_WAYS * pair < total; pair += gridDim.x) {
+        zd_u64 g = ZD_MP_ENTROPY_WAYS * pair + half;
         zd_u32 c = (zd_u32)(g % n);
         zd_u64 b = g / n;
         zd_u32 active = g < total && b < slot_base[c + 1u] - slot_base[c];
         zd_zstd_mp_entropy_items(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c],
-                                 active ? (zd_u32)b : 0u, &lds[half], hid, 16u, active);
+                                 active ? (zd_u32)b : 0u, &lds[half], hid, width, active);
         __syncthreads(); /* lds is reused by the next pair */
     }
 }

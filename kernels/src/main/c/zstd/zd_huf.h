@@ -20,14 +20,14 @@ typedef struct {
 } zd_huf_cell;
 
 /*
- * Reads the Huffman tree description at p[0..avail) and builds the decoding table.
- * weights: 256 bytes of scratch; wt/norm/next: scratch for the FSE-compressed weights.
- * On success *used is the description's size in bytes and *max_bits the table log.
+ * Reads the Huffman tree description at p[0..avail) into weights[0..*nsyms) (256 bytes; the
+ * implicit last weight included) and checks that they describe a complete code.
+ * wt/norm/next: scratch for the FSE-compressed weights. On success *used is the description's
+ * size in bytes and *max_bits the table log.
  */
-ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, ZD_LOCAL zd_huf_cell *table,
-                                        ZD_LOCAL zd_u8 *weights, ZD_LOCAL zd_fse_cell *wt,
-                                        ZD_LOCAL zd_i16 *norm, ZD_LOCAL zd_u16 *next, zd_u32 *max_bits,
-                                        zd_u64 *used) {
+ZD_FUNC zd_u32 zd_huf_read_weights_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, ZD_LOCAL zd_u8 *weights,
+                                          ZD_LOCAL zd_fse_cell *wt, ZD_LOCAL zd_i16 *norm, ZD_LOCAL zd_u16 *next,
+                                          zd_u32 *max_bits, zd_u32 *nsyms_out, zd_u64 *used) {
     if (avail < 1u) return ZD_STATUS_CORRUPT_TRUNCATED;
     zd_u32 hb = p[0];
     zd_u32 nw = 0; /* number of explicit weights */
@@ -94,25 +94,78 @@ ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, 
     rank[lastw]++;
     zd_u32 nsyms = nw + 1u;
     if (rank[1] < 2u || (rank[1] & 1u) != 0u) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
-    /* Codes in order of increasing weight, symbols in natural order within a weight. */
-    zd_u32 start[ZD_HUF_MAX_BITS + 2u];
+    zd_u32 acc = 0;
+    for (zd_u32 w = 1; w <= ZD_HUF_MAX_BITS; w++) acc += rank[w] << (w - 1u);
+    if (acc != (1u << mb)) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+    *max_bits = mb;
+    *nsyms_out = nsyms;
+    return ZD_STATUS_OK;
+}
+
+/* at[w]: the first table cell of the codes of weight w (1..ZD_HUF_MAX_BITS), codes in order of
+   increasing weight (RFC 8878 4.2.1.3); weights as zd_huf_read_weights_thread left them. */
+ZD_INLINE void zd_huf_weight_starts(const ZD_LOCAL zd_u8 *weights, zd_u32 nsyms, zd_u32 *at) {
+    for (zd_u32 w = 0; w < ZD_HUF_MAX_BITS + 2u; w++) at[w] = 0;
+    for (zd_u32 s = 0; s < nsyms; s++) at[weights[s]]++;
     zd_u32 acc = 0;
     for (zd_u32 w = 1; w <= ZD_HUF_MAX_BITS; w++) {
-        start[w] = acc;
-        acc += rank[w] << (w - 1u);
+        zd_u32 n = at[w] << (w - 1u);
+        at[w] = acc;
+        acc += n;
     }
-    if (acc != (1u << mb)) return ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+}
+
+/* The first table cell of each of the nsyms symbols (start: nsyms entries; weight-0 symbols get
+   none): symbols in natural order within a weight. */
+ZD_FUNC void zd_huf_starts_thread(const ZD_LOCAL zd_u8 *weights, zd_u32 nsyms, ZD_LOCAL zd_u16 *start) {
+    zd_u32 at[ZD_HUF_MAX_BITS + 2u];
+    zd_huf_weight_starts(weights, nsyms, at);
     for (zd_u32 s = 0; s < nsyms; s++) {
         zd_u32 w = weights[s];
         if (w == 0u) continue;
-        zd_u32 len = 1u << (w - 1u);
-        zd_u32 at = start[w];
-        zd_u8 nb = (zd_u8)(mb + 1u - w);
-        for (zd_u32 k = 0; k < len; k++) {
-            table[at + k].sym = (zd_u8)s;
-            table[at + k].nb = nb;
-        }
-        start[w] = at + len;
+        start[s] = (zd_u16)at[w];
+        at[w] += 1u << (w - 1u);
+    }
+}
+
+/* Per item: the table cells of symbols lid, lid + ls, ... (a symbol's 2^(w-1) cells from
+   start[s]); with zd_huf_starts_thread's starts, the items together fill the whole table. */
+ZD_INLINE void zd_huf_fill_items(ZD_LOCAL zd_huf_cell *table, const ZD_LOCAL zd_u8 *weights, zd_u32 nsyms,
+                                 const ZD_LOCAL zd_u16 *start, zd_u32 mb, zd_u32 lid, zd_u32 ls) {
+    for (zd_u32 s = lid; s < nsyms; s += ls) {
+        zd_u32 w = weights[s];
+        if (w == 0u) continue;
+        zd_huf_cell c;
+        c.sym = (zd_u8)s;
+        c.nb = (zd_u8)(mb + 1u - w);
+        ZD_LOCAL zd_huf_cell *t = table + start[s];
+        for (zd_u32 k = 0, len = 1u << (w - 1u); k < len; k++) t[k] = c;
+    }
+}
+
+/*
+ * Reads the Huffman tree description at p[0..avail) and builds the decoding table, alone (the
+ * symbols' starts kept per weight as it goes, where zd_huf_fill_items needs them in memory).
+ * weights: 256 bytes of scratch; wt/norm/next: scratch for the FSE-compressed weights. On
+ * success *used is the description's size in bytes and *max_bits the table log.
+ */
+ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, ZD_LOCAL zd_huf_cell *table,
+                                        ZD_LOCAL zd_u8 *weights, ZD_LOCAL zd_fse_cell *wt,
+                                        ZD_LOCAL zd_i16 *norm, ZD_LOCAL zd_u16 *next, zd_u32 *max_bits,
+                                        zd_u64 *used) {
+    zd_u32 nsyms = 0, mb = 0;
+    zd_u32 st = zd_huf_read_weights_thread(p, avail, weights, wt, norm, next, &mb, &nsyms, used);
+    if (st != ZD_STATUS_OK) return st;
+    zd_u32 at[ZD_HUF_MAX_BITS + 2u];
+    zd_huf_weight_starts(weights, nsyms, at);
+    for (zd_u32 s = 0; s < nsyms; s++) {
+        zd_u32 w = weights[s];
+        if (w == 0u) continue;
+        zd_huf_cell c;
+        c.sym = (zd_u8)s;
+        c.nb = (zd_u8)(mb + 1u - w);
+        for (zd_u32 k = 0, len = 1u << (w - 1u); k < len; k++) table[at[w] + k] = c;
+        at[w] += 1u << (w - 1u);
     }
     *max_bits = mb;
     return ZD_STATUS_OK;
@@ -121,16 +174,27 @@ ZD_FUNC zd_u32 zd_huf_read_table_thread(const ZD_GLOBAL zd_u8 *p, zd_u64 avail, 
 /*
  * Fast part of a stream (the caller finishes it with checked reads): the unread bits sit
  * left-aligned in a 64-bit register x (its top bit is the next to read) and are topped up a
- * 4-aligned 32-bit word at a time. The next word is loaded one top-up ahead, so its latency
- * overlaps the table lookups instead of stalling the next refill, and a symbol costs one shift
- * of x, one shift for its index and one lookup. A word at or below the stream's start may hold
- * bytes before it (same buffer: buffers are at least 4-aligned); they only ever fill the low,
- * don't-care bits of a lookup, as every fast read lies within the stream (pos >= k * max_bits).
+ * 4-aligned 32-bit word at a time. The next word is loaded one top-up ahead (and its sector
+ * prefetched further ahead), so its latency overlaps the table lookups instead of stalling the
+ * next refill, and a symbol costs one shift of x, one shift for its index and one lookup. A
+ * word at or below the stream's start may hold bytes before it (same buffer: buffers are at
+ * least 4-aligned); they only ever fill the low, don't-care bits of a lookup, as every fast read
+ * lies within the stream (pos >= k * max_bits).
  * The top word is read byte by byte, as it may extend past the stream's end.
  * Decodes while at least 4 symbols and 4 * max_bits bits remain (byte stores until out is
  * 4-aligned, then one 32-bit store per 4 symbols); returns how many and leaves *pos_io at the
  * unread bits. Needs in_len >= 8 and max_bits in 1..11.
  */
+/* When a top-up loads the top word of a 32-byte sector, it asks for the word ZD_HUF_PREFETCH
+   words further down (the next sector) to be brought into L1, so that the loads of the next 8
+   top-ups find it there. Without it, the refills waited on loads that missed L1 (ncu, 1 MiB
+   level-1 frames: 42% of the entropy pass's stall samples). Measured on the H200 (GB/s, 1 MiB
+   frames at levels 1/3/9): none 93.8/48.6/39.6, once a sector 94.6/49.7/40.3, at every top-up
+   89.3/50.4/40.9 (the extra requests cost level 1 more than they save). Loading words further
+   ahead into registers did not help: shifting the queue waited for the newest load. 0: off. */
+#ifndef ZD_HUF_PREFETCH
+#define ZD_HUF_PREFETCH 8
+#endif
 typedef struct {
     zd_u64 x;       /* unread bits, left-aligned */
     zd_u32 have;    /* bits in x (those below the stream's start included) */
@@ -144,6 +208,12 @@ ZD_INLINE void zd_huf_words_top_up(zd_huf_words *w, const ZD_GLOBAL zd_u8 *base)
         w->have += 32u;
         w->kn--;
         w->nw = zd_ld_u32a(base + 4u * (zd_u32)(w->kn > 0 ? w->kn : 0));
+#if ZD_HUF_PREFETCH > 0
+        if ((w->kn & 7) == 7) {
+            zd_i32 kp = w->kn - ZD_HUF_PREFETCH;
+            zd_prefetch(base + 4u * (zd_u32)(kp > 0 ? kp : 0));
+        }
+#endif
     }
 }
 

@@ -412,30 +412,46 @@ ZD_FUNC void zd_zstd_mp_scan_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, z
 
 /* Pass 2 local memory: one block's tables, small enough for many groups per multiprocessor
    (the entropy work is one item's serial chain: occupancy is what hides its latency). The
-   literals are decoded before the sequence tables are built, so the Huffman table and the three
-   FSE tables share their space (6 KiB instead of 10: 32 groups per H200 multiprocessor, its
-   limit, instead of 22). */
+   literals are decoded before the sequence tables are built, so the Huffman table (with its
+   symbols' first cells, for the items' fill) and the three FSE tables share their space (6 KiB
+   instead of 10: 32 groups per H200 multiprocessor, its limit, instead of 22). */
+/* An FSE table's normalized counts and spread state while it is built. */
+typedef struct {
+    zd_i16 norm[ZD_FSE_MAX_SYMBOLS];
+    zd_u16 next[ZD_FSE_MAX_SYMBOLS];
+} zd_mp_fse_tmp;
+
 typedef struct {
     union {
-        zd_huf_cell huf[1][ZD_HUF_TABLE_SIZE];
+        struct {
+            zd_huf_cell cells[ZD_HUF_TABLE_SIZE];
+            zd_u16 start[256];
+        } huf;
         struct {
             zd_fse_cell ll[1u << ZD_LL_MAX_LOG];
             zd_fse_cell ml[1u << ZD_ML_MAX_LOG];
             zd_fse_cell of[1u << ZD_OF_MAX_LOG];
         } fse;
     } t;
-    zd_fse_cell hufw[1u << ZD_HUFW_MAX_LOG];
-    zd_i16 norm[ZD_FSE_MAX_SYMBOLS];
-    zd_u16 next[ZD_FSE_MAX_SYMBOLS];
-    zd_u8 weights[256];
+    /* the Huffman weights' scratch, then that of two of the FSE tables, built beside the first */
+    union {
+        struct {
+            zd_fse_cell hufw[1u << ZD_HUFW_MAX_LOG];
+            zd_u8 weights[256];
+        } h;
+        zd_mp_fse_tmp fse[2];
+    } w;
+    zd_mp_fse_tmp fse0;
     zd_u64 hs_in[4], hs_len[4], hs_out[4], hs_n[4];
     zd_u32 hs_status[4];
-    zd_u32 status, hs_count, op_byte;
+    zd_u32 fse_status[3], fse_log[3];
+    zd_u32 status, hs_count, op_byte, nsyms;
 } zd_mp_entropy_lds;
 
-/* Builds the FSE table of kind k (0 LL, 1 OF, 2 ML) from its recorded description. */
+/* Builds the FSE table of kind k (0 LL, 1 OF, 2 ML) from its recorded description, with scratch `tmp`. */
 ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 k, zd_u32 mode, zd_u64 at,
-                                      zd_u64 end, ZD_LOCAL zd_mp_entropy_lds *lds, zd_u32 *log_out) {
+                                      zd_u64 end, ZD_LOCAL zd_mp_entropy_lds *lds, ZD_LOCAL zd_mp_fse_tmp *tmp,
+                                      zd_u32 *log_out) {
     ZD_LOCAL zd_fse_cell *t = k == 0u ? lds->t.fse.ll : (k == 1u ? lds->t.fse.of : lds->t.fse.ml);
     zd_u32 max_sym = k == 0u ? ZD_LL_MAX_SYM : (k == 1u ? ZD_OF_MAX_SYM : ZD_ML_MAX_SYM);
     zd_u32 max_log = k == 0u ? ZD_LL_MAX_LOG : (k == 1u ? ZD_OF_MAX_LOG : ZD_ML_MAX_LOG);
@@ -444,8 +460,8 @@ ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
         zd_u32 n = k == 0u ? 36u : (k == 1u ? 29u : 53u);
         log = k == 1u ? 5u : 6u;
         for (zd_u32 i = 0; i < n; i++)
-            lds->norm[i] = k == 0u ? zd_ll_default_norm[i] : (k == 1u ? zd_of_default_norm[i] : zd_ml_default_norm[i]);
-        if (zd_fse_build_thread(t, lds->norm, n, log, lds->next) != ZD_STATUS_OK) return ZD_STATUS_CORRUPT_FSE_TABLE;
+            tmp->norm[i] = k == 0u ? zd_ll_default_norm[i] : (k == 1u ? zd_of_default_norm[i] : zd_ml_default_norm[i]);
+        if (zd_fse_build_thread(t, tmp->norm, n, log, tmp->next) != ZD_STATUS_OK) return ZD_STATUS_CORRUPT_FSE_TABLE;
     } else if (mode == 1u) {
         if (at >= src_len) return ZD_STATUS_CORRUPT_FSE_TABLE;
         zd_u32 sym = src[at];
@@ -455,10 +471,10 @@ ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
         zd_u32 nsym = 0;
         zd_u64 used = 0;
         if (at >= end) return ZD_STATUS_CORRUPT_FSE_TABLE;
-        if (zd_fse_read_ncount_thread(src + at, end - at, max_sym, max_log, lds->norm, &log, &nsym, &used) !=
+        if (zd_fse_read_ncount_thread(src + at, end - at, max_sym, max_log, tmp->norm, &log, &nsym, &used) !=
             ZD_STATUS_OK)
             return ZD_STATUS_CORRUPT_FSE_TABLE;
-        if (zd_fse_build_thread(t, lds->norm, nsym, log, lds->next) != ZD_STATUS_OK) return ZD_STATUS_CORRUPT_FSE_TABLE;
+        if (zd_fse_build_thread(t, tmp->norm, nsym, log, tmp->next) != ZD_STATUS_OK) return ZD_STATUS_CORRUPT_FSE_TABLE;
     }
     *log_out = log;
     return ZD_STATUS_OK;
@@ -524,9 +540,13 @@ ZD_FUNC void zd_zstd_mp_entropy_items(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
             zd_u32 mb = 0;
             zd_u64 used = 0;
             zd_u64 hd = blk->huf_desc;
-            zd_u32 s = hd < src_len ? zd_huf_read_table_thread(src + hd, src_len - hd, lds->t.huf[0], lds->weights,
-                                                               lds->hufw, lds->norm, lds->next, &mb, &used)
+            zd_u32 ns = 0;
+            zd_u32 s = hd < src_len ? zd_huf_read_weights_thread(src + hd, src_len - hd, lds->w.h.weights,
+                                                                 lds->w.h.hufw, lds->fse0.norm, lds->fse0.next, &mb,
+                                                                 &ns, &used)
                                     : ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
+            if (s == ZD_STATUS_OK) zd_huf_starts_thread(lds->w.h.weights, ns, lds->t.huf.start);
+            lds->nsyms = ns;
             if (s != ZD_STATUS_OK) {
                 lds->status = ZD_STATUS_CORRUPT_HUFFMAN_TABLE;
             } else {
@@ -564,10 +584,14 @@ ZD_FUNC void zd_zstd_mp_entropy_items(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
         }
     }
     if (ls > 1u) ZD_BARRIER();
+    /* the table's cells by all items (one alone took about as long as a 16 KiB block's streams) */
+    if (active && blk->lit_type == 2u && lds->hs_count > 0u)
+        zd_huf_fill_items(lds->t.huf.cells, lds->w.h.weights, lds->nsyms, lds->t.huf.start, lds->op_byte, lid, ls);
+    if (ls > 1u) ZD_BARRIER();
     if (!active) {
     } else if (blk->lit_type == 2u) {
         for (zd_u32 k = lid; k < lds->hs_count; k += ls) {
-            lds->hs_status[k] = zd_huf_decode_stream_thread(lds->t.huf[0], lds->op_byte, src + lds->hs_in[k],
+            lds->hs_status[k] = zd_huf_decode_stream_thread(lds->t.huf.cells, lds->op_byte, src + lds->hs_in[k],
                                                             lds->hs_len[k], lit + lds->hs_out[k], lds->hs_n[k]);
         }
     } else if (blk->lit_type == 1u) {
@@ -576,20 +600,36 @@ ZD_FUNC void zd_zstd_mp_entropy_items(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
         for (zd_u32 i = lid; i < regen; i += ls) to[i] = v;
     }
     if (ls > 1u) ZD_BARRIER();
-    if (lid != 0u || !active) return;
-    zd_u32 status = lds->status;
-    if (status == ZD_STATUS_OK && blk->lit_type == 2u) {
-        for (zd_u32 k = 0; k < lds->hs_count; k++)
-            if (lds->hs_status[k] != ZD_STATUS_OK) status = lds->hs_status[k];
+    zd_u32 status = ZD_STATUS_OK;
+    if (active) {
+        status = lds->status;
+        if (status == ZD_STATUS_OK && blk->lit_type == 2u) {
+            for (zd_u32 k = 0; k < lds->hs_count; k++)
+                if (lds->hs_status[k] != ZD_STATUS_OK) status = lds->hs_status[k];
+        }
     }
-    zd_u32 nseq = blk->nseq;
+    zd_u32 nseq = active ? blk->nseq : 0u;
+    /* the three tables by three items at once (item 0 alone spent about a tenth of the pass on
+       them at level 3, where blocks have ~90 sequences) */
+    if (status == ZD_STATUS_OK && nseq > 0u) {
+        for (zd_u32 k = lid; k < 3u; k += ls) {
+            zd_u32 log = 0u;
+            lds->fse_status[k] = zd_mp_build_fse_thread(src, src_len, k, (blk->tab_mode >> (2u * k)) & 3u,
+                                                        blk->tab_desc[k], src_len, lds,
+                                                        k == 0u ? &lds->fse0 : &lds->w.fse[k - 1u], &log);
+            lds->fse_log[k] = log;
+        }
+    }
+    if (ls > 1u) ZD_BARRIER();
+    if (lid != 0u || !active) return;
     zd_u32 r1 = ZD_MP_SYM_OF(0), r2 = ZD_MP_SYM_OF(1), r3 = ZD_MP_SYM_OF(2), bad = 0u;
     zd_u64 lsum = 0u, tsum = 0u; /* literals and bytes the sequences produce */
     if (status == ZD_STATUS_OK && nseq > 0u) {
-        zd_u32 logs[3] = {0u, 0u, 0u};
-        for (zd_u32 k = 0; k < 3u && status == ZD_STATUS_OK; k++)
-            status = zd_mp_build_fse_thread(src, src_len, k, (blk->tab_mode >> (2u * k)) & 3u, blk->tab_desc[k],
-                                            src_len, lds, &logs[k]);
+        zd_u32 logs[3];
+        for (zd_u32 k = 0; k < 3u; k++) {
+            if (status == ZD_STATUS_OK) status = lds->fse_status[k];
+            logs[k] = lds->fse_log[k];
+        }
         zd_bwdf_bits br;
         if (status == ZD_STATUS_OK && zd_bwdf_init_thread(&br, src + blk->bits_at, end - blk->bits_at) != 0)
             status = ZD_STATUS_CORRUPT_SEQUENCES;
@@ -835,11 +875,18 @@ ZD_INLINE void zd_mp_short_match_thread(zd_u8 *o, const ZD_GLOBAL zd_u8 *g, zd_u
     if (off > m) {
         zd_u32 nb = off - m < ml ? off - m : ml;
         const ZD_GLOBAL zd_u8 *s = g - (off - m);
-        if (flags & ZD_MPX_F_CG) {
-            for (; k < nb; k++) o[m + k] = zd_ld_cg_u8(s + k);
-        } else {
-            for (; k < nb; k++) o[m + k] = s[k];
+        /* 8 loads in flight before their stores: `o` may alias `s` as far as the compiler
+           knows, so a load-store loop waited a global round trip a byte */
+        for (; k < nb; k += 8u) {
+            zd_u8 v[8];
+            ZD_UNROLL
+            for (zd_u32 q = 0; q < 8u; q++)
+                v[q] = k + q < nb ? ((flags & ZD_MPX_F_CG) ? zd_ld_cg_u8(s + k + q) : s[k + q]) : (zd_u8)0u;
+            ZD_UNROLL
+            for (zd_u32 q = 0; q < 8u; q++)
+                if (k + q < nb) o[m + k + q] = v[q];
         }
+        k = nb;
     }
     if (off >= 4u) {
         for (; k + 4u <= ml; k += 4u) {
@@ -854,22 +901,25 @@ ZD_INLINE void zd_mp_short_match_thread(zd_u8 *o, const ZD_GLOBAL zd_u8 *g, zd_u
     for (; k < ml; k++) o[m + k] = o[m + k - off];
 }
 
-/* Waits (item 0) until every block of the chunk that produced bytes at or after `from` is done.
-   *kc is the lowest block known done along with every block from it up to the executing one, and
-   *confirmed its output position (they start at the executing block and its position): a block
-   is waited for once per executed block, not once per batch. Walking back from the executing
-   block for every batch (level-3 1 MiB frames have ~7 a block) kept the whole group at the next
-   barrier while one item walked. */
-ZD_INLINE void zd_mp_wait_thread(ZD_GLOBAL zd_mp_block *blk, zd_u64 from, zd_u32 *kc, zd_u64 *confirmed) {
-    zd_u32 k = *kc;
-    while (k > 0u && *confirmed > from) {
-        k--;
-        zd_u64 at = blk[k].out_at;
-        while (zd_load_flag(&blk[k].done) == 0u) zd_spin_pause();
-        *confirmed = at;
+/* Waits until every block of the chunk before block b that produced bytes at or after `from` is
+   done. Item i checks blocks b-1-i, b-1-i-ls, ... (its flag and the next block's start loaded
+   together), so the group waits one round trip where one item walking back took one per block
+   while the others sat at the next barrier: zstd 1.5.7 splits level-3 frames into ~60 blocks a
+   MiB, and ~85% of their matches read earlier blocks (ncu, 1 MiB level-3 frames: a third of the
+   execute pass's stall samples were that barrier, after ~22 blocks walked a batch). Block
+   outputs ascend: an item stops at the first block that ends at or before `from`. */
+ZD_INLINE void zd_mp_wait_items(ZD_GLOBAL zd_mp_block *blk, zd_u32 b, zd_u64 from, zd_u32 lid, zd_u32 ls) {
+    zd_u32 waited = 0u;
+    for (zd_u32 k = b - 1u - lid; lid < b && k < b; k -= ls) {
+        zd_u32 done = zd_load_flag(&blk[k].done);
+        if (blk[k + 1u].out_at <= from) break;
+        while (done == 0u) {
+            zd_spin_pause();
+            done = zd_load_flag(&blk[k].done);
+        }
+        waited = 1u;
     }
-    *kc = k;
-    zd_fence();
+    if (waited) zd_fence(); /* the flags' blocks' bytes are read after the next barrier */
 }
 
 /* Marks bytes [a, e) of the batch's output written (other items may mark neighbouring bits).
@@ -978,8 +1028,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
        match of this block reads them (later blocks wait for its done flag). */
     zd_u32 trail = regen - lit_used;
     zd_copy_group(g + (out_len - trail), lit + lit_used, trail);
-    zd_u64 confirmed = out_at; /* item 0: earlier output known final from here on */
-    zd_u32 kc = b;             /* item 0: blocks kc .. b - 1 are known done */
+    zd_u64 confirmed = out_at; /* earlier output known final from here on (the same in every item) */
     zd_u32 carry_out = 0u, carry_lit = 0u;
     zd_u32 fail = 0u;
     for (zd_u32 s0 = 0; s0 < nseq; s0 += ls) {
@@ -1049,7 +1098,11 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             }
         }
         if (valid && !jumping) zd_mp_mark_thread(written, brel, brel + ll);
-        if (lid == 0u && lds->min_src < confirmed) zd_mp_wait_thread(blk, lds->min_src, &kc, &confirmed);
+        zd_u64 need = lds->min_src;
+        if (need < confirmed) {
+            zd_mp_wait_items(blk, b, need, lid, ls);
+            confirmed = need;
+        }
         ZD_BARRIER();
         if (jumping) {
             zd_mp_jump_group(lds, jump, o, g, cnt, carry_out, span, flags);

@@ -27,7 +27,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
                               boolean entropyPairs) {
 
     /** sizeof(zd_mp_entropy_lds): one block's tables in the entropy pass. */
-    static final int ENTROPY_LDS_BYTES = 6048;
+    static final int ENTROPY_LDS_BYTES = 6072;
 
     /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP in zd_zstd_mp.h. */
     private static final int F_SAME_ROUND = 1, F_CG = 2, F_JUMP = 4;
