@@ -776,7 +776,7 @@ typedef struct {
     zd_u32 lit[ZD_MPX_MAX_ITEMS];  /* first literal, relative to the batch's first literal */
     zd_u32 lng[ZD_MPX_MAX_ITEMS];  /* this round's long matches (item indexes) */
     zd_u32 any[3], n_long[2];      /* per round: a match was pending (or a source moved), long matches */
-    zd_u32 ticket, fail, far;
+    zd_u32 ticket, fail, far, long_lit;
 } zd_mp_exec_lds;
 
 /* Byte loops of pass 3 give each item a run of ZD_MPX_RUN consecutive bytes (one search finds
@@ -858,6 +858,36 @@ ZD_INLINE void zd_mp_lit_words_thread(const ZD_GLOBAL zd_u8 *la, zd_u32 a, zd_u8
                 zd_u32 x = y - a;
                 while (x - lds->lit[j] >= lds->ll[j]) j++;
                 o[lds->rel[j] + (x - lds->lit[j])] = (zd_u8)(v[k] >> (8u * q));
+            }
+        }
+    }
+}
+
+/* Batches of short literal runs whose longest is at most ZD_MPX_SEQ_LITS bytes: each item moves
+   its own sequence's literals, no search. Byte runs (zd_mp_lit_run_thread) find each byte's
+   sequence by walking the batch's sequences from a binary search, and on ERA5 frames (about a
+   literal a sequence, many sequences with none) the slowest item's walk held the whole group at
+   the next barrier (ncu, sharded ERA5 frames: 39% of the execute pass's stall samples). */
+#define ZD_MPX_SEQ_LITS 64u
+
+/* Per item: the ll literals at l (its sequence's first literal) to o, read as aligned words, 4 in
+   flight at a time (words may hold bytes outside the run, never outside the buffer: it is
+   4-aligned). */
+ZD_INLINE void zd_mp_seq_lits_thread(const ZD_GLOBAL zd_u8 *l, zd_u32 ll, zd_u8 *o) {
+    if (ll == 0u) return;
+    zd_u32 a = zd_addr_mod4(l);
+    const ZD_GLOBAL zd_u8 *la = l - a;
+    zd_u32 nw = (a + ll + 3u) >> 2;
+    for (zd_u32 w0 = 0; w0 < nw; w0 += 4u) {
+        zd_u32 v[4];
+        ZD_UNROLL
+        for (zd_u32 q = 0; q < 4u; q++) v[q] = w0 + q < nw ? zd_ld_u32a(la + 4u * (w0 + q)) : 0u;
+        ZD_UNROLL
+        for (zd_u32 q = 0; q < 4u; q++) {
+            ZD_UNROLL
+            for (zd_u32 b = 0; b < 4u; b++) {
+                zd_u32 y = 4u * (w0 + q) + b;
+                if (y >= a && y - a < ll) o[y - a] = (zd_u8)(v[q] >> (8u * b));
             }
         }
     }
@@ -1047,6 +1077,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             lds->n_long[0] = 0u;
             lds->fail = 0u;
             lds->far = 0u;
+            lds->long_lit = 0u;
         }
         zd_u64 tot = 0u;
         zd_u64 ex = zd_scan_excl_u64_group((zd_u64)ll | ((zd_u64)(ll + ml) << 32), lds->scan, &tot);
@@ -1071,6 +1102,7 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
                 lds->lit[lid] = lrel;
                 if (ml > 0u && (zd_u64)off > m) zd_atomic_min_u64_local(&lds->min_src, abs_m - off);
                 if (off > ZD_MPX_JUMP_MAX_OFF) lds->far = 1u; /* its pointers would not fit an i32 */
+                if (ll > ZD_MPX_SEQ_LITS) lds->long_lit = 1u;
             }
         }
         ZD_BARRIER();
@@ -1091,6 +1123,8 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
             if (wv < warps)
                 for (zd_u32 c = wv * step; c < nwords; c += warps * step)
                     zd_mp_lit_words_thread(la, a, o, lds, cnt, c + lane, wsz, nlit);
+        } else if (!lds->long_lit) {
+            if (valid) zd_mp_seq_lits_thread(lit + carry_lit + lrel, ll, o + rel);
         } else {
             for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < nlit; x0 += ls * ZD_MPX_RUN) {
                 zd_u32 x1 = nlit - x0 < ZD_MPX_RUN ? nlit : x0 + ZD_MPX_RUN;
