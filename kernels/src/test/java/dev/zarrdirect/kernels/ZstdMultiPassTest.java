@@ -177,9 +177,10 @@ class ZstdMultiPassTest {
         Random rnd = new Random(SEED ^ 0x51C0L);
         List<byte[]> frames = new ArrayList<>();
         List<byte[]> originals = new ArrayList<>();
-        // floats at level 1 have blocks of literals only (the window variant once lost a barrier there)
-        String[] kinds = {"floats", "floats", "text", "mixture"};
-        int[] levels = {1, 3, 1, 3};
+        // floats at level 1 have blocks of literals only (the window variant once lost a barrier there);
+        // the field has short literal runs (each item copies its own sequence's literals)
+        String[] kinds = {"floats", "floats", "text", "mixture", "field"};
+        int[] levels = {1, 3, 1, 3, 3};
         for (int k = 0; k < kinds.length; k++) {
             byte[] d = data(kinds[k], (1 << 20) - rnd.nextInt(5000), rnd);
             originals.add(d);

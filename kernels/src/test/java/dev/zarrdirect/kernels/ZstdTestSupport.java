@@ -57,6 +57,7 @@ final class ZstdTestSupport {
         return switch (kind) {
             case "text" -> text(n, r);
             case "floats" -> floats(n, r);
+            case "field" -> field(n, r);
             case "zeros" -> new byte[n];
             case "random" -> random(n, r);
             case "pattern" -> pattern(n, r);
@@ -85,6 +86,24 @@ final class ZstdTestSupport {
         double phase = r.nextDouble();
         for (int i = 0; bb.position() + 4 <= bb.capacity(); i++) {
             bb.putFloat((float) (280.0 + 15 * Math.sin(i * 1e-3 + phase) + r.nextGaussian() * 0.05));
+        }
+        byte[] b = new byte[n];
+        System.arraycopy(bb.array(), 0, b, 0, n);
+        return b;
+    }
+
+    /**
+     * A smooth 2-D float32 field on a 1440-wide grid, quantized to 1/64: compresses like the ERA5
+     * chunks (level 3: ratio ~6.9, ~0.4 literals a sequence, short literal runs), the data of
+     * the execute pass's per-sequence literal copy.
+     */
+    static byte[] field(int n, Random r) {
+        ByteBuffer bb = ByteBuffer.allocate(n + 4).order(ByteOrder.LITTLE_ENDIAN);
+        double phase = r.nextDouble() * 6.28;
+        for (int i = 0; bb.position() + 4 <= bb.capacity(); i++) {
+            int lat = i / 1440, lon = i % 1440;
+            double v = 250 + 30 * Math.cos(lat * 0.004 + phase) + 4 * Math.sin(lon * 0.0125 + lat * 0.002);
+            bb.putFloat((float) (Math.round(v * 64) / 64.0));
         }
         byte[] b = new byte[n];
         System.arraycopy(bb.array(), 0, b, 0, n);
