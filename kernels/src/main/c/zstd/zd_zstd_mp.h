@@ -410,17 +410,17 @@ ZD_FUNC void zd_zstd_mp_scan_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, z
     }
 }
 
-/* Pass 2 local memory: one block's tables, small enough for many groups per multiprocessor
-   (the entropy work is one item's serial chain: occupancy is what hides its latency). The
-   literals are decoded before the sequence tables are built, so the Huffman table (with its
-   symbols' first cells, for the items' fill) and the three FSE tables share their space (6 KiB
-   instead of 10: 32 groups per H200 multiprocessor, its limit, instead of 22). */
 /* An FSE table's normalized counts and spread state while it is built. */
 typedef struct {
     zd_i16 norm[ZD_FSE_MAX_SYMBOLS];
     zd_u16 next[ZD_FSE_MAX_SYMBOLS];
 } zd_mp_fse_tmp;
 
+/* Pass 2 local memory: one block's tables, small enough for many groups per multiprocessor
+   (the entropy work is one item's serial chain: occupancy is what hides its latency). The
+   literals are decoded before the sequence tables are built, so the Huffman table (with its
+   symbols' first cells, for the items' fill) and the three FSE tables share their space (6 KiB
+   instead of 10: 32 groups per H200 multiprocessor, its limit, instead of 22). */
 typedef struct {
     union {
         struct {
@@ -448,7 +448,7 @@ typedef struct {
     zd_u32 status, hs_count, op_byte, nsyms;
 } zd_mp_entropy_lds;
 
-/* Builds the FSE table of kind k (0 LL, 1 OF, 2 ML) from its recorded description, with scratch `tmp`. */
+/* Builds the FSE table of kind k (0 LL, 1 OF, 2 ML) from its recorded description (scratch: tmp). */
 ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 k, zd_u32 mode, zd_u64 at,
                                       zd_u64 end, ZD_LOCAL zd_mp_entropy_lds *lds, ZD_LOCAL zd_mp_fse_tmp *tmp,
                                       zd_u32 *log_out) {
