@@ -41,7 +41,9 @@ extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *sr
    same block index of neighbouring chunks, alike in size. */
 static_assert(sizeof(zd_mp_entropy_lds) == 6072u, "MultiPassLaunch.ENTROPY_LDS_BYTES");
 #ifndef ZD_MP_ENTROPY_WAYS
-#define ZD_MP_ENTROPY_WAYS 2u /* blocks a 32-thread group (experiments: 4 -> 32 / 4 threads a block) */
+/* blocks a 32-thread group; MultiPassLaunch sizes the grid for 2, and the kernel strides over
+   whatever remains, so other values (4: 8 threads a block) are for tools/gpu/kernel-variants.sh */
+#define ZD_MP_ENTROPY_WAYS 2u
 #endif
 extern "C" __global__ void zd_zstd_mp_entropy_pairs(const zd_u8 *src, const zd_u64 *src_offsets,
                                                     const zd_u64 *src_sizes, const zd_u64 *dst_sizes, zd_u8 *scratch,
