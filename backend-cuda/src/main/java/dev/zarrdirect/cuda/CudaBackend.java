@@ -57,11 +57,16 @@ import java.util.Optional;
  */
 public final class CudaBackend implements Backend {
 
-    /** Bytes the device pool keeps after frees; default 4 GiB. */
+    /**
+     * Bytes the device pool keeps after frees; default an eighth of the device's memory, at least
+     * 4 GiB. A device batch of the multi-pass zstd path takes about 5 bytes of scratch per decoded
+     * byte, freed at its end: a pool that gave it back to the driver would map it again for the next
+     * batch (H200, sharded ERA5 store: 22.4 GB/s with 4 GiB kept, 25.3 with 64 GiB).
+     */
     public static final String POOL_RETAINED_PROPERTY = "zarrdirect.cuda.poolRetainedBytes";
     /** Bytes of free pinned host blocks kept; default 1 GiB. */
     public static final String PINNED_RETAINED_PROPERTY = "zarrdirect.cuda.pinnedRetainedBytes";
-    /** Chunks per codec call the core should use; default 512. */
+    /** Chunks per codec call the core should use; default 128. */
     public static final String BATCH_PROPERTY = "zarrdirect.cuda.batchSize";
 
     static final int SCATTER_BLOCK = 256;
@@ -88,7 +93,7 @@ public final class CudaBackend implements Backend {
             for (int i = 0; i < n; i++) {
                 CudaDevice d = new CudaDevice(driver, i, fatbin);
                 devs.add(d);
-                allocs.add(new DeviceAllocator(d, Long.getLong(POOL_RETAINED_PROPERTY, 4L << 30)));
+                allocs.add(new DeviceAllocator(d, Long.getLong(POOL_RETAINED_PROPERTY, Math.max(4L << 30, d.totalMemory() / 8))));
                 pins.add(new PinnedHostPool(driver, d::makeCurrent, new Device(DeviceType.CUDA_HOST, i),
                         Long.getLong(PINNED_RETAINED_PROPERTY, 1L << 30)));
             }
@@ -496,14 +501,15 @@ public final class CudaBackend implements Backend {
     // ------------------------------------------------------------------ the rest of the SPI
 
     /**
-     * Chunks (inner chunks of shards) per device batch. A read of more is split, and the next batch
-     * is fetched while one decodes. Measured on the H200, sharded ERA5 store (512 inner chunks of
-     * 4.15 MB, `tools/gpu/mp-check.sh e2e`): 64 -> 13.2, 128 -> 20.7, 256 -> 20.7, 512 (one batch,
-     * no overlap) -> 17.9 GB/s.
+     * Chunks (inner chunks of shards) per device batch. A read of more is split; later batches are
+     * fetched while earlier ones decode, and several decode at once
+     * ({@code zarrdirect.decodeDepth}). Measured on the H200, sharded ERA5 store (512 inner chunks
+     * of 4.15 MB, `tools/gpu/e2e-trace.sh era5-sharded 128 64`), three batches decoding at once:
+     * 64 -> 23.0, 128 -> 30.9 GB/s; one at a time (before): 64 -> 16.3, 128 -> 25.2, 256 -> 23.8.
      */
     @Override
     public int preferredBatchSize() {
-        return Integer.getInteger(BATCH_PROPERTY, 256);
+        return Integer.getInteger(BATCH_PROPERTY, 128);
     }
 
     /**

@@ -16,6 +16,7 @@ import dev.zarrdirect.core.metadata.v2.V2ArrayMetadata;
 import dev.zarrdirect.core.pipeline.ChunkIO;
 import dev.zarrdirect.core.pipeline.CodecChain;
 import dev.zarrdirect.core.pipeline.DeviceDecoder;
+import dev.zarrdirect.core.pipeline.PipelineTrace;
 import dev.zarrdirect.core.pipeline.HostRegion;
 
 import java.util.ArrayList;
@@ -46,6 +47,19 @@ public final class ZarrArray {
     private final CodecChain chain;
     private final Map<String, String> codecChoices;
     private volatile DeviceDecoder deviceDecoder;
+    /**
+     * System property: device batches of one {@link #readToDevice} that decode at once (default 3;
+     * 1 decodes them one after the other). On the H200, sharded ERA5 store in batches of 128 inner
+     * chunks: 1 -> 27.4, 2 -> 29.0, 3 -> 30.9, 4 -> 31.0 GB/s (`tools/gpu/e2e-trace.sh`): the next
+     * batch's entropy pass fills the SMs that the last blocks of a batch's execute pass leave idle.
+     */
+    public static final String DECODE_DEPTH_PROPERTY = "zarrdirect.decodeDepth";
+    /**
+     * System property: chunks (inner chunks of shards) per device batch of {@link #readToDevice},
+     * for any backend; by default the backend's {@link Backend#preferredBatchSize()}.
+     */
+    public static final String DEVICE_BATCH_PROPERTY = "zarrdirect.deviceBatchSize";
+
     /** Why {@link #readToDevice} decodes on the host, once known; null while the device path is possible. */
     private volatile String hostOnlyReason;
     /** Zarr v2: the .zarray this array was read from or created with; null for a v3 array. */
@@ -204,32 +218,22 @@ public final class ZarrArray {
             }
         }
         // Every element is written: decoded chunks, or fills for chunks never written.
+        PipelineTrace trace = PipelineTrace.start("readToDevice " + describe() + " " + selection);
+        long ta = trace.now();
         Buffer dest = b.allocateUninitialized(dev, kind, Math.max(1, bytes));
+        trace.span("allocate", ta, bytes + " bytes");
         try {
             long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
-            int batchSize = Math.max(1, b.preferredBatchSize());
+            int batchSize = Math.max(1, Integer.getInteger(DEVICE_BATCH_PROPERTY, b.preferredBatchSize()));
             List<List<DeviceDecoder.Task>> batches = new ArrayList<>();
-            List<DeviceDecoder.Task> plan = new ArrayList<>();
-            metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) ->
-                    DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), plan));
+            long tp = trace.now();
+            List<DeviceDecoder.Task> plan = planDeviceTasks(selection);
             for (int i = 0; i < plan.size(); i += batchSize) {
                 batches.add(plan.subList(i, Math.min(plan.size(), i + batchSize)));
             }
-            // Batch i+1 is fetched (file reads, copies to the device) while batch i decodes.
-            java.util.concurrent.Future<DeviceDecoder.Fetched> next = batches.isEmpty() ? null
-                    : ctx.workers().submit(() -> decoder.fetch(store, batches.getFirst()));
-            for (int i = 0; i < batches.size(); i++) {
-                DeviceDecoder.Fetched f = awaitFetch(next);
-                next = i + 1 < batches.size() ? prefetch(decoder, batches.get(i + 1), f) : null;
-                try (f) {
-                    decoder.decode(f, dest, 0, outShape, byteStrides);
-                } catch (RuntimeException | Error e) {
-                    if (next != null) {
-                        closeWhenDone(next);
-                    }
-                    throw e;
-                }
-            }
+            trace.span("plan", tp, plan.size() + " tasks in " + batches.size() + " batches");
+            decodeBatches(decoder, batches, dest, outShape, byteStrides, trace);
+            trace.print(System.err);
             return Tensor.owning(dest, 0, dataType(), outShape, Tensor.contiguousStrides(outShape));
         } catch (RuntimeException | Error e) {
             dest.close();
@@ -237,30 +241,141 @@ public final class ZarrArray {
         }
     }
 
-    private java.util.concurrent.Future<DeviceDecoder.Fetched> prefetch(DeviceDecoder decoder, List<DeviceDecoder.Task> batch,
-                                                                      DeviceDecoder.Fetched current) {
+    /**
+     * The device tasks of {@code selection}, in chunk order. A shard's tasks need its index, read
+     * from the store: the shards are planned in parallel on the context's workers (a read of 32
+     * ERA5 shards spent 4 ms planning one after the other).
+     */
+    private List<DeviceDecoder.Task> planDeviceTasks(Selection selection) {
+        List<DeviceDecoder.Task> plan = new ArrayList<>();
+        if (!DeviceDecoder.planReadsStore(chain)) {
+            metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) ->
+                    DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), plan));
+            return plan;
+        }
+        List<java.util.concurrent.Future<List<DeviceDecoder.Task>>> shards = new ArrayList<>();
+        metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) ->
+                shards.add(ctx.workers().submit(() -> {
+                    List<DeviceDecoder.Task> part = new ArrayList<>();
+                    DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), part);
+                    return part;
+                })));
+        RuntimeException failed = null;
+        for (java.util.concurrent.Future<List<DeviceDecoder.Task>> f : shards) {
+            try {
+                plan.addAll(await(f));
+            } catch (RuntimeException e) {
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+        return plan;
+    }
+
+    /**
+     * Fetches and decodes {@code batches} into {@code dest}: later batches are fetched (file reads,
+     * copies to the device) while earlier batches decode, and several batches ({@value #DECODE_DEPTH_PROPERTY},
+     * default 3) decode at once, each on its own worker thread (so on its own stream), so the device starts on
+     * the next batch while the last blocks of the one before still run. Returns when every batch is
+     * decoded; on failure, after every batch started has stopped touching {@code dest}.
+     */
+    private void decodeBatches(DeviceDecoder decoder, List<List<DeviceDecoder.Task>> batches, Buffer dest,
+                               long[] outShape, long[] byteStrides, PipelineTrace trace) {
+        int depth = Math.max(1, Integer.getInteger(DECODE_DEPTH_PROPERTY, 3));
+        java.util.ArrayDeque<java.util.concurrent.Future<?>> decoding = new java.util.ArrayDeque<>();
+        // Fetches run up to `depth` batches ahead of the batch handed to a decoder, so that a batch
+        // is on the device when a decoder frees up; one after another, in order, since one fetch
+        // keeps the reader busy and the batch needed next should land first.
+        java.util.ArrayDeque<java.util.concurrent.Future<DeviceDecoder.Fetched>> fetching = new java.util.ArrayDeque<>();
+        java.util.concurrent.CompletableFuture<DeviceDecoder.Fetched> lastFetch = null;
+        int fetched = 0;
         try {
-            return ctx.workers().submit(() -> decoder.fetch(store, batch));
+            for (int i = 0; i < batches.size(); i++) {
+                while (fetched < batches.size() && fetched <= i + depth) {
+                    lastFetch = prefetch(decoder, batches.get(fetched), fetched, trace, lastFetch);
+                    fetching.add(lastFetch);
+                    fetched++;
+                }
+                long tw = trace.now();
+                DeviceDecoder.Fetched f = await(fetching.removeFirst());
+                trace.span("wait fetch " + i, tw, null);
+                int index = i;
+                int tasks = batches.get(i).size();
+                try {
+                    decoding.add(ctx.workers().submit(() -> {
+                        long td = trace.now();
+                        try (f) {
+                            decoder.decode(f, dest, 0, outShape, byteStrides);
+                        }
+                        trace.span("decode " + index, td, tasks + " tasks");
+                        return null;
+                    }));
+                } catch (RuntimeException | Error e) {
+                    f.close();
+                    throw e;
+                }
+                while (decoding.size() >= depth) {
+                    await(decoding.removeFirst());
+                }
+            }
+            while (!decoding.isEmpty()) {
+                await(decoding.removeFirst());
+            }
         } catch (RuntimeException | Error e) {
-            current.close();
+            // The caller frees dest: every decode still writing into it must end first.
+            for (java.util.concurrent.Future<?> d : decoding) {
+                try {
+                    d.get();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            for (java.util.concurrent.Future<DeviceDecoder.Fetched> f : fetching) {
+                closeWhenDone(f);
+            }
             throw e;
         }
     }
 
-    private static DeviceDecoder.Fetched awaitFetch(java.util.concurrent.Future<DeviceDecoder.Fetched> f) {
+    /** Fetches {@code batch} on a worker once {@code after} (if any) has landed; fails without reading if it failed. */
+    private java.util.concurrent.CompletableFuture<DeviceDecoder.Fetched> prefetch(
+            DeviceDecoder decoder, List<DeviceDecoder.Task> batch, int index, PipelineTrace trace,
+            java.util.concurrent.CompletableFuture<DeviceDecoder.Fetched> after) {
+        java.util.function.Supplier<DeviceDecoder.Fetched> work = () -> {
+            long t = trace.now();
+            DeviceDecoder.Fetched f = decoder.fetch(store, batch);
+            trace.span("fetch " + index, t, f.encodedBytes() + " encoded bytes");
+            return f;
+        };
+        return after == null ? java.util.concurrent.CompletableFuture.supplyAsync(work, ctx.workers())
+                : after.thenApplyAsync(previous -> work.get(), ctx.workers());
+    }
+
+    private static <T> T await(java.util.concurrent.Future<T> f) {
         try {
             return f.get();
         } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
+            Throwable cause = e.getCause();
+            // a fetch chained after a failed one carries that failure wrapped
+            while (cause instanceof java.util.concurrent.CompletionException c && c.getCause() != null) {
+                cause = c.getCause();
+            }
+            if (cause instanceof RuntimeException r) {
                 throw r;
             }
-            if (e.getCause() instanceof Error err) {
+            if (cause instanceof Error err) {
                 throw err;
             }
-            throw new dev.zarrdirect.api.ZarrDirectException("fetching a batch failed: " + e.getCause(), e.getCause());
+            throw new dev.zarrdirect.api.ZarrDirectException("a device batch failed: " + cause, cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new dev.zarrdirect.api.ZarrDirectException("interrupted while fetching a batch", e);
+            throw new dev.zarrdirect.api.ZarrDirectException("interrupted while reading device batches", e);
         }
     }
 

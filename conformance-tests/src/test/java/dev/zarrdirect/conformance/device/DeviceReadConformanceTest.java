@@ -82,6 +82,91 @@ class DeviceReadConformanceTest {
         return tests.stream();
     }
 
+    @TestFactory
+    Stream<DynamicTest> manySmallBatchesDecodingAtOnceReadWhatTheCpuReads() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (BackendRegistry.Entry e : BackendRegistry.discover().entries()) {
+            if (!e.name().equals("cpu") && e.probe().available()) {
+                tests.add(DynamicTest.dynamicTest(e.name() + " in batches of 7, 3 decoding at once",
+                        () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_PROPERTY, "7", ZarrArray.DECODE_DEPTH_PROPERTY, "3"),
+                                () -> checkManyBatches(e.name()))));
+            }
+        }
+        return tests.stream();
+    }
+
+    /**
+     * Arrays of 135 chunks (plain, and in shards of 15 inner chunks) read in device batches of 7 with
+     * three batches decoding at once: the same bytes as the CPU, missing chunks filled; a corrupt
+     * chunk in a middle batch fails the read naming that chunk, and the next read works.
+     */
+    private void checkManyBatches(String name) {
+        Random rnd = new Random(SEED);
+        long[] shape = {9, 12, 40};
+        CodecMetadata le = c("bytes", Map.of("endian", "little"));
+        CodecMetadata zstd = c("zstd", Map.of("level", 3L, "checksum", false));
+        List<List<CodecMetadata>> chains = List.of(List.of(le, zstd),
+                List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 4L, 8L),
+                        "codecs", List.of(le.toJson(), zstd.toJson()),
+                        "index_codecs", List.of(le.toJson(), c("crc32c", Map.of()).toJson()), "index_location", "end"))));
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 3)) {
+            for (List<CodecMetadata> codecs : chains) {
+                boolean sharded = codecs.size() == 1;
+                long[] chunks = sharded ? new long[]{1, 12, 40} : new long[]{1, 4, 8};
+                Store store = new MemoryStore();
+                ArrayMetadata md = ArrayMetadata.create(shape, DataType.FLOAT32, chunks,
+                        FillValue.parse("NaN", DataType.FLOAT32, "test"), codecs);
+                ZarrArray w = Zarr.createArray(cpu, store, "a", md);
+                try (Tensor t = Tensor.allocateHost(DataType.FLOAT32, shape)) {
+                    for (long i = 0; i < t.elementCount(); i++) {
+                        t.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) (i % 40 + rnd.nextGaussian()));
+                    }
+                    w.write(t);
+                }
+                store.delete("a/" + w.metadata().chunkKey(new long[]{4, 0, 0}));
+                ZarrArray onCpu = Zarr.openArray(cpu, store, "a");
+                ZarrArray onDev = Zarr.openArray(dev, store, "a");
+                for (Selection sel : List.of(Selection.all(shape), Selection.parse("1:8,3:11,5:37", shape))) {
+                    String what = name + " " + codecs.stream().map(CodecMetadata::name).toList() + " " + sel + " (seed " + SEED + ")";
+                    try (Tensor expect = onCpu.read(sel); Tensor got = onDev.readToDevice(sel);
+                         HostBuffer back = HostBuffer.allocate(expect.byteSize())) {
+                        dev.backend().copy(got.buffer(), got.byteOffset(), back, 0, expect.byteSize());
+                        long m = expect.segment().mismatch(back.segment());
+                        assertEquals(-1, m, what + ": first difference at byte " + m);
+                    }
+                }
+                if (!sharded) {
+                    // Chunk [6, 1, 2] sits in a middle batch; garbage in it fails the whole read, by name.
+                    String key = "a/" + w.metadata().chunkKey(new long[]{6, 1, 2});
+                    byte[] junk = new byte[64];
+                    rnd.nextBytes(junk);
+                    store.set(key, java.lang.foreign.MemorySegment.ofArray(junk));
+                    RuntimeException e = assertThrows(RuntimeException.class, () -> onDev.readToDevice(Selection.all(shape)).close());
+                    assertTrue(String.valueOf(e.getMessage()).contains("[6, 1, 2]"), name + ": " + e);
+                    try (Tensor got = onDev.readToDevice(Selection.parse("0:6", shape))) {
+                        assertEquals(6 * 12 * 40, got.elementCount());
+                    }
+                }
+            }
+        }
+    }
+
+    private static void withProperties(Map<String, String> props, Runnable body) {
+        Map<String, String> old = new java.util.HashMap<>();
+        props.forEach((k, v) -> old.put(k, System.setProperty(k, v)));
+        try {
+            body.run();
+        } finally {
+            old.forEach((k, v) -> {
+                if (v == null) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
+        }
+    }
+
     private void checkBackend(String name) {
         Random rnd = new Random(SEED);
         try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 2)) {

@@ -74,6 +74,11 @@ public final class DeviceDecoder {
                 || (chain.isPartiallyReadable() && chain.sharding().inner().sharding() == null);
     }
 
+    /** True when {@link #plan} reads the store (a shard's index) for {@code chain}. */
+    public static boolean planReadsStore(CodecChain chain) {
+        return chain.sharding() != null;
+    }
+
     /** The chain that decodes one batch item: the array's chain, or the inner chain of its shards. */
     public static CodecChain leafChain(CodecChain chain) {
         return chain.sharding() == null ? chain : chain.sharding().inner();
