@@ -15,7 +15,9 @@ import java.util.function.LongConsumer;
  * The SHA-256 of every element of an array in C order, each element little-endian (bool as one
  * byte 0 or 1, complex as real then imaginary): the same number for the same data whatever the
  * chunking, codecs, backend or implementation that wrote it. Chunks never written count as the
- * fill value. Reads in slabs along the first dimension, so memory stays bounded.
+ * fill value. Reads in slabs along the first dimension, so memory stays bounded. On a device
+ * backend the slabs are decoded on the device ({@link ZarrArray#readToDevice}) and copied back,
+ * so that {@code checksum --backend cuda} checks the device's decoding against the CPU's.
  */
 public final class ArrayChecksum {
 
@@ -55,13 +57,31 @@ public final class ArrayChecksum {
             long[] stop = shape.clone();
             start[0] = r;
             stop[0] = Math.min(shape[0], r + rows);
-            try (Tensor t = array.read(new Selection(start, stop))) {
+            try (Tensor t = readSlab(array, new Selection(start, stop))) {
                 update(md, t.segment(), dt);
                 done += t.byteSize();
                 progress.accept(done);
             }
         }
         return HexFormat.of().formatHex(md.digest());
+    }
+
+    /** The slab as a contiguous host tensor: read on the host, or decoded on the device and copied back. */
+    private static Tensor readSlab(ZarrArray array, Selection sel) {
+        dev.zarrdirect.api.backend.Backend b = array.context().backend();
+        if (b.defaultDevice().isHost()) {
+            return array.read(sel);
+        }
+        Tensor host = Tensor.allocateHost(array.dataType(), sel.shape());
+        try (Tensor onDevice = array.readToDevice(sel)) {
+            if (host.byteSize() > 0) {
+                b.copy(onDevice.buffer(), onDevice.byteOffset(), host.buffer(), 0, host.byteSize());
+            }
+            return host;
+        } catch (RuntimeException | Error e) {
+            host.close();
+            throw e;
+        }
     }
 
     /** Lowercase hex SHA-256 of a contiguous host tensor's elements, by the same rules. */

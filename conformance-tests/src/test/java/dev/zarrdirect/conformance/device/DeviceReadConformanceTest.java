@@ -135,6 +135,8 @@ class DeviceReadConformanceTest {
                         assertEquals(-1, m, what + ": first difference at byte " + m);
                     }
                 }
+                // the checksum on a device backend decodes there (checksum --backend cuda relies on it)
+                assertEquals(ArrayChecksum.sha256(onCpu), ArrayChecksum.sha256(onDev), name + " checksum " + codecs);
                 if (!sharded) {
                     // Chunk [6, 1, 2] sits in a middle batch; garbage in it fails the whole read, by name.
                     String key = "a/" + w.metadata().chunkKey(new long[]{6, 1, 2});
