@@ -328,13 +328,24 @@ public final class ZarrArray {
                 await(decoding.removeFirst());
             }
         } catch (RuntimeException | Error e) {
-            // The caller frees dest: every decode still writing into it must end first.
+            // The caller frees dest: every decode still writing into it must end first, even when
+            // this thread is interrupted (the interrupt is kept for the caller).
+            boolean interrupted = Thread.interrupted();
             for (java.util.concurrent.Future<?> d : decoding) {
-                try {
-                    d.get();
-                } catch (Exception suppressed) {
-                    e.addSuppressed(suppressed);
+                while (true) {
+                    try {
+                        d.get();
+                        break;
+                    } catch (InterruptedException ie) {
+                        interrupted = true;
+                    } catch (Exception suppressed) {
+                        e.addSuppressed(suppressed);
+                        break;
+                    }
                 }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
             for (java.util.concurrent.Future<DeviceDecoder.Fetched> f : fetching) {
                 closeWhenDone(f);
