@@ -68,19 +68,11 @@ public final class ArrayChecksum {
 
     /** The slab as a contiguous host tensor: read on the host, or decoded on the device and copied back. */
     private static Tensor readSlab(ZarrArray array, Selection sel) {
-        dev.zarrdirect.api.backend.Backend b = array.context().backend();
-        if (b.defaultDevice().isHost()) {
+        if (array.context().backend().defaultDevice().isHost()) {
             return array.read(sel);
         }
-        Tensor host = Tensor.allocateHost(array.dataType(), sel.shape());
         try (Tensor onDevice = array.readToDevice(sel)) {
-            if (host.byteSize() > 0) {
-                b.copy(onDevice.buffer(), onDevice.byteOffset(), host.buffer(), 0, host.byteSize());
-            }
-            return host;
-        } catch (RuntimeException | Error e) {
-            host.close();
-            throw e;
+            return array.copyToHost(onDevice);
         }
     }
 

@@ -496,7 +496,8 @@ public final class ZarrArray {
         return Tensor.owning(buf, 0, dataType(), shape, Tensor.contiguousStrides(shape));
     }
 
-    private Tensor copyToHost(Tensor t) {
+    /** A contiguous tensor of this context's device memory copied into a new host tensor. */
+    Tensor copyToHost(Tensor t) {
         if (!t.isContiguous()) {
             throw new IllegalArgumentException("cannot write from " + t + ": device tensors must be contiguous");
         }
