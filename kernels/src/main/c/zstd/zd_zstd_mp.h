@@ -480,6 +480,10 @@ ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     return ZD_STATUS_OK;
 }
 
+#ifndef ZD_MP_REP_SELECT
+#define ZD_MP_REP_SELECT 0
+#endif
+
 /* "rep1 - 1" on a ZD_MP_SYM value: one more to subtract from a symbolic one; a resolved one
    stays 0 (invalid) once it reaches 0, as any use of it is corrupt in the single-pass decoder. */
 ZD_INLINE zd_u32 zd_mp_rep_dec(zd_u32 v) {
@@ -497,6 +501,23 @@ ZD_INLINE zd_u32 zd_mp_rep_resolve(zd_u32 v, zd_u32 r0, zd_u32 r1, zd_u32 r2) {
 
 /* Repeat-offset bookkeeping of one sequence (RFC 8878 3.1.1.5) on ZD_MP_SYM values; returns
    the sequence's offset in the same form and sets *bad for an offset that does not fit. */
+#if ZD_MP_REP_SELECT
+/* Selects, no branches: the two decoding threads of a pairs warp (zd_zstd_mp_entropy_pairs)
+   take different cases about as often as not, and a branch ran both cases one after the other. */
+ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2, zd_u32 *r3, zd_u32 *bad) {
+    zd_u32 fresh = ofv > 3u;
+    zd_u32 idx = ofv - 1u + (ll == 0u ? 1u : 0u); /* 0..3 when not fresh */
+    zd_u32 rep = idx == 0u ? *r1 : (idx == 1u ? *r2 : (idx == 2u ? *r3 : zd_mp_rep_dec(*r1)));
+    zd_u32 off = fresh ? ofv - 3u : rep;
+    *bad |= fresh & (off >> 31); /* a fresh offset in the ZD_MP_SYM range */
+    zd_u32 n3 = fresh || idx >= 2u ? *r2 : *r3;
+    zd_u32 n2 = fresh || idx >= 1u ? *r1 : *r2;
+    *r3 = n3;
+    *r2 = n2;
+    *r1 = off;
+    return off;
+}
+#else
 ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2, zd_u32 *r3, zd_u32 *bad) {
     zd_u32 off;
     if (ofv > 3u) {
@@ -515,6 +536,7 @@ ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2,
     *r1 = off;
     return off;
 }
+#endif
 
 /*
  * Pass 2: decodes block `b` of a chunk (literals and sequences) into scratch, as item `lid` of
@@ -979,6 +1001,13 @@ ZD_INLINE zd_u32 zd_mp_marked_thread(const ZD_LOCAL zd_u32 *written, zd_u32 a, z
     return 1u;
 }
 
+/* Pointers handled a step by each item of zd_mp_jump_group's loops: their loads go out together
+   (volatile accesses keep program order, so a loop of load, dependent load, store waited two
+   local-memory round trips an element; a global one for sources in earlier blocks). */
+#ifndef ZD_MPX_JUMP_ILP
+#define ZD_MPX_JUMP_ILP 4u
+#endif
+
 /*
  * Pass 3, cooperative, a batch whose output spans at most ZD_MPX_JUMP_SPAN bytes (its literals
  * written, bytes before it final): p[x] is the source of batch byte x, x itself for a literal,
@@ -993,9 +1022,20 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
     for (zd_u32 x0 = lid * ZD_MPX_RUN; x0 < span; x0 += ls * ZD_MPX_RUN) {
         zd_u32 j = zd_mp_last_at_or_before(lds->rel, cnt, carry_out + x0);
         zd_u32 x1 = span - x0 < ZD_MPX_RUN ? span : x0 + ZD_MPX_RUN;
+        /* sequence j's fields in registers, reloaded when the run crosses into the next: the
+           stores to p might alias lds for the compiler, which reloaded them every byte */
+        zd_u32 rj = lds->rel[j], lj = lds->ll[j], oj = lds->off[j];
+        zd_u32 rn = j + 1u < cnt ? lds->rel[j + 1u] : ~0u;
         for (zd_u32 x = x0; x < x1; x++) {
-            while (j + 1u < cnt && lds->rel[j + 1u] <= carry_out + x) j++;
-            p[x] = carry_out + x - lds->rel[j] < lds->ll[j] ? (zd_i32)x : (zd_i32)x - (zd_i32)lds->off[j];
+            zd_u32 bx = carry_out + x;
+            while (bx >= rn) {
+                j++;
+                rj = rn;
+                lj = lds->ll[j];
+                oj = lds->off[j];
+                rn = j + 1u < cnt ? lds->rel[j + 1u] : ~0u;
+            }
+            p[x] = bx - rj < lj ? (zd_i32)x : (zd_i32)x - (zd_i32)oj;
         }
     }
     ZD_BARRIER();
@@ -1004,18 +1044,26 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
        no pointer moved had nothing left to resolve. (compute-sanitizer racecheck reports these
        reads and writes as hazards: by design.) Volatile keeps the compiler from assuming it
        owns the values. Three flags in turn: the one cleared here was last read two barriers
-       ago. */
+       ago. Each item owns its elements x (no other item writes them), so reading its own
+       ZD_MPX_JUMP_ILP pointers before writing any changes nothing. */
     volatile ZD_LOCAL zd_i32 *vp = p;
     for (zd_u32 r = 0;; r++) {
         zd_u32 cur = r % 3u;
         if (lid == 0u) lds->any[(r + 1u) % 3u] = 0u;
         zd_u32 moved = 0u;
-        for (zd_u32 x = lid; x < span; x += ls) {
-            zd_i32 v = vp[x];
-            if (v >= 0 && v != (zd_i32)x) { /* a match byte whose source is in the batch */
-                zd_i32 w = vp[v];
-                if (w != v) { /* ... and that source is a match byte too */
-                    vp[x] = w;
+        for (zd_u32 x = lid; x < span; x += ZD_MPX_JUMP_ILP * ls) {
+            zd_i32 v[ZD_MPX_JUMP_ILP], w[ZD_MPX_JUMP_ILP];
+            ZD_UNROLL
+            for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++) v[k] = x + k * ls < span ? vp[x + k * ls] : -1;
+            ZD_UNROLL
+            for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++) {
+                /* a match byte whose source is in the batch: the source's own pointer */
+                w[k] = v[k] >= 0 && v[k] != (zd_i32)(x + k * ls) ? vp[v[k]] : v[k];
+            }
+            ZD_UNROLL
+            for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++) {
+                if (w[k] != v[k]) { /* ... a match byte too: jump over it */
+                    vp[x + k * ls] = w[k];
                     moved = 1u;
                 }
             }
@@ -1024,10 +1072,17 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
         ZD_BARRIER();
         if (lds->any[cur] == 0u) break;
     }
-    for (zd_u32 x = lid; x < span; x += ls) {
-        zd_i32 v = p[x];
-        if (v == (zd_i32)x) continue;
-        o[carry_out + x] = zd_mp_src_byte(o, g, (zd_i64)carry_out + v, flags);
+    for (zd_u32 x = lid; x < span; x += ZD_MPX_JUMP_ILP * ls) {
+        zd_i32 v[ZD_MPX_JUMP_ILP];
+        zd_u8 c[ZD_MPX_JUMP_ILP];
+        ZD_UNROLL
+        for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++) v[k] = x + k * ls < span ? p[x + k * ls] : (zd_i32)(x + k * ls);
+        ZD_UNROLL
+        for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++)
+            c[k] = v[k] != (zd_i32)(x + k * ls) ? zd_mp_src_byte(o, g, (zd_i64)carry_out + v[k], flags) : (zd_u8)0u;
+        ZD_UNROLL
+        for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++)
+            if (v[k] != (zd_i32)(x + k * ls)) o[carry_out + x + k * ls] = c[k];
     }
 }
 
