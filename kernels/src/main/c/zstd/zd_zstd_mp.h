@@ -807,8 +807,12 @@ typedef struct {
 /* Byte loops of pass 3 give each item a run of ZD_MPX_RUN consecutive bytes (one search finds
    the sequence of its first byte). Odd, so that the items of a warp, a run apart, start in
    different banks of local memory: with 16-byte runs the 4-byte pointers of zd_mp_jump_group
-   were written 16 ways conflicted, the window bytes 4 ways. */
-#define ZD_MPX_RUN 17u
+   were written 16 ways conflicted, the window bytes 4 ways. 9 rather than 17 since the set-up walk
+   keeps its sequence in registers (sharded ERA5 frames' exec 21.7 -> 20.6 ms, 1 MiB level 3
+   51.5 -> 52.9 GB/s; 33: 25.2 ms). */
+#ifndef ZD_MPX_RUN
+#define ZD_MPX_RUN 9u
+#endif
 
 /* The last of the batch's cnt sequences whose a[] (a sequence's first literal, lds->lit, or its
    output offset, lds->rel: both ascending) is at or before x. */

@@ -105,6 +105,19 @@ public final class ZstdKernelBench {
                         data.add(d);
                         frames.add(encode((BytesToBytesCodec) enc, d));
                     }
+                    if (framesFrom != null) {
+                        // as CudaZstdCodec orders a multi-pass batch (files come in array order)
+                        long[] len = new long[distinct];
+                        for (int i = 0; i < distinct; i++) len[i] = frames.get(i).length;
+                        int[] order = MultiPassLaunch.frameOrder(len);
+                        List<byte[]> d2 = new ArrayList<>(), f2 = new ArrayList<>();
+                        for (int o : order) {
+                            d2.add(data.get(o));
+                            f2.add(frames.get(o));
+                        }
+                        data = d2;
+                        frames = f2;
+                    }
                     long inTotal = 0;
                     for (int i = 0; i < n; i++) {
                         inTotal += frames.get(i % distinct).length;

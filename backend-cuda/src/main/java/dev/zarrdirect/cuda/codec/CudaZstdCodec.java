@@ -83,6 +83,8 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     public static final String MP_JUMP_PROPERTY = "zarrdirect.cuda.zstdMultiPassJump";
     /** Whether the entropy pass decodes two blocks a group ({@link MultiPassLaunch#entropyPairs()}). */
     public static final String MP_ENTROPY_PAIRS_PROPERTY = "zarrdirect.cuda.zstdMultiPassEntropyPairs";
+    /** Whether a multi-pass batch's frames are ordered by encoded size ({@link MultiPassLaunch#frameOrder}). */
+    public static final String MP_SORT_PROPERTY = "zarrdirect.cuda.zstdMultiPassSortFrames";
 
     private final CudaBackend backend;
     private final CudaDevice device;
@@ -274,8 +276,15 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     }
 
     /** The five launches of {@link MultiPassLaunch} for frames whose scratch fits together. */
-    private void decodeMultiPass(CodecBatch batch, int[] item, long[] sa, long[] ss, long[] da, long[] ds) {
-        int n = item.length;
+    private void decodeMultiPass(CodecBatch batch, int[] item0, long[] sa0, long[] ss0, long[] da0, long[] ds0) {
+        int n = item0.length;
+        int[] order = MultiPassLaunch.frameOrder(ss0);
+        int[] item = new int[n];
+        long[] sa = new long[n], ss = new long[n], da = new long[n], ds = new long[n];
+        for (int k = 0; k < n; k++) {
+            int o = order[k];
+            item[k] = item0[o]; sa[k] = sa0[o]; ss[k] = ss0[o]; da[k] = da0[o]; ds[k] = ds0[o];
+        }
         ItemTable t = ItemTable.of(sa, ss, da, ds);
         long[] sco = new long[n];
         long[] sb = new long[n + 1];
