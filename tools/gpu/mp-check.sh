@@ -4,7 +4,7 @@
 #   bash tools/gpu/mp-check.sh [bench|shard|conf|e2e|all] [extra ZstdKernelBench args]
 # shard: the kernel alone on the inner frames of the sharded ERA5 layout (4.15 MB each).
 # e2e: `zarr-direct bench` of both ERA5 layouts ([32,16,721,1440] float32, zstd 3), cuda against
-# cpu + copy in the same run, with the read and host-to-device limits.
+# cpu + copy in the same run, with the read and host-to-device limits (E2E_PASSES passes, default 3).
 set -u
 what=${1:-all}; shift || true
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -51,7 +51,7 @@ fi
 if [ "$what" = e2e ] || [ "$what" = all ]; then
   for layout in ${E2E_LAYOUTS:-era5 era5-sharded}; do
     bash .device/run main dev.zarrdirect.cli.ZarrDirectCli bench /tmp/zdbench/$layout --generate $layout \
-      --backend cuda --compare-cpu --limits --passes 3 --batch "${E2E_BATCH:-32}" > "$OUT/e2e-$layout.txt" 2>&1
+      --backend cuda --compare-cpu --limits --passes "${E2E_PASSES:-3}" --batch "${E2E_BATCH:-32}" > "$OUT/e2e-$layout.txt" 2>&1
     summary+=("e2e $layout: $(grep -E '^(result|limit|speedup|stored)' "$OUT/e2e-$layout.txt" | tr -s ' ' | tr '\n' ' ')")
   done
 fi

@@ -79,7 +79,7 @@ extern "C" __global__ void zd_zstd_mp_exec(const zd_u8 *src, const zd_u64 *src_o
     __shared__ zd_mp_exec_lds lds;
     __shared__ zd_u32 written[ZD_MPX_WRITTEN_WORDS];
     zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n, &lds,
-                          NULL, NULL, written, flags);
+                          NULL, NULL, written, flags & ~ZD_MPX_F_WIN);
 }
 
 /* Builds each block in a shared-memory window: launch with ZD_MPX_WIN_SHARED_BYTES of dynamic
@@ -102,7 +102,7 @@ zd_zstd_mp_exec_win(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *s
     zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n,
                           (zd_mp_exec_lds *)zd_mpx_shared, zd_mpx_shared + ZD_MPX_WIN_HEAD_BYTES,
                           (zd_i32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT), (zd_u32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT),
-                          flags);
+                          flags | ZD_MPX_F_WIN);
 }
 
 extern "C" __global__ void zd_zstd_mp_finish(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,

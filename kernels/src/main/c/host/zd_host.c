@@ -119,7 +119,8 @@ static void zd_host_mp_body(void *p) {
     }
     if (a->pass == 4u) {
         zd_zstd_mp_exec_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->scratch,
-                              a->scratch_offsets, a->n, a->xlds, a->win, a->jump, (zd_u32 *)a->jump, a->exec_flags);
+                              a->scratch_offsets, a->n, a->xlds, a->win, a->jump, (zd_u32 *)a->jump,
+                              a->win != NULL ? a->exec_flags | ZD_MPX_F_WIN : a->exec_flags & ~ZD_MPX_F_WIN);
         return;
     }
     if (g >= a->n) return;

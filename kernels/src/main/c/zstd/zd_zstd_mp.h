@@ -68,6 +68,10 @@
 #define ZD_MPX_F_SAME_ROUND 1u
 #define ZD_MPX_F_CG 2u
 #define ZD_MPX_F_JUMP 4u
+/* WIN: the caller gives a window (`win` not NULL). A flag beside the pointer so that a kernel can
+   make it a constant (flags | ZD_MPX_F_WIN): the compiler cannot assume that a shared-memory
+   pointer is not NULL, and keeps both ways of building a block otherwise. */
+#define ZD_MPX_F_WIN 8u
 /* Batches whose output spans at most this many bytes are executed by pointer jumping when the
    caller gives the space (4 bytes a byte of local memory), else in rounds. */
 #define ZD_MPX_JUMP_SPAN 16384u
@@ -1101,10 +1105,10 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
  * when a sequence is invalid (the chunk then falls back). CUDA and host only: `o` is a generic
  * pointer to either memory.
  */
-ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
-                                     zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
-                                     ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump,
-                                     ZD_LOCAL zd_u32 *written, zd_u32 flags) {
+ZD_INLINE zd_u32 zd_mp_exec_seqs_in(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
+                                    zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
+                                    ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, zd_u8 *o, ZD_LOCAL zd_i32 *jump,
+                                    ZD_LOCAL zd_u32 *written, zd_u32 flags) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     ZD_GLOBAL zd_mp_block *bk = blk + b;
     zd_u64 out_at = bk->out_at;
@@ -1115,7 +1119,6 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
     const ZD_GLOBAL zd_u32 *seqs =
         (const ZD_GLOBAL zd_u32 *)(scratch + zd_zstd_mp_seq_off(dst_len, src_len)) + 3u * bk->seq_at;
     ZD_GLOBAL zd_u8 *g = dst + out_at;
-    zd_u8 *o = win != NULL ? (zd_u8 *)win : (zd_u8 *)g;
     /* The literals after the last sequence go straight to the destination, window or not: no
        match of this block reads them (later blocks wait for its done flag). */
     zd_u32 trail = regen - lit_used;
@@ -1280,6 +1283,21 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
         zd_copy_group(g, (const ZD_GLOBAL zd_u8 *)win, out_len - trail);
     }
     return fail;
+}
+
+/* The same, building the block in `win` with ZD_MPX_F_WIN (else in place in dst). Two calls
+   rather than one through a pointer chosen at run time: the CUDA compiler then sees that the
+   window is shared memory and uses shared loads and stores for it (with the choice, every
+   access to it went through generic addressing, 64-bit addresses and all). */
+ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
+                                     zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
+                                     ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump,
+                                     ZD_LOCAL zd_u32 *written, zd_u32 flags) {
+    if (flags & ZD_MPX_F_WIN)
+        return zd_mp_exec_seqs_in(src, dst, scratch, dst_len, src_len, blk, b, lds, win, (zd_u8 *)win, jump, written,
+                                  flags);
+    return zd_mp_exec_seqs_in(src, dst, scratch, dst_len, src_len, blk, b, lds, win, (zd_u8 *)(dst + blk[b].out_at),
+                              jump, written, flags);
 }
 
 /* Pass 3, cooperative: block `b` of a chunk in ZD_MP_MODE_RUN, then its done flag. */
