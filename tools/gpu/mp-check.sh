@@ -52,7 +52,7 @@ if [ "$what" = e2e ] || [ "$what" = all ]; then
   for layout in ${E2E_LAYOUTS:-era5 era5-sharded}; do
     bash .device/run main dev.zarrdirect.cli.ZarrDirectCli bench /tmp/zdbench/$layout --generate $layout \
       --backend cuda --compare-cpu --limits --passes "${E2E_PASSES:-3}" --batch "${E2E_BATCH:-32}" > "$OUT/e2e-$layout.txt" 2>&1
-    summary+=("e2e $layout: $(grep -E '^(result|limit|speedup|stored)' "$OUT/e2e-$layout.txt" | tr -s ' ' | tr '\n' ' ')")
+    summary+=("e2e $layout: $(grep -E '^(result|limit|speedup|stored|host)' "$OUT/e2e-$layout.txt" | tr -s ' ' | tr '\n' ' ')")
   done
 fi
 ls "$OUT"/hs_err_*.log 2>/dev/null | sed 's/^/JVM crash report: /'

@@ -121,6 +121,8 @@ final class BenchCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "stored:   %s, compression ratio %.2f%n", Text.bytes(stored.bytes()), ratio);
                 out.printf(Locale.ROOT, "backend:  %s on %s, %d threads; path: %s%n", ctx.backend().name(), ctx.device(),
                         ctx.parallelism(), a.devicePath());
+                // the cpu+copy figure and the read limit move with the host (2x between machines of one pool)
+                out.printf(Locale.ROOT, "host:     %s, %d cores%n", cpuModel(), Runtime.getRuntime().availableProcessors());
                 out.printf(Locale.ROOT, "reading:  %s in calls of %d along dimension 0, %d passes after one warm-up%n",
                         sel, batch, passes);
                 out.flush();
@@ -353,6 +355,16 @@ final class BenchCommand implements Callable<Integer> {
             });
             p.finish();
             Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate + "/" + compressor, "complete", true)));
+        }
+    }
+
+    /** The CPU's model name from /proc/cpuinfo, or the architecture where there is none. */
+    static String cpuModel() {
+        try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/cpuinfo"))) {
+            return lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).strip())
+                    .findFirst().orElse(System.getProperty("os.arch"));
+        } catch (java.io.IOException | RuntimeException e) {
+            return System.getProperty("os.arch");
         }
     }
 }
