@@ -25,6 +25,8 @@
  * 217 KiB a group; default true), {@code zarrdirect.cuda.zstdMultiPassJump} (pointer jumping for batches
  * of short output; default true), {@code zarrdirect.cuda.zstdMultiPassSameRound} (default false),
  * {@code zarrdirect.cuda.zstdMultiPassEntropyPairs} (entropy pass decodes two blocks a group; default true),
+ * {@code zarrdirect.cuda.zstdMultiPassSortFrames} (a batch's frames ordered by encoded size, so that the blocks
+ * sharing an entropy group are alike; default true),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
  * cannot register a file), {@code zarrdirect.trackBuffers}.
  */
