@@ -38,7 +38,10 @@ extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *sr
    sequence decoding is one thread's either way; here thread 0 and thread 16 run theirs in the same
    warp instructions, so a warp instruction advances two blocks, where zd_zstd_mp_entropy's
    advances one, while each block's Huffman streams still decode four at once. Slot pairs: the
-   same block index of neighbouring chunks, alike in size. */
+   same block index of neighbouring chunks, alike in size (MultiPassLaunch.frameOrder sorts a
+   batch's chunks by encoded size). The grid is several times what is resident
+   (MultiPassLaunch.ENTROPY_WAVES_PROPERTY), so a group's share of pairs is small and finished
+   groups give way to waiting ones. */
 static_assert(sizeof(zd_mp_entropy_lds) == 6072u, "MultiPassLaunch.ENTROPY_LDS_BYTES");
 #ifndef ZD_MP_ENTROPY_WAYS
 /* blocks a 32-thread group; MultiPassLaunch sizes the grid for 2, and the kernel strides over

@@ -25,6 +25,7 @@
  * 217 KiB a group; default true), {@code zarrdirect.cuda.zstdMultiPassJump} (pointer jumping for batches
  * of short output; default true), {@code zarrdirect.cuda.zstdMultiPassSameRound} (default false),
  * {@code zarrdirect.cuda.zstdMultiPassEntropyPairs} (entropy pass decodes two blocks a group; default true),
+ * {@code zarrdirect.cuda.zstdMultiPassEntropyWaves} (entropy-pass groups launched, in multiples of those resident; 4),
  * {@code zarrdirect.cuda.zstdMultiPassSortFrames} (a batch's frames ordered by encoded size, so that the blocks
  * sharing an entropy group are alike; default true),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
