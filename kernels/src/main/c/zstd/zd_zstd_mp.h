@@ -484,10 +484,6 @@ ZD_FUNC zd_u32 zd_mp_build_fse_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     return ZD_STATUS_OK;
 }
 
-#ifndef ZD_MP_REP_SELECT
-#define ZD_MP_REP_SELECT 0
-#endif
-
 /* "rep1 - 1" on a ZD_MP_SYM value: one more to subtract from a symbolic one; a resolved one
    stays 0 (invalid) once it reaches 0, as any use of it is corrupt in the single-pass decoder. */
 ZD_INLINE zd_u32 zd_mp_rep_dec(zd_u32 v) {
@@ -505,23 +501,6 @@ ZD_INLINE zd_u32 zd_mp_rep_resolve(zd_u32 v, zd_u32 r0, zd_u32 r1, zd_u32 r2) {
 
 /* Repeat-offset bookkeeping of one sequence (RFC 8878 3.1.1.5) on ZD_MP_SYM values; returns
    the sequence's offset in the same form and sets *bad for an offset that does not fit. */
-#if ZD_MP_REP_SELECT
-/* Selects, no branches: the two decoding threads of a pairs warp (zd_zstd_mp_entropy_pairs)
-   take different cases about as often as not, and a branch ran both cases one after the other. */
-ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2, zd_u32 *r3, zd_u32 *bad) {
-    zd_u32 fresh = ofv > 3u;
-    zd_u32 idx = ofv - 1u + (ll == 0u ? 1u : 0u); /* 0..3 when not fresh */
-    zd_u32 rep = idx == 0u ? *r1 : (idx == 1u ? *r2 : (idx == 2u ? *r3 : zd_mp_rep_dec(*r1)));
-    zd_u32 off = fresh ? ofv - 3u : rep;
-    *bad |= fresh & (off >> 31); /* a fresh offset in the ZD_MP_SYM range */
-    zd_u32 n3 = fresh || idx >= 2u ? *r2 : *r3;
-    zd_u32 n2 = fresh || idx >= 1u ? *r1 : *r2;
-    *r3 = n3;
-    *r2 = n2;
-    *r1 = off;
-    return off;
-}
-#else
 ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2, zd_u32 *r3, zd_u32 *bad) {
     zd_u32 off;
     if (ofv > 3u) {
@@ -540,7 +519,6 @@ ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2,
     *r1 = off;
     return off;
 }
-#endif
 
 /*
  * Pass 2: decodes block `b` of a chunk (literals and sequences) into scratch, as item `lid` of
