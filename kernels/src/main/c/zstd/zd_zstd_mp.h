@@ -1085,7 +1085,7 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
  */
 ZD_INLINE zd_u32 zd_mp_exec_seqs_in(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, ZD_GLOBAL zd_u8 *scratch,
                                     zd_u64 dst_len, zd_u64 src_len, ZD_GLOBAL zd_mp_block *blk, zd_u32 b,
-                                    ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, zd_u8 *o, ZD_LOCAL zd_i32 *jump,
+                                    ZD_LOCAL zd_mp_exec_lds *lds, zd_u8 *o, ZD_LOCAL zd_i32 *jump,
                                     ZD_LOCAL zd_u32 *written, zd_u32 flags) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     ZD_GLOBAL zd_mp_block *bk = blk + b;
@@ -1252,13 +1252,13 @@ ZD_INLINE zd_u32 zd_mp_exec_seqs_in(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 
         carry_lit += nlit;
         ZD_BARRIER();
     }
-    if (win != NULL && !fail) {
+    if ((flags & ZD_MPX_F_WIN) && !fail) {
         /* every item copies out bytes other items wrote: after the last batch's barrier, and
            this one for a block that ran no batch (its window was left as it was). The window
            goes through zd_copy_group as a generic pointer (CUDA and host: one address space;
            the H200 measured no difference against a copy with shared-memory loads). */
         ZD_BARRIER();
-        zd_copy_group(g, (const ZD_GLOBAL zd_u8 *)win, out_len - trail);
+        zd_copy_group(g, (const ZD_GLOBAL zd_u8 *)o, out_len - trail);
     }
     return fail;
 }
@@ -1272,10 +1272,9 @@ ZD_FUNC zd_u32 zd_mp_exec_seqs_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8
                                      ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_u8 *win, ZD_LOCAL zd_i32 *jump,
                                      ZD_LOCAL zd_u32 *written, zd_u32 flags) {
     if (flags & ZD_MPX_F_WIN)
-        return zd_mp_exec_seqs_in(src, dst, scratch, dst_len, src_len, blk, b, lds, win, (zd_u8 *)win, jump, written,
-                                  flags);
-    return zd_mp_exec_seqs_in(src, dst, scratch, dst_len, src_len, blk, b, lds, win, (zd_u8 *)(dst + blk[b].out_at),
-                              jump, written, flags);
+        return zd_mp_exec_seqs_in(src, dst, scratch, dst_len, src_len, blk, b, lds, (zd_u8 *)win, jump, written, flags);
+    return zd_mp_exec_seqs_in(src, dst, scratch, dst_len, src_len, blk, b, lds, (zd_u8 *)(dst + blk[b].out_at), jump,
+                              written, flags);
 }
 
 /* Pass 3, cooperative: block `b` of a chunk in ZD_MP_MODE_RUN, then its done flag. */
