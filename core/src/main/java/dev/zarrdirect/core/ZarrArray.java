@@ -18,6 +18,7 @@ import dev.zarrdirect.core.pipeline.CodecChain;
 import dev.zarrdirect.core.pipeline.DeviceDecoder;
 import dev.zarrdirect.core.pipeline.PipelineTrace;
 import dev.zarrdirect.core.pipeline.HostRegion;
+import dev.zarrdirect.core.pipeline.TaskBatches;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,6 +60,12 @@ public final class ZarrArray {
      * for any backend; by default the backend's {@link Backend#preferredBatchSize()}.
      */
     public static final String DEVICE_BATCH_PROPERTY = "zarrdirect.deviceBatchSize";
+    /**
+     * System property: chunks in the first device batch of {@link #readToDevice} (default an eighth
+     * of the batch size); each later batch doubles up to the batch size, so the device starts
+     * decoding after a small fetch ({@link TaskBatches}). Equal to the batch size: no ramp.
+     */
+    public static final String FIRST_BATCH_PROPERTY = "zarrdirect.deviceFirstBatch";
 
     /** Why {@link #readToDevice} decodes on the host, once known; null while the device path is possible. */
     private volatile String hostOnlyReason;
@@ -225,13 +232,10 @@ public final class ZarrArray {
         try {
             long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
             int batchSize = Math.max(1, Integer.getInteger(DEVICE_BATCH_PROPERTY, b.preferredBatchSize()));
-            List<List<DeviceDecoder.Task>> batches = new ArrayList<>();
+            int first = Math.max(1, Integer.getInteger(FIRST_BATCH_PROPERTY, (batchSize + 7) / 8));
             long tp = trace.now();
-            List<DeviceDecoder.Task> plan = planDeviceTasks(selection);
-            for (int i = 0; i < plan.size(); i += batchSize) {
-                batches.add(plan.subList(i, Math.min(plan.size(), i + batchSize)));
-            }
-            trace.span("plan", tp, plan.size() + " tasks in " + batches.size() + " batches");
+            TaskBatches batches = new TaskBatches(planDeviceTasks(selection), batchSize, first);
+            trace.span("plan", tp, "started; batches of " + first + " doubling to " + batchSize);
             decodeBatches(decoder, batches, dest, outShape, byteStrides, trace);
             trace.print(System.err);
             return Tensor.owning(dest, 0, dataType(), outShape, Tensor.contiguousStrides(outShape));
@@ -242,16 +246,17 @@ public final class ZarrArray {
     }
 
     /**
-     * The device tasks of {@code selection}, in chunk order. A shard's tasks need its index, read
-     * from the store: the shards are planned in parallel on the context's workers (a read of 32
-     * ERA5 shards spent 4 ms planning one after the other).
+     * The device tasks of {@code selection}, in chunk order, as one future per chunk. A shard's
+     * tasks need its index, read from the store: the shards are planned in parallel on the
+     * context's workers (a read of 32 ERA5 shards spent 4 ms planning one after the other), and
+     * the first batch is fetched as soon as its shards are planned ({@link TaskBatches}).
      */
-    private List<DeviceDecoder.Task> planDeviceTasks(Selection selection) {
-        List<DeviceDecoder.Task> plan = new ArrayList<>();
+    private List<java.util.concurrent.Future<List<DeviceDecoder.Task>>> planDeviceTasks(Selection selection) {
         if (!DeviceDecoder.planReadsStore(chain)) {
+            List<DeviceDecoder.Task> plan = new ArrayList<>();
             metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) ->
                     DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), plan));
-            return plan;
+            return List.of(java.util.concurrent.CompletableFuture.completedFuture(plan));
         }
         List<java.util.concurrent.Future<List<DeviceDecoder.Task>>> shards = new ArrayList<>();
         metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) ->
@@ -260,22 +265,7 @@ public final class ZarrArray {
                     DeviceDecoder.plan(chain, store, chunkKey(ci), cs, extent(cs, ce), out, label(ci), part);
                     return part;
                 })));
-        RuntimeException failed = null;
-        for (java.util.concurrent.Future<List<DeviceDecoder.Task>> f : shards) {
-            try {
-                plan.addAll(await(f));
-            } catch (RuntimeException e) {
-                if (failed == null) {
-                    failed = e;
-                } else {
-                    failed.addSuppressed(e);
-                }
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
-        return plan;
+        return shards;
     }
 
     /**
@@ -285,28 +275,33 @@ public final class ZarrArray {
      * the next batch while the last blocks of the one before still run. Returns when every batch is
      * decoded; on failure, after every batch started has stopped touching {@code dest}.
      */
-    private void decodeBatches(DeviceDecoder decoder, List<List<DeviceDecoder.Task>> batches, Buffer dest,
+    private void decodeBatches(DeviceDecoder decoder, TaskBatches batches, Buffer dest,
                                long[] outShape, long[] byteStrides, PipelineTrace trace) {
         int depth = Math.max(1, Integer.getInteger(DECODE_DEPTH_PROPERTY, 3));
         java.util.ArrayDeque<java.util.concurrent.Future<?>> decoding = new java.util.ArrayDeque<>();
         // Fetches run up to `depth` batches ahead of the batch handed to a decoder, so that a batch
         // is on the device when a decoder frees up; one after another, in order, since one fetch
-        // keeps the reader busy and the batch needed next should land first.
-        java.util.ArrayDeque<java.util.concurrent.Future<DeviceDecoder.Fetched>> fetching = new java.util.ArrayDeque<>();
+        // keeps the reader busy and the batch needed next should land first. A fetch that finds
+        // the plan used up gives null, and so does every fetch chained after it.
+        java.util.ArrayDeque<java.util.concurrent.CompletableFuture<DeviceDecoder.Fetched>> fetching =
+                new java.util.ArrayDeque<>();
         java.util.concurrent.CompletableFuture<DeviceDecoder.Fetched> lastFetch = null;
         int fetched = 0;
         try {
-            for (int i = 0; i < batches.size(); i++) {
-                while (fetched < batches.size() && fetched <= i + depth) {
-                    lastFetch = prefetch(decoder, batches.get(fetched), fetched, trace, lastFetch);
+            for (int i = 0; ; i++) {
+                while (fetched <= i + depth) {
+                    lastFetch = prefetch(decoder, batches, fetched, trace, lastFetch);
                     fetching.add(lastFetch);
                     fetched++;
                 }
                 long tw = trace.now();
                 DeviceDecoder.Fetched f = await(fetching.removeFirst());
+                if (f == null) {
+                    break;
+                }
                 trace.span("wait fetch " + i, tw, null);
                 int index = i;
-                int tasks = batches.get(i).size();
+                int tasks = f.taskCount();
                 try {
                     decoding.add(ctx.workers().submit(() -> {
                         long td = trace.now();
@@ -354,18 +349,28 @@ public final class ZarrArray {
         }
     }
 
-    /** Fetches {@code batch} on a worker once {@code after} (if any) has landed; fails without reading if it failed. */
+    /**
+     * Fetches the next batch of {@code batches} on a worker once {@code after} (if any) has landed;
+     * fails without reading if it failed, and gives null without reading if it gave null or the
+     * plan is used up.
+     */
     private java.util.concurrent.CompletableFuture<DeviceDecoder.Fetched> prefetch(
-            DeviceDecoder decoder, List<DeviceDecoder.Task> batch, int index, PipelineTrace trace,
+            DeviceDecoder decoder, TaskBatches batches, int index, PipelineTrace trace,
             java.util.concurrent.CompletableFuture<DeviceDecoder.Fetched> after) {
         java.util.function.Supplier<DeviceDecoder.Fetched> work = () -> {
+            long tp = trace.now();
+            List<DeviceDecoder.Task> batch = batches.next();
+            if (batch.isEmpty()) {
+                return null;
+            }
+            trace.span("plan " + index, tp, batch.size() + " tasks");
             long t = trace.now();
             DeviceDecoder.Fetched f = decoder.fetch(store, batch);
             trace.span("fetch " + index, t, f.encodedBytes() + " encoded bytes");
             return f;
         };
         return after == null ? java.util.concurrent.CompletableFuture.supplyAsync(work, ctx.workers())
-                : after.thenApplyAsync(previous -> work.get(), ctx.workers());
+                : after.thenApplyAsync(previous -> previous == null ? null : work.get(), ctx.workers());
     }
 
     private static <T> T await(java.util.concurrent.Future<T> f) {
@@ -393,7 +398,10 @@ public final class ZarrArray {
     /** After a failure, the batch being prefetched still owns device memory: free it once it lands. */
     private static void closeWhenDone(java.util.concurrent.Future<DeviceDecoder.Fetched> f) {
         try {
-            f.get().close();
+            DeviceDecoder.Fetched fetched = f.get();
+            if (fetched != null) {
+                fetched.close();
+            }
         } catch (Exception ignored) {
             // Its own failure is not the one being reported.
         }

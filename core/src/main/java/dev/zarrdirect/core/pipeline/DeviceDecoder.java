@@ -185,6 +185,11 @@ public final class DeviceDecoder {
             this.owned = owned;
         }
 
+        /** Tasks of this batch, present and missing. */
+        public int taskCount() {
+            return present.size() + missing.size();
+        }
+
         /** Encoded bytes this batch moved. */
         public long encodedBytes() {
             long n = 0;
