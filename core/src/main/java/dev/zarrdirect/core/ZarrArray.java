@@ -236,7 +236,7 @@ public final class ZarrArray {
             long tp = trace.now();
             TaskBatches batches = new TaskBatches(planDeviceTasks(selection), batchSize, first);
             trace.span("plan", tp, "started; batches of " + first + " doubling to " + batchSize);
-            decodeBatches(decoder, batches, dest, outShape, byteStrides, trace);
+            decodeBatches(decoder, batches, batchSize, dest, outShape, byteStrides, trace);
             trace.print(System.err);
             return Tensor.owning(dest, 0, dataType(), outShape, Tensor.contiguousStrides(outShape));
         } catch (RuntimeException | Error e) {
@@ -270,15 +270,22 @@ public final class ZarrArray {
 
     /**
      * Fetches and decodes {@code batches} into {@code dest}: later batches are fetched (file reads,
-     * copies to the device) while earlier batches decode, and several batches ({@value #DECODE_DEPTH_PROPERTY},
-     * default 3) decode at once, each on its own worker thread (so on its own stream), so the device starts on
-     * the next batch while the last blocks of the one before still run. Returns when every batch is
-     * decoded; on failure, after every batch started has stopped touching {@code dest}.
+     * copies to the device) while earlier batches decode, and several batches decode at once, each on
+     * its own worker thread (so on its own stream), so the device starts on the next batch while the
+     * last blocks of the one before still run. As many batches decode at once as hold
+     * {@value #DECODE_DEPTH_PROPERTY} (default 3) full batches' worth of tasks: a chunk takes about as
+     * long alone as among many (on the H200 a sharded ERA5 chunk's blocks are a serial chain of ~11
+     * ms, whether 5 or 130 of them decode together), so the small batches of the ramp must not hold
+     * the device to fewer chunks in flight. Returns when every batch is decoded; on failure, after
+     * every batch started has stopped touching {@code dest}.
      */
-    private void decodeBatches(DeviceDecoder decoder, TaskBatches batches, Buffer dest,
+    private void decodeBatches(DeviceDecoder decoder, TaskBatches batches, int batchSize, Buffer dest,
                                long[] outShape, long[] byteStrides, PipelineTrace trace) {
         int depth = Math.max(1, Integer.getInteger(DECODE_DEPTH_PROPERTY, 3));
+        long maxTasks = (long) depth * batchSize;
+        long tasksDecoding = 0;
         java.util.ArrayDeque<java.util.concurrent.Future<?>> decoding = new java.util.ArrayDeque<>();
+        java.util.ArrayDeque<Integer> decodingTasks = new java.util.ArrayDeque<>();
         // Fetches run up to `depth` batches ahead of the batch handed to a decoder, so that a batch
         // is on the device when a decoder frees up; one after another, in order, since one fetch
         // keeps the reader busy and the batch needed next should land first. A fetch that finds
@@ -315,7 +322,10 @@ public final class ZarrArray {
                     f.close();
                     throw e;
                 }
-                while (decoding.size() >= depth) {
+                decodingTasks.add(tasks);
+                tasksDecoding += tasks;
+                while (tasksDecoding >= maxTasks) {
+                    tasksDecoding -= decodingTasks.removeFirst();
                     await(decoding.removeFirst());
                 }
             }
