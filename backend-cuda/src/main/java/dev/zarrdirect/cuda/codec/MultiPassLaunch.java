@@ -36,6 +36,15 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      */
     public static final String ENTROPY_WAVES_PROPERTY = "zarrdirect.cuda.zstdMultiPassEntropyWaves";
 
+    /**
+     * Groups of the execute pass per frame of the batch at most; default 1. A frame's blocks mostly
+     * run one after another (a block waits for the earlier blocks its matches read), so groups past
+     * one a frame spin on flags while holding a multiprocessor (a window group takes all of its
+     * shared memory): a batch of 16 sharded ERA5 frames held all 132 SMs of an H200 for the 5 ms of
+     * its chains, and the batches decoding beside it on other streams could not start.
+     */
+    public static final String EXEC_GROUPS_PER_FRAME_PROPERTY = "zarrdirect.cuda.zstdMultiPassExecGroupsPerFrame";
+
     /** sizeof(zd_mp_entropy_lds): one block's tables in the entropy pass. */
     static final int ENTROPY_LDS_BYTES = 6072;
 
@@ -143,10 +152,12 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
                 new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes).u64(scratch)
                         .u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots));
         l.launch("zd_zstd_mp_link", n, 32, 0, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
-        // persistent: as many groups as can be resident; more would only find the tickets gone
-        // (a window takes most of a multiprocessor's shared memory: one group each)
+        // persistent: as many groups as can be resident (more would only find the tickets gone; a
+        // window takes most of a multiprocessor's shared memory: one group each), and no more than
+        // the frames' chains keep busy
         int perSm = window ? 1 : Math.max(1, 2048 / execThreads);
-        int execGrid = (int) Math.max(1, Math.min(totalSlots, (long) multiprocessors * perSm));
+        long perFrame = Math.clamp(Long.getLong(EXEC_GROUPS_PER_FRAME_PROPERTY, 1), 1, 1024);
+        int execGrid = (int) Math.max(1, Math.min(Math.min(totalSlots, (long) multiprocessors * perSm), n * perFrame));
         l.launch(window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec", execGrid, execThreads,
                 window ? WIN_SHARED_BYTES : 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
                 .u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n)
