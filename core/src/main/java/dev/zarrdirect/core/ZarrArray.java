@@ -61,9 +61,12 @@ public final class ZarrArray {
      */
     public static final String DEVICE_BATCH_PROPERTY = "zarrdirect.deviceBatchSize";
     /**
-     * System property: chunks in the first device batch of {@link #readToDevice} (default an eighth
-     * of the batch size); each later batch doubles up to the batch size, so the device starts
-     * decoding after a small fetch ({@link TaskBatches}). Equal to the batch size: no ramp.
+     * System property: chunks in the first device batch of {@link #readToDevice} (default: the batch
+     * size, no ramp); each later batch doubles up to the batch size ({@link TaskBatches}). A ramp
+     * starts the device after a smaller fetch, but on the H200 it lost: a chunk takes as long in a
+     * small batch as in a large one, so the small batches keep the device below its throughput
+     * (sharded ERA5 read, `tools/gpu/e2e-trace.sh`, batches of 128: first batch 128 / 64 / 32 / 16
+     * -> 34.7 / 32.4 / 31.8 / 30.0 GB/s in one run).
      */
     public static final String FIRST_BATCH_PROPERTY = "zarrdirect.deviceFirstBatch";
 
@@ -232,7 +235,7 @@ public final class ZarrArray {
         try {
             long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
             int batchSize = Math.max(1, Integer.getInteger(DEVICE_BATCH_PROPERTY, b.preferredBatchSize()));
-            int first = Math.max(1, Integer.getInteger(FIRST_BATCH_PROPERTY, (batchSize + 7) / 8));
+            int first = Math.max(1, Integer.getInteger(FIRST_BATCH_PROPERTY, batchSize));
             long tp = trace.now();
             TaskBatches batches = new TaskBatches(planDeviceTasks(selection), batchSize, first);
             trace.span("plan", tp, "started; batches of " + first + " doubling to " + batchSize);
@@ -375,7 +378,7 @@ public final class ZarrArray {
             }
             trace.span("plan " + index, tp, batch.size() + " tasks");
             long t = trace.now();
-            DeviceDecoder.Fetched f = decoder.fetch(store, batch);
+            DeviceDecoder.Fetched f = decoder.fetch(store, batch, trace, " " + index);
             trace.span("fetch " + index, t, f.encodedBytes() + " encoded bytes");
             return f;
         };

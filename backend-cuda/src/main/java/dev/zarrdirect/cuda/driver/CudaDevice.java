@@ -52,6 +52,25 @@ public final class CudaDevice implements AutoCloseable {
     private volatile long module;
     private volatile boolean closed;
 
+    /**
+     * System property: how host threads wait for the device, {@code auto} (the driver's choice:
+     * spin while there are fewer active contexts than CPUs), {@code spin}, {@code yield} or
+     * {@code blocking} (sleep until the device signals). Set before the device is first opened.
+     */
+    public static final String SCHEDULE_PROPERTY = "zarrdirect.cuda.schedule";
+
+    /** The {@code CU_CTX_SCHED_*} flag of a {@link #SCHEDULE_PROPERTY} value. */
+    static int scheduleFlags(String value) {
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "auto" -> CudaDriver.CTX_SCHED_AUTO;
+            case "spin" -> CudaDriver.CTX_SCHED_SPIN;
+            case "yield" -> CudaDriver.CTX_SCHED_YIELD;
+            case "blocking" -> CudaDriver.CTX_SCHED_BLOCKING_SYNC;
+            default -> throw new IllegalArgumentException(SCHEDULE_PROPERTY + "=" + value
+                    + " is not one of auto, spin, yield, blocking");
+        };
+    }
+
     /** Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use). */
     public CudaDevice(CudaDriver driver, int ordinal, MemorySegment fatbin) {
         this.driver = driver;
@@ -66,7 +85,13 @@ public final class CudaDevice implements AutoCloseable {
         this.memoryPools = driver.hasMemoryPools()
                 && driver.deviceAttribute(handle, CudaDriver.ATTR_MEMORY_POOLS_SUPPORTED) != 0;
         this.managedMemory = driver.deviceAttribute(handle, CudaDriver.ATTR_MANAGED_MEMORY) != 0;
-        this.context = PRIMARY.computeIfAbsent(handle, driver::primaryContextRetain);
+        this.context = PRIMARY.computeIfAbsent(handle, h -> {
+            int flags = scheduleFlags(System.getProperty(SCHEDULE_PROPERTY, "auto"));
+            if (flags != CudaDriver.CTX_SCHED_AUTO) {
+                driver.primaryContextSetFlags(h, flags);
+            }
+            return driver.primaryContextRetain(h);
+        });
         makeCurrent();
         if (fatbin != null) {
             this.module = driver.moduleLoadData(fatbin);

@@ -59,6 +59,8 @@ public final class CudaDriver {
     public static final int MEMHOSTALLOC_PORTABLE = 0x1;
     public static final int MEMHOSTALLOC_DEVICEMAP = 0x2;
     public static final int STREAM_NON_BLOCKING = 0x1;
+    /** CU_CTX_SCHED_*: how a host thread waits for the device. */
+    public static final int CTX_SCHED_AUTO = 0x0, CTX_SCHED_SPIN = 0x1, CTX_SCHED_YIELD = 0x2, CTX_SCHED_BLOCKING_SYNC = 0x4;
     public static final int EVENT_DEFAULT = 0x0;
     public static final int EVENT_DISABLE_TIMING = 0x2;
     public static final int MEM_ATTACH_GLOBAL = 0x1;
@@ -74,6 +76,7 @@ public final class CudaDriver {
     private final MethodHandle cuInit, cuDriverGetVersion, cuGetErrorName, cuGetErrorString;
     private final MethodHandle cuDeviceGetCount, cuDeviceGet, cuDeviceGetName, cuDeviceGetAttribute, cuDeviceTotalMem;
     private final MethodHandle cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent, cuCtxSynchronize;
+    private final MethodHandle cuDevicePrimaryCtxSetFlags;
     private final MethodHandle cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamWaitEvent;
     private final MethodHandle cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy;
     private final MethodHandle cuMemAlloc, cuMemFree, cuMemAllocAsync, cuMemFreeAsync, cuDeviceGetDefaultMemPool;
@@ -106,6 +109,8 @@ public final class CudaDriver {
         cuDeviceTotalMem = bind(iAI, "cuDeviceTotalMem_v2");
         cuDevicePrimaryCtxRetain = bind(iAI, "cuDevicePrimaryCtxRetain");
         cuDevicePrimaryCtxRelease = bind(iI, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+        cuDevicePrimaryCtxSetFlags = bindOptional(FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+                "cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags");
         cuCtxSetCurrent = bind(iL, "cuCtxSetCurrent");
         cuCtxSynchronize = bind(FunctionDescriptor.of(JAVA_INT), "cuCtxSynchronize");
         cuStreamCreate = bind(iAI, "cuStreamCreate");
@@ -334,6 +339,23 @@ public final class CudaDriver {
             MemorySegment v = a.allocate(ADDRESS);
             check((int) cuDevicePrimaryCtxRetain.invokeExact(v, dev), "cuDevicePrimaryCtxRetain(device " + dev + ")");
             return v.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Sets the primary context's flags ({@code CU_CTX_SCHED_*}), which say how a host thread waits
+     * in a synchronisation: spinning, yielding, or blocked on an OS primitive. Since CUDA 11 the
+     * flags may change while the context is active.
+     */
+    public void primaryContextSetFlags(int dev, int flags) {
+        if (cuDevicePrimaryCtxSetFlags == null) {
+            throw new UnsupportedOperationException("this driver has no cuDevicePrimaryCtxSetFlags");
+        }
+        try {
+            check((int) cuDevicePrimaryCtxSetFlags.invokeExact(dev, flags),
+                    "cuDevicePrimaryCtxSetFlags(device " + dev + ", 0x" + Integer.toHexString(flags) + ")");
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -41,6 +41,9 @@ public final class ThreadedReader implements DirectReader {
 
     /** Threads; default 8. */
     public static final String THREADS_PROPERTY = "zarrdirect.cuda.readerThreads";
+    /** System property: print where each read's threads spent their time (pread, buffer waits, copies, final sync). */
+    public static final String TRACE_PROPERTY = "zarrdirect.cuda.readerTrace";
+    private static final boolean TRACE = Boolean.getBoolean(TRACE_PROPERTY);
     /** Bytes per task and per bounce buffer; default 4 MiB. */
     public static final String TASK_PROPERTY = "zarrdirect.cuda.readerTaskBytes";
 
@@ -119,23 +122,33 @@ public final class ThreadedReader implements DirectReader {
             }
             AtomicInteger next = new AtomicInteger();
             int n = Math.min(threads, tasks.size());
-            List<Future<?>> futures = new ArrayList<>();
+            List<Future<long[]>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 futures.add(pool.submit(() -> {
-                    worker().run(tasks, next, channels);
-                    return null;
+                    Worker w = worker();
+                    w.run(tasks, next, channels);
+                    return w.ns.clone();
                 }));
             }
             Throwable first = null;
-            for (Future<?> f : futures) {
+            long t0 = System.nanoTime();
+            StringBuilder times = new StringBuilder();
+            for (Future<long[]> f : futures) {
                 try {
-                    f.get();
+                    long[] ns = f.get();
+                    times.append(String.format(java.util.Locale.ROOT, " %.2f/%.2f/%.2f/%.2f", ns[0] / 1e6, ns[1] / 1e6,
+                            ns[2] / 1e6, ns[3] / 1e6));
                 } catch (java.util.concurrent.ExecutionException e) {
                     first = first == null ? e.getCause() : first;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     first = first == null ? e : first;
                 }
+            }
+            if (TRACE) {
+                System.err.printf(java.util.Locale.ROOT, "threaded read: %d tasks, %d threads, %.2f ms; per thread "
+                        + "pread / buffer wait / copy issue / final sync ms:%s%n", tasks.size(), n,
+                        (System.nanoTime() - t0) / 1e6, times);
             }
             if (first instanceof StoreException se) {
                 throw se;
@@ -171,6 +184,8 @@ public final class ThreadedReader implements DirectReader {
 
     /** One thread's pinned buffers, stream and events, made on first use. */
     private final class Worker {
+        /** Nanoseconds of the last run: pread, waits for a bounce buffer, issuing copies, the final sync. */
+        final long[] ns = new long[4];
         private final Buffer[] bounce = new Buffer[2];
         private final long[] events = new long[2];
         private CudaDevice device;
@@ -178,6 +193,8 @@ public final class ThreadedReader implements DirectReader {
 
         void run(List<Task> tasks, AtomicInteger next, Map<Path, FileChannel> channels) {
             int k = 0;
+            java.util.Arrays.fill(ns, 0);
+            long tw;
             try {
                 for (int i = next.getAndIncrement(); i < tasks.size(); i = next.getAndIncrement()) {
                     Task t = tasks.get(i);
@@ -190,16 +207,22 @@ public final class ThreadedReader implements DirectReader {
                         prepare(d);
                         int b = k++ & 1;
                         CudaDriver drv = d.driver();
+                        tw = System.nanoTime();
                         if (events[b] != 0) {
                             drv.eventSynchronize(events[b]); // the copy from this buffer is done
                         }
+                        long t1 = System.nanoTime();
                         MemorySegment seg = bounce[b].segment().asSlice(0, t.length());
                         readFully(channels.get(t.file()), seg, t);
+                        long t2 = System.nanoTime();
                         drv.memcpyHtoDAsync(t.dst().address() + t.dstOffset(), seg.address(), t.length(), stream);
                         if (events[b] == 0) {
                             events[b] = drv.eventCreate(CudaDriver.EVENT_DISABLE_TIMING);
                         }
                         drv.eventRecord(events[b], stream);
+                        ns[1] += t1 - tw;
+                        ns[0] += t2 - t1;
+                        ns[2] += System.nanoTime() - t2;
                     } catch (IOException e) {
                         throw new StoreException("local files", t.file().toString(), "read of " + t.length()
                                 + " bytes at " + t.offset() + " failed: " + e, e);
@@ -207,8 +230,10 @@ public final class ThreadedReader implements DirectReader {
                 }
             } finally {
                 if (device != null) {
+                    long ts = System.nanoTime();
                     device.makeCurrent();
                     device.driver().streamSynchronize(stream, "threaded reads");
+                    ns[3] += System.nanoTime() - ts;
                 }
             }
         }

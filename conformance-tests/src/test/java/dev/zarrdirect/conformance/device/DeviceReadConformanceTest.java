@@ -90,6 +90,10 @@ class DeviceReadConformanceTest {
                 tests.add(DynamicTest.dynamicTest(e.name() + " in batches of 7, 3 decoding at once",
                         () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_PROPERTY, "7", ZarrArray.DECODE_DEPTH_PROPERTY, "3"),
                                 () -> checkManyBatches(e.name()))));
+                // 1, 2, 4, 7, 7, ...: up to five small batches decode at once (3 x 7 tasks in flight)
+                tests.add(DynamicTest.dynamicTest(e.name() + " in batches ramping from 1 to 7",
+                        () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_PROPERTY, "7", ZarrArray.FIRST_BATCH_PROPERTY, "1",
+                                ZarrArray.DECODE_DEPTH_PROPERTY, "3"), () -> checkManyBatches(e.name()))));
             }
         }
         return tests.stream();

@@ -219,6 +219,11 @@ public final class DeviceDecoder {
      * and one copy. Runs on any thread, so the next batch can be fetched while this one decodes.
      */
     public Fetched fetch(Store store, List<Task> tasks) {
+        return fetch(store, tasks, PipelineTrace.off(), "");
+    }
+
+    /** As {@link #fetch(Store, List)}, recording its allocation and its reads as spans of {@code trace} named with {@code suffix}. */
+    public Fetched fetch(Store store, List<Task> tasks, PipelineTrace trace, String suffix) {
         List<Task> present = new ArrayList<>();
         List<Task> missing = new ArrayList<>();
         long[] sizeOf = new long[tasks.size()];
@@ -245,17 +250,24 @@ public final class DeviceDecoder {
             return new Fetched(present, missing, sizes, offsets, null, owned);
         }
         try {
+            long ta = trace.now();
             Buffer encoded = track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, Math.max(1, total)));
+            trace.span("alloc" + suffix, ta, total + " bytes");
+            long tr = trace.now();
             DirectReader direct = backend.directReader().orElse(null);
-            if (direct != null && present.stream().allMatch(t -> store.localPath(t.key()).isPresent())) {
+            // once per file: a file store checks every directory of a key's path against symbolic
+            // links out of its root (~12 us a key), and a shard's inner chunks share one file
+            java.util.Map<String, java.util.Optional<java.nio.file.Path>> paths = new java.util.HashMap<>();
+            if (direct != null && present.stream().allMatch(t -> paths.computeIfAbsent(t.key(), store::localPath).isPresent())) {
                 // Files straight into device memory: no staging, no copy through the JVM.
                 List<DirectReader.Request> reqs = new ArrayList<>();
                 for (int i = 0; i < present.size(); i++) {
                     Task t = present.get(i);
-                    reqs.add(new DirectReader.Request(store.localPath(t.key()).orElseThrow(), t.offset(), sizes[i],
+                    reqs.add(new DirectReader.Request(paths.get(t.key()).orElseThrow(), t.offset(), sizes[i],
                             encoded, offsets[i]));
                 }
                 direct.read(reqs);
+                trace.span("read" + suffix, tr, reqs.size() + " ranges, " + direct.describe());
             } else {
                 // Every encoded chunk of the batch into one pinned buffer, read in parallel, then one copy.
                 Buffer staging = track(owned, backend.allocateUninitialized(device, MemoryKind.HOST_PINNED, Math.max(1, total)));

@@ -32,6 +32,11 @@ public final class PipelineTrace {
         return Boolean.getBoolean(PROPERTY) ? new PipelineTrace(what, true) : OFF;
     }
 
+    /** The no-op trace. */
+    public static PipelineTrace off() {
+        return OFF;
+    }
+
     /** A time to pass to {@link #span} later. */
     public long now() {
         return on ? System.nanoTime() : 0;

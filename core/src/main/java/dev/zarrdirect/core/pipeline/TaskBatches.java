@@ -10,12 +10,12 @@ import java.util.concurrent.Future;
 /**
  * The device tasks of one read, handed out in batches while their shards are still being planned.
  *
- * <p>A sharded read must read every shard's index before it knows its tasks. Waiting for all of
- * them, then fetching a full first batch, kept the device idle for the first ~9 ms of a 2 GB
- * ERA5 read (plan 2 ms, a 157 MB fetch 7 ms). Here a batch is cut as soon as the parts it needs
- * are planned, and the batches ramp up: the first holds {@code first} tasks and each next one
- * twice as many, up to {@code size}, so the device starts on a small batch while the larger ones
- * behind it are read.
+ * <p>A sharded read must read every shard's index before it knows its tasks. Here a batch is cut
+ * as soon as the parts it needs are planned, so the first fetch does not wait for the last shard's
+ * index. The batches may ramp up: the first holds {@code first} tasks and each next one twice as
+ * many, up to {@code size}, so that the device starts on a small batch while larger ones behind it
+ * are read ({@code ZarrArray.FIRST_BATCH_PROPERTY}; off by default, as it measured slower on the
+ * H200).
  *
  * <p>Parts are consumed in order, so the tasks come out in plan order. {@link #next} is called by
  * one fetch at a time (fetches are chained), but is synchronized so that any caller sees a
