@@ -37,15 +37,15 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
     public static final String ENTROPY_WAVES_PROPERTY = "zarrdirect.cuda.zstdMultiPassEntropyWaves";
 
     /**
-     * Groups of the execute pass per frame of the batch at most; default 1. A frame's blocks mostly
+     * Groups of the execute pass per frame of the batch at most; default 2. A frame's blocks mostly
      * run one after another (a block waits for the earlier blocks its matches read), so groups past
-     * one a frame spin on flags while holding a multiprocessor (a window group takes all of its
+     * a few a frame spin on flags while holding a multiprocessor (a window group takes all of its
      * shared memory): a batch of 16 sharded ERA5 frames held all 132 SMs of an H200 for the 5 ms of
      * its chains, and the batches decoding beside it on other streams could not start. Measured on
      * the H200: the plain ERA5 layout read as two batches of 16 chunks decoding at once, 10.5 GB/s
-     * without the cap, 16.0 with it; the kernel alone on 33 of those 66 MB frames (one launch)
-     * loses a little with it, execute pass 76.1 -> 79.0 ms; batches of 128 sharded frames are
-     * capped at the 132 resident groups either way.
+     * without the cap, 16.0 / 16.1 with 1 / 2 a frame; the kernel alone on 33 of those 66 MB
+     * frames (one launch), execute pass 76.1 ms without the cap, 79.0 / 76.2 with 1 / 2 a frame.
+     * Batches of 128 sharded frames are capped at the 132 resident groups either way.
      */
     public static final String EXEC_GROUPS_PER_FRAME_PROPERTY = "zarrdirect.cuda.zstdMultiPassExecGroupsPerFrame";
 
@@ -160,7 +160,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         // window takes most of a multiprocessor's shared memory: one group each), and no more than
         // the frames' chains keep busy
         int perSm = window ? 1 : Math.max(1, 2048 / execThreads);
-        long perFrame = Math.clamp(Long.getLong(EXEC_GROUPS_PER_FRAME_PROPERTY, 1), 1, 1024);
+        long perFrame = Math.clamp(Long.getLong(EXEC_GROUPS_PER_FRAME_PROPERTY, 2), 1, 1024);
         int execGrid = (int) Math.max(1, Math.min(Math.min(totalSlots, (long) multiprocessors * perSm), n * perFrame));
         l.launch(window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec", execGrid, execThreads,
                 window ? WIN_SHARED_BYTES : 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)

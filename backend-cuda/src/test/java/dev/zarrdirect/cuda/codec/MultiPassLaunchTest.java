@@ -44,11 +44,12 @@ class MultiPassLaunchTest {
     }
 
     @Test
-    void theExecutePassTakesOneGroupAFrameUpToTheResidentGroups() {
+    void theExecutePassTakesTwoGroupsAFrameUpToTheResidentGroups() {
         MultiPassLaunch h200 = new MultiPassLaunch(132, 1024, true, false, true, true);
         // a small batch leaves the other multiprocessors to the batches decoding beside it
-        assertEquals(16, grids(h200, 16).get("zd_zstd_mp_exec_win"));
-        assertEquals(132, grids(h200, 128 + 64).get("zd_zstd_mp_exec_win"));
+        assertEquals(32, grids(h200, 16).get("zd_zstd_mp_exec_win"));
+        assertEquals(132, grids(h200, 66).get("zd_zstd_mp_exec_win"));
+        assertEquals(132, grids(h200, 128).get("zd_zstd_mp_exec_win"));
         // the other launches: one group a frame, and the entropy grid four times the resident groups
         assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_link",
                 "zd_zstd_mp_exec_win", "zd_zstd_mp_finish"), java.util.List.copyOf(grids(h200, 16).keySet()));
@@ -56,7 +57,7 @@ class MultiPassLaunchTest {
         assertEquals(4 * 17 * 132, grids(h200, 16).get("zd_zstd_mp_entropy_pairs"));
         // without the window, four 512-thread groups fit a multiprocessor (2048 threads)
         MultiPassLaunch inPlace = new MultiPassLaunch(132, 512, false, false, false, true);
-        assertEquals(300, grids(inPlace, 300).get("zd_zstd_mp_exec"));
+        assertEquals(300, grids(inPlace, 150).get("zd_zstd_mp_exec"));
         assertEquals(528, grids(inPlace, 600).get("zd_zstd_mp_exec"));
 
         String key = MultiPassLaunch.EXEC_GROUPS_PER_FRAME_PROPERTY;
