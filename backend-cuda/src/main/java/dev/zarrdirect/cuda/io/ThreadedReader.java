@@ -136,8 +136,10 @@ public final class ThreadedReader implements DirectReader {
             for (Future<long[]> f : futures) {
                 try {
                     long[] ns = f.get();
-                    times.append(String.format(java.util.Locale.ROOT, " %.2f/%.2f/%.2f/%.2f", ns[0] / 1e6, ns[1] / 1e6,
-                            ns[2] / 1e6, ns[3] / 1e6));
+                    if (TRACE) {
+                        times.append(String.format(java.util.Locale.ROOT, " %.2f/%.2f/%.2f/%.2f", ns[0] / 1e6, ns[1] / 1e6,
+                                ns[2] / 1e6, ns[3] / 1e6));
+                    }
                 } catch (java.util.concurrent.ExecutionException e) {
                     first = first == null ? e.getCause() : first;
                 } catch (InterruptedException e) {
