@@ -16,6 +16,7 @@ import dev.zarrdirect.core.metadata.v2.V2ArrayMetadata;
 import dev.zarrdirect.core.pipeline.ChunkIO;
 import dev.zarrdirect.core.pipeline.CodecChain;
 import dev.zarrdirect.core.pipeline.DeviceDecoder;
+import dev.zarrdirect.core.pipeline.Futures;
 import dev.zarrdirect.core.pipeline.PipelineTrace;
 import dev.zarrdirect.core.pipeline.HostRegion;
 import dev.zarrdirect.core.pipeline.TaskBatches;
@@ -387,25 +388,7 @@ public final class ZarrArray {
     }
 
     private static <T> T await(java.util.concurrent.Future<T> f) {
-        try {
-            return f.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable cause = e.getCause();
-            // a fetch chained after a failed one carries that failure wrapped
-            while (cause instanceof java.util.concurrent.CompletionException c && c.getCause() != null) {
-                cause = c.getCause();
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new dev.zarrdirect.api.ZarrDirectException("a device batch failed: " + cause, cause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new dev.zarrdirect.api.ZarrDirectException("interrupted while reading device batches", e);
-        }
+        return Futures.await(f, "a device batch failed", "interrupted while reading device batches");
     }
 
     /** After a failure, the batch being prefetched still owns device memory: free it once it lands. */

@@ -1,10 +1,7 @@
 package dev.zarrdirect.core.pipeline;
 
-import dev.zarrdirect.api.ZarrDirectException;
-
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 /**
@@ -45,11 +42,6 @@ public final class TaskBatches {
         this.nextSize = Math.clamp(first, 1, size);
     }
 
-    /** Batches of {@code size} tasks from the start: a plan already made, without a ramp. */
-    public static TaskBatches of(List<DeviceDecoder.Task> plan, int size) {
-        return new TaskBatches(List.of(java.util.concurrent.CompletableFuture.completedFuture(plan)), size, size);
-    }
-
     /**
      * The next batch, waiting for the parts it needs to be planned; empty once every task has been
      * handed out. A part whose planning failed throws its exception here.
@@ -62,7 +54,8 @@ public final class TaskBatches {
                 if (part == parts.size()) {
                     break;
                 }
-                current = await(parts.get(part++));
+                current = Futures.await(parts.get(part++), "planning a shard failed",
+                        "interrupted while planning device batches");
                 inCurrent = 0;
                 continue;
             }
@@ -80,23 +73,5 @@ public final class TaskBatches {
     /** Tasks handed out so far. */
     public synchronized int handedOut() {
         return handedOut;
-    }
-
-    private static List<DeviceDecoder.Task> await(Future<List<DeviceDecoder.Task>> f) {
-        try {
-            return f.get();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new ZarrDirectException("planning a shard failed: " + cause, cause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ZarrDirectException("interrupted while planning device batches", e);
-        }
     }
 }

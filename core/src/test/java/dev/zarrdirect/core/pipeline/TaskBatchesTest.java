@@ -68,7 +68,7 @@ class TaskBatchesTest {
         assertEquals(List.of(4, 4, 2), drain(new TaskBatches(parts(10), 4, 4)));
         assertEquals(List.of(4, 4, 2), drain(new TaskBatches(parts(10), 4, 99)));
         assertEquals(List.of(1, 2, 4, 3), drain(new TaskBatches(parts(10), 4, 0)));
-        assertEquals(List.of(4, 4, 2), drain(TaskBatches.of(parts(10).getFirst().resultNow(), 4)));
+        assertEquals(List.of(4, 4, 2), drain(new TaskBatches(List.of(CompletableFuture.completedFuture(parts(10).getFirst().resultNow())), 4, 4)));
         assertThrows(IllegalArgumentException.class, () -> new TaskBatches(parts(1), 0, 1));
     }
 
