@@ -28,6 +28,9 @@
  * {@code zarrdirect.cuda.zstdMultiPassEntropyWaves} (entropy-pass groups launched, in multiples of those resident; 4),
  * {@code zarrdirect.cuda.zstdMultiPassSortFrames} (a batch's frames ordered by encoded size, so that the blocks
  * sharing an entropy group are alike; default true),
+ * {@code zarrdirect.cuda.zstdMultiPassExecGroupsPerFrame} (execute-pass groups per frame of a batch at most; 2),
+ * {@code zarrdirect.cuda.schedule} (how host threads wait for the device: auto, spin, yield, blocking; auto),
+ * {@code zarrdirect.cuda.readerTrace} (print each threaded read's per-thread times; default false),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
  * cannot register a file), {@code zarrdirect.trackBuffers}.
  */

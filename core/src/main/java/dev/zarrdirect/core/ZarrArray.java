@@ -288,8 +288,7 @@ public final class ZarrArray {
         int depth = Math.max(1, Integer.getInteger(DECODE_DEPTH_PROPERTY, 3));
         long maxTasks = (long) depth * batchSize;
         long tasksDecoding = 0;
-        java.util.ArrayDeque<java.util.concurrent.Future<?>> decoding = new java.util.ArrayDeque<>();
-        java.util.ArrayDeque<Integer> decodingTasks = new java.util.ArrayDeque<>();
+        java.util.ArrayDeque<Decoding> decoding = new java.util.ArrayDeque<>();
         // Fetches run up to `depth` batches ahead of the batch handed to a decoder, so that a batch
         // is on the device when a decoder frees up; one after another, in order, since one fetch
         // keeps the reader busy and the batch needed next should land first. A fetch that finds
@@ -314,36 +313,36 @@ public final class ZarrArray {
                 int index = i;
                 int tasks = f.taskCount();
                 try {
-                    decoding.add(ctx.workers().submit(() -> {
+                    decoding.add(new Decoding(ctx.workers().submit(() -> {
                         long td = trace.now();
                         try (f) {
                             decoder.decode(f, dest, 0, outShape, byteStrides);
                         }
                         trace.span("decode " + index, td, tasks + " tasks");
                         return null;
-                    }));
+                    }), tasks));
                 } catch (RuntimeException | Error e) {
                     f.close();
                     throw e;
                 }
-                decodingTasks.add(tasks);
                 tasksDecoding += tasks;
                 while (tasksDecoding >= maxTasks) {
-                    tasksDecoding -= decodingTasks.removeFirst();
-                    await(decoding.removeFirst());
+                    Decoding oldest = decoding.removeFirst();
+                    tasksDecoding -= oldest.tasks();
+                    await(oldest.done());
                 }
             }
             while (!decoding.isEmpty()) {
-                await(decoding.removeFirst());
+                await(decoding.removeFirst().done());
             }
         } catch (RuntimeException | Error e) {
             // The caller frees dest: every decode still writing into it must end first, even when
             // this thread is interrupted (the interrupt is kept for the caller).
             boolean interrupted = Thread.interrupted();
-            for (java.util.concurrent.Future<?> d : decoding) {
+            for (Decoding d : decoding) {
                 while (true) {
                     try {
-                        d.get();
+                        d.done().get();
                         break;
                     } catch (InterruptedException ie) {
                         interrupted = true;
@@ -361,6 +360,10 @@ public final class ZarrArray {
             }
             throw e;
         }
+    }
+
+    /** A batch handed to a decoder: its completion and how many tasks it holds. */
+    private record Decoding(java.util.concurrent.Future<?> done, int tasks) {
     }
 
     /**
