@@ -8,7 +8,7 @@
  *     match's output in the same batch, averaged per batch;
  * plus the share of sequences reading an earlier block and a histogram of the offsets.
  *
- *   gcc -O2 -I kernels/src/main/c -o /tmp/seq-deps tools/gpu/seq-deps.c
+ *   gcc -O2 -I kernels/src/main/c -o /tmp/seq-deps tools/gpu/seq-deps.c   (from the project root)
  *   /tmp/seq-deps DECODED_BYTES BATCH FRAME...      (e.g. 4152960 32 /tmp/zdgen/shard-frames/0000*)
  * Frames: python3 tools/gpu/shard-frames.py STORE OUT writes a sharded store's inner frames.
  */
@@ -61,6 +61,10 @@ int main(int argc, char **argv) {
         zd_u8 *scr = calloc(1, zd_zstd_mp_scratch_bytes(d, (zd_u64)n));
         /* pass 1 wants a zd_zstd_lds, pass 2 a zd_mp_entropy_lds: one buffer for both */
         void *lds = malloc(sizeof(zd_zstd_lds) + sizeof(zd_mp_entropy_lds));
+        if (scr == NULL || lds == NULL) {
+            fprintf(stderr, "%s: out of memory for %llu decoded bytes\n", argv[a], (unsigned long long)d);
+            return 1;
+        }
         zd_zstd_mp_scan_group(src, (zd_u64)n, d, scr, 1u, lds);
         zd_mp_hdr *h = (zd_mp_hdr *)scr;
         if (h->mode == ZD_MP_MODE_RUN)
