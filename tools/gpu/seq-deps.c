@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
         zd_zstd_mp_scan_group(src, (zd_u64)n, d, scr, 1u, lds);
         zd_mp_hdr *h = (zd_mp_hdr *)scr;
         if (h->mode == ZD_MP_MODE_RUN)
-            for (zd_u32 b = 0; b < h->n_blocks; b++) zd_zstd_mp_entropy_group(src, (zd_u64)n, d, scr, b, lds);
+            for (zd_u32 b = 0; b < h->n_blocks; b++) zd_zstd_mp_entropy_group(src, (zd_u64)n, d, scr, b, lds, 0u, h);
         if (h->mode == ZD_MP_MODE_RUN) zd_zstd_mp_link_group(d, scr, h);
         if (h->mode != ZD_MP_MODE_RUN) {
             printf("%s: not decodable by the multi-pass path (mode %u)\n", argv[a], h->mode);

@@ -18,8 +18,9 @@ extern "C" __global__ void zd_zstd_mp_scan(const zd_u8 *src, const zd_u64 *src_o
 
 extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                               const zd_u64 *dst_sizes, zd_u8 *scratch, const zd_u64 *scratch_offsets,
-                                              const zd_u64 *slot_base, zd_u32 n, zd_u64 max_slots) {
+                                              const zd_u64 *slot_base, zd_u32 n, zd_u64 max_slots, zd_u32 seq_min) {
     __shared__ zd_mp_entropy_lds lds;
+    zd_mp_hdr *ctl = (zd_mp_hdr *)(scratch + scratch_offsets[0]);
     /* Slot g is block g / n of chunk g % n: the real blocks (the first few slots of each chunk)
        come first and spread over all groups, whatever the grid and the chunks' slot counts. */
     zd_u64 total = (zd_u64)n * max_slots;
@@ -28,7 +29,7 @@ extern "C" __global__ void zd_zstd_mp_entropy(const zd_u8 *src, const zd_u64 *sr
         zd_u64 b = g / n;
         if (b >= slot_base[c + 1u] - slot_base[c]) continue;
         zd_zstd_mp_entropy_group(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c],
-                                 (zd_u32)b, &lds);
+                                 (zd_u32)b, &lds, seq_min, ctl);
         __syncthreads(); /* lds is reused by the next slot */
     }
 }
@@ -51,8 +52,9 @@ static_assert(sizeof(zd_mp_entropy_lds) == 6072u, "MultiPassLaunch.ENTROPY_LDS_B
 extern "C" __global__ void zd_zstd_mp_entropy_pairs(const zd_u8 *src, const zd_u64 *src_offsets,
                                                     const zd_u64 *src_sizes, const zd_u64 *dst_sizes, zd_u8 *scratch,
                                                     const zd_u64 *scratch_offsets, const zd_u64 *slot_base, zd_u32 n,
-                                                    zd_u64 max_slots) {
+                                                    zd_u64 max_slots, zd_u32 seq_min) {
     __shared__ zd_mp_entropy_lds lds[ZD_MP_ENTROPY_WAYS];
+    zd_mp_hdr *ctl = (zd_mp_hdr *)(scratch + scratch_offsets[0]);
     const zd_u32 width = 32u / ZD_MP_ENTROPY_WAYS;
     zd_u32 half = threadIdx.x / width, hid = threadIdx.x % width;
     zd_u64 total = (zd_u64)n * max_slots;
@@ -62,8 +64,37 @@ extern "C" __global__ void zd_zstd_mp_entropy_pairs(const zd_u8 *src, const zd_u
         zd_u64 b = g / n;
         zd_u32 active = g < total && b < slot_base[c + 1u] - slot_base[c];
         zd_zstd_mp_entropy_items(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c],
-                                 active ? (zd_u32)b : 0u, &lds[half], hid, width, active);
+                                 active ? (zd_u32)b : 0u, &lds[half], hid, width, active, seq_min, ctl);
         __syncthreads(); /* lds is reused by the next pair */
+    }
+}
+
+/* Pass 2b: `items` threads of the group, `lanes` of each warp (a power of two; the rest only
+   fill the code table), decode whole blocks' sequences, each with its own tables in shared
+   memory (dynamic: ZD_MP_SEQ_CODES_BYTES + items * sizeof(zd_mp_seq_lds)), taking blocks by
+   ticket (block index major, as pass 2's slots) until the blocks up to ctl->seq_blocks, which
+   pass 2 set, are all taken. */
+static_assert(sizeof(zd_mp_seq_lds) == 2820u, "MultiPassLaunch.SEQ_LDS_BYTES");
+extern "C" __global__ void zd_zstd_mp_sequences(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                                const zd_u64 *dst_sizes, zd_u8 *scratch,
+                                                const zd_u64 *scratch_offsets, zd_u32 n, zd_u32 seq_min,
+                                                zd_u32 lanes, zd_u32 items) {
+    extern __shared__ __align__(16) zd_u8 zd_mps_shared[];
+    zd_mp_seq_codes *codes = (zd_mp_seq_codes *)zd_mps_shared;
+    zd_mp_seq_codes_items(codes, threadIdx.x, blockDim.x);
+    __syncthreads();
+    zd_u32 lane = threadIdx.x % 32u, stride = 32u / lanes;
+    zd_u32 item = (threadIdx.x / 32u) * lanes + lane / stride;
+    if (lane % stride != 0u || item >= items) return;
+    zd_mp_seq_lds *lds = (zd_mp_seq_lds *)(zd_mps_shared + ZD_MP_SEQ_CODES_BYTES) + item;
+    zd_mp_hdr *ctl = (zd_mp_hdr *)(scratch + scratch_offsets[0]);
+    zd_u64 total = (zd_u64)n * ctl->seq_blocks;
+    for (;;) {
+        zd_u64 t = atomicAdd(&ctl->seq_ticket, 1u);
+        if (t >= total) break;
+        zd_u32 c = (zd_u32)(t % n);
+        zd_zstd_mp_sequences_thread(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c],
+                                    (zd_u32)(t / n), seq_min, lds, codes);
     }
 }
 

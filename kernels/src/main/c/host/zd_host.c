@@ -18,6 +18,8 @@ ZD_KERNEL zd_u64 zd_host_zstd_scratch_per_frame(void) { return ZD_ZSTD_SCRATCH_P
 /* Host-only bits of zd_host_zstd_mp_decode_batch's exec_flags (beside the ZD_MPX_F_* ones). */
 #define ZD_HOST_MPX_WINDOW 0x100u
 #define ZD_HOST_MP_PAIRS 0x200u
+/* bits 16-31: pass 2's seq_min (0: no pass 2b) */
+#define ZD_HOST_MP_SEQ_MIN(flags) ((flags) >> 16)
 
 typedef struct {
     const zd_u8 *src;
@@ -95,6 +97,25 @@ typedef struct {
     zd_u32 exec_flags, local_size, exec_groups, group;
 } zd_host_mp_args;
 
+static zd_u32 zd_host_entropy_flags(const zd_host_mp_args *a) { return ZD_HOST_MP_SEQ_MIN(a->exec_flags); }
+
+/* Pass 2b as zd_zstd_mp_sequences runs it, its tickets taken in order by one thread: every block
+   up to seq_blocks of every chunk, block index major, each with freshly poisoned local memory. */
+static void zd_host_mp_sequences(const zd_host_mp_args *a, zd_mp_seq_lds *slds) {
+    const zd_mp_hdr *ctl = (const zd_mp_hdr *)(a->scratch + a->scratch_offsets[0]);
+    zd_mp_seq_codes codes;
+    memset(&codes, 0xA5, sizeof(codes));
+    zd_mp_seq_codes_items(&codes, 0u, 1u);
+    zd_u64 total = (zd_u64)a->n * ctl->seq_blocks;
+    for (zd_u64 t = 0; t < total; t++) {
+        zd_u32 c = (zd_u32)(t % a->n);
+        memset(slds, 0xA5, sizeof(zd_mp_seq_lds));
+        zd_zstd_mp_sequences_thread(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
+                                    a->scratch + a->scratch_offsets[c], (zd_u32)(t / a->n),
+                                    ZD_HOST_MP_SEQ_MIN(a->exec_flags), slds, &codes);
+    }
+}
+
 /* Same bodies as the zd_zstd_mp_{scan,entropy,link,exec,finish} kernel entries. */
 static void zd_host_mp_body(void *p) {
     zd_host_mp_args *a = (zd_host_mp_args *)p;
@@ -107,14 +128,16 @@ static void zd_host_mp_body(void *p) {
         zd_u32 c = active ? zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, slot) : 0u;
         zd_zstd_mp_entropy_items(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
                                  a->scratch + a->scratch_offsets[c], active ? (zd_u32)(slot - a->slot_base[c]) : 0u,
-                                 a->elds + half, hid, 16u, active);
+                                 a->elds + half, hid, 16u, active, zd_host_entropy_flags(a),
+                                 (zd_mp_hdr *)(a->scratch + a->scratch_offsets[0]));
         return;
     }
     if (a->pass == 2u) {
         if (g >= a->slot_base[a->n]) return;
         zd_u32 c = zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, g);
         zd_zstd_mp_entropy_group(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
-                                 a->scratch + a->scratch_offsets[c], (zd_u32)(g - a->slot_base[c]), a->elds);
+                                 a->scratch + a->scratch_offsets[c], (zd_u32)(g - a->slot_base[c]), a->elds,
+                                 zd_host_entropy_flags(a), (zd_mp_hdr *)(a->scratch + a->scratch_offsets[0]));
         return;
     }
     if (a->pass == 4u) {
@@ -154,8 +177,10 @@ static void *zd_host_mp_exec_main(void *p) {
    the single-pass decoder. Groups of the other passes run one after the other; the exec pass's
    `exec_groups` groups run at once, as on a GPU, taking tickets and waiting for each other's
    blocks. exec_flags: ZD_MPX_F_* bits, ZD_HOST_MPX_WINDOW to build each block in a local window
-   (the CUDA zd_zstd_mp_exec_win kernel) instead of in place, and ZD_HOST_MP_PAIRS (with 32 items)
-   to run pass 2 as zd_zstd_mp_entropy_pairs does, two blocks a group. */
+   (the CUDA zd_zstd_mp_exec_win kernel) instead of in place, ZD_HOST_MP_PAIRS (with 32 items)
+   to run pass 2 as zd_zstd_mp_entropy_pairs does, two blocks a group, and in bits 16-31 pass 2's
+   seq_min: blocks of at least that many sequences leave them to pass 2b (zd_zstd_mp_sequences),
+   run after pass 2. */
 #define ZD_HOST_MPX_MAX_GROUPS 16u
 ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
@@ -166,11 +191,12 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
     if ((exec_flags & ZD_HOST_MP_PAIRS) && local_size != 32u) return -1;
     zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
     zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(2u * sizeof(zd_mp_entropy_lds));
+    zd_mp_seq_lds *slds = (zd_mp_seq_lds *)malloc(sizeof(zd_mp_seq_lds));
     zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds) * exec_groups);
     zd_u8 *win = (zd_u8 *)malloc((size_t)ZD_ZSTD_BLOCK_MAX * exec_groups);
     zd_i32 *jump = (zd_i32 *)malloc(sizeof(zd_i32) * ZD_MPX_JUMP_SPAN * exec_groups);
     int rc = -1;
-    if (lds == NULL || xlds == NULL || win == NULL || jump == NULL || elds == NULL) goto out;
+    if (lds == NULL || xlds == NULL || win == NULL || jump == NULL || elds == NULL || slds == NULL) goto out;
     zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets,
                          slot_base, status, n, 1u, lds, xlds, NULL, NULL, elds, exec_flags, local_size, exec_groups, 0u};
     for (zd_u32 pass = 1u; pass <= 5u; pass++) {
@@ -207,6 +233,7 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
             memset(elds, 0xA5, 2u * sizeof(zd_mp_entropy_lds));
             if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) goto out;
         }
+        if (pass == 2u && ZD_HOST_MP_SEQ_MIN(exec_flags) != 0u) zd_host_mp_sequences(&a, slds);
     }
     if (modes != NULL)
         for (zd_u32 c = 0; c < n; c++) modes[c] = ((const zd_mp_hdr *)(scratch + scratch_offsets[c]))->mode;
@@ -217,6 +244,7 @@ out:
     free(win);
     free(jump);
     free(elds);
+    free(slds);
     return rc;
 }
 

@@ -24,23 +24,29 @@ class ZstdMultiPassTest {
 
     record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
 
-    /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP, ZD_HOST_MPX_WINDOW, ZD_HOST_MP_PAIRS in zd_zstd_mp.h / zd_host.c. */
-    static final int SAME_ROUND = 1, CG = 2, JUMP = 4, WINDOW = 0x100, PAIRS = 0x200;
+    /**
+     * ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP, ZD_HOST_MPX_WINDOW, ZD_HOST_MP_PAIRS in
+     * zd_zstd_mp.h / zd_host.c; SEQ and SEQ_64 set pass 2's seq_min (bits 16-31) to 1 and 64.
+     */
+    static final int SAME_ROUND = 1, CG = 2, JUMP = 4, WINDOW = 0x100, PAIRS = 0x200, SEQ = 1 << 16, SEQ_64 = 64 << 16;
 
     /**
      * How the execute pass runs: {@code flags} (WINDOW: blocks built in a local window, as the
      * CUDA zd_zstd_mp_exec_win kernel does, else in place; JUMP: short batches by pointer
      * jumping, else in rounds; SAME_ROUND; CG; PAIRS: pass 2 decodes two blocks a 32-item group, as
-     * the CUDA zd_zstd_mp_entropy_pairs kernel does) and how many groups
+     * the CUDA zd_zstd_mp_entropy_pairs kernel does; SEQ: pass 2 decodes literals only, and pass
+     * 2b each block's sequences by one item, as zd_zstd_mp_sequences does; SEQ_64: the same for
+     * blocks of at least 64 sequences, pass 2 decodes the others) and how many groups
      * run it at once, each on its own threads, waiting for each other's blocks as on a GPU.
      */
     record Exec(int flags, int groups) {
-        static final Exec DEFAULT = new Exec(WINDOW | JUMP | CG, 1); // as the CUDA codec runs
+        static final Exec DEFAULT = new Exec(WINDOW | JUMP | CG | SEQ_64, 1); // as the CUDA codec runs
 
         @Override
         public String toString() {
             return ((flags & WINDOW) != 0 ? "window" : "in place") + ((flags & JUMP) != 0 ? "+jump" : "")
                     + ((flags & SAME_ROUND) != 0 ? "+same-round" : "") + ((flags & PAIRS) != 0 ? ", entropy in pairs" : "")
+                    + ((flags >>> 16) != 0 ? ", sequences in pass 2b from " + (flags >>> 16) : ", sequences in pass 2")
                     + ", " + groups + " group(s)";
         }
     }
@@ -129,7 +135,7 @@ class ZstdMultiPassTest {
             List<ZstdCorpusTest.Case> part = cs.subList(from, Math.min(cs.size(), from + 7));
             List<byte[]> frames = part.stream().map(ZstdCorpusTest.Case::frame).toList();
             int[] lens = part.stream().mapToInt(c -> c.original().length).toArray();
-            // both ways of building a block: every other batch in place
+            // both ways of building a block (every other batch in place) and of decoding sequences
             Result r = decodeMp(frames, lens, 1, from / 7 % 2 == 0 ? Exec.DEFAULT : new Exec(CG, 1));
             assertTrue(r.guardsIntact(), "guards, batch from " + part.get(0).name());
             for (int i = 0; i < part.size(); i++) {
@@ -152,8 +158,9 @@ class ZstdMultiPassTest {
         List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus.stream()
                 .filter(c -> c.original().length >= 100_000 && c.original().length <= 1_100_000).limit(12).toList();
         // pairs (32 items only) see frames of 1 to 9 blocks: odd counts leave a half idle
-        for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | CG, 1), new Exec(CG, 1),
-                new Exec(Exec.DEFAULT.flags() | PAIRS, 1)}) {
+        for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | CG, 1), new Exec(CG | SEQ, 1),
+                new Exec(Exec.DEFAULT.flags() | PAIRS, 1), new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 1),
+                new Exec(WINDOW | JUMP | CG | PAIRS, 1)}) {
             for (int ls : (exec.flags() & PAIRS) != 0 ? new int[] {32} : new int[] {4, 32}) {
                 for (ZstdCorpusTest.Case c : cs) {
                     String what = c.name() + " local=" + ls + " " + exec;
@@ -191,7 +198,8 @@ class ZstdMultiPassTest {
         int[] lens = originals.stream().mapToInt(b -> b.length).toArray();
         List<String> wrong = new ArrayList<>();
         for (Exec exec : new Exec[] {new Exec(WINDOW | JUMP | SAME_ROUND | CG, 4), new Exec(WINDOW | CG, 3),
-                new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2), new Exec(WINDOW | JUMP | CG | PAIRS, 2)}) {
+                new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2), new Exec(WINDOW | JUMP | CG | PAIRS, 2),
+                new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 2)}) {
             Result r = decodeMp(frames, lens, (exec.flags() & PAIRS) != 0 ? 32 : 16, exec);
             if (!r.guardsIntact()) wrong.add("guards, " + exec);
             for (int i = 0; i < frames.size(); i++) {
@@ -219,14 +227,18 @@ class ZstdMultiPassTest {
             }
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, s.original().length);
-            Result mp = decodeMp(frames, lens, 1);
-            assertTrue(mp.guardsIntact(), "guards " + s.name());
-            for (int i = 0; i < frames.size(); i++) {
-                Decoded d = decode(frames.get(i), s.original().length, 1);
-                assertEquals(d.status(), mp.status()[i], "status " + s.name() + " case " + i + " seed=" + SEED);
-                if (d.status() == 0) assertArrayEquals(d.out(), mp.out()[i], "bytes " + s.name() + " case " + i);
-                if (mp.mode()[i] == MODE_RUN) viaMp++;
-                cases++;
+            // sequences in pass 2b (as the CUDA codec decodes by default) and in pass 2
+            for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | JUMP | CG, 1),
+                    new Exec(WINDOW | JUMP | CG | SEQ, 1)}) {
+                Result mp = decodeMp(frames, lens, 1, exec);
+                assertTrue(mp.guardsIntact(), "guards " + s.name() + " " + exec);
+                for (int i = 0; i < frames.size(); i++) {
+                    Decoded d = decode(frames.get(i), s.original().length, 1);
+                    assertEquals(d.status(), mp.status()[i], "status " + s.name() + " case " + i + " " + exec + " seed=" + SEED);
+                    if (d.status() == 0) assertArrayEquals(d.out(), mp.out()[i], "bytes " + s.name() + " case " + i);
+                    if (mp.mode()[i] == MODE_RUN) viaMp++;
+                    cases++;
+                }
             }
         }
         System.out.println("zstd multi-pass corruptions: " + cases + " cases, " + viaMp + " decoded by the multi-pass path");

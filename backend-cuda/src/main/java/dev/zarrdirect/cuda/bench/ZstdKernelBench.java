@@ -171,6 +171,7 @@ public final class ZstdKernelBench {
                                 mpMaxSlots = Math.max(mpMaxSlots, slots);
                             }
                             mpX.setAtIndex(ValueLayout.JAVA_LONG, 2L * n, mpSlots);
+                            MultiPassLaunch mpl = MultiPassLaunch.of(cd);
                             Buffer mpScratch = mp ? backend.allocateUninitialized(dev, MemoryKind.DEVICE, mpScr) : null;
                             Buffer mpXh = backend.allocate(dev, MemoryKind.HOST_PINNED, mpX.byteSize());
                             Buffer mpXd = backend.allocateUninitialized(dev, MemoryKind.DEVICE, mpX.byteSize());
@@ -178,24 +179,28 @@ public final class ZstdKernelBench {
                             backend.copy(mpXh, 0, mpXd, 0, mpX.byteSize());
                             long xd = mpXd.address();
                             long msc = mp ? mpScratch.address() : 0L;
-                            MultiPassLaunch mpl = MultiPassLaunch.of(cd);
                             long totalSlots = mpSlots;
                             if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads,"
                                     + " blocks built %s, %s%s%n", n, mpSlots, mpScr / (double) (1L << 30), mpl.execThreads(),
                                     mpl.window() ? "in shared memory" : "in place",
                                     mpl.window() && mpl.jump() ? "pointer jumping or " : "",
                                     mpl.sameRound() ? "same-round marks" : "marks a round later");
-                            if (mp) System.out.printf("multi-pass entropy: %s%n",
-                                    mpl.entropyPairs() ? "two blocks a group" : "one block a group");
+                            if (mp) System.out.printf("multi-pass entropy: %s, sequences %s%n",
+                                    mpl.entropyPairs() ? "two blocks a group" : "one block a group",
+                                    mpl.sequences().on() ? String.format(Locale.ROOT,
+                                            "a block an item for blocks of %d and more (%d lanes a warp, %d items a group, %d groups a multiprocessor)",
+                                            mpl.sequences().min(), mpl.sequences().lanes(), mpl.sequences().itemsPerGroup(),
+                                            mpl.sequences().groupsPerSm()) : "in the entropy pass");
                             cd.makeCurrent();
                             long stream = cd.acquireStream();
                             long e0 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
                             long e1 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
                             double[] ms = new double[reps];
-                            // multi-pass: an event after each of the five launches, for a per-pass split
-                            long[] passEv = new long[5];
+                            // multi-pass: an event after each launch (five, or six with the sequence pass), for a per-pass split
+                            long[] passEv = new long[6];
                             for (int k = 0; k < passEv.length; k++) passEv[k] = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
-                            double[][] passMs = new double[reps][5];
+                            double[][] passMs = new double[reps][6];
+                            List<String> passNames = new ArrayList<>();
                             int[] at1 = new int[1];
                             Map<String, MemorySegment> mpParams = new java.util.HashMap<>();
                             try {
@@ -203,7 +208,9 @@ public final class ZstdKernelBench {
                                     drv.eventRecord(e0, stream);
                                     if (mp) {
                                         at1[0] = 0;
+                                        passNames.clear();
                                         mpl.enqueue((k, grid, block, shared, ka2) -> {
+                                                    passNames.add(k.replace("zd_zstd_mp_", ""));
                                                     // the same arguments every repetition: packed once
                                                     MemorySegment packed = mpParams.computeIfAbsent(k, x -> ka2.build(arena));
                                                     drv.launch(cd.function(k, shared), k, grid, block, shared, stream, packed);
@@ -219,7 +226,7 @@ public final class ZstdKernelBench {
                                     if (r >= 0) {
                                         ms[r] = drv.eventElapsedMillis(e0, e1);
                                         if (mp) {
-                                            for (int k = 0; k < 5; k++) {
+                                            for (int k = 0; k < at1[0]; k++) {
                                                 passMs[r][k] = drv.eventElapsedMillis(k == 0 ? e0 : passEv[k - 1], passEv[k]);
                                             }
                                         }
@@ -236,8 +243,12 @@ public final class ZstdKernelBench {
                             if (mp) {
                                 double[] mid = passMs[java.util.stream.IntStream.range(0, reps).boxed()
                                         .sorted(java.util.Comparator.comparingDouble(r -> ms[r])).toList().get(reps / 2)];
-                                System.out.printf(Locale.ROOT, "multi-pass split of the median run: scan %.3f, entropy %.3f, link %.3f, exec %.3f, finish %.3f ms%n",
-                                        mid[0], mid[1], mid[2], mid[3], mid[4]);
+                                StringBuilder split = new StringBuilder();
+                                for (int k = 0; k < passNames.size(); k++) {
+                                    split.append(k == 0 ? "" : ", ").append(passNames.get(k).replace("_pairs", "").replace("_win", ""))
+                                            .append(String.format(Locale.ROOT, " %.3f", mid[k]));
+                                }
+                                System.out.println("multi-pass split of the median run: " + split + " ms");
                             }
                             Arrays.sort(ms);
                             double med = ms[reps / 2];

@@ -275,7 +275,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         return Math.min(d / 2048, s / 3) + 16;
     }
 
-    /** The five launches of {@link MultiPassLaunch} for frames whose scratch fits together. */
+    /** The launches of {@link MultiPassLaunch} for frames whose scratch fits together. */
     private void decodeMultiPass(CodecBatch batch, int[] item0, long[] sa0, long[] ss0, long[] da0, long[] ds0) {
         int n = item0.length;
         int[] order = MultiPassLaunch.frameOrder(ss0);

@@ -4,9 +4,10 @@ import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
 
 /**
- * The five launches of the multi-pass zstd decoder (kernels: zstd/zd_zstd_mp.h, cuda/zd_zstd_mp.cu)
+ * The launches of the multi-pass zstd decoder (kernels: zstd/zd_zstd_mp.h, cuda/zd_zstd_mp.cu)
  * for one batch of frames, queued in order on one stream: {@code zd_zstd_mp_scan} (block tables),
- * {@code zd_zstd_mp_entropy} (literals and sequences of every block), {@code zd_zstd_mp_link}
+ * {@code zd_zstd_mp_entropy} (literals of every block, and its sequences unless
+ * {@code zd_zstd_mp_sequences} follows to decode them, a block a thread), {@code zd_zstd_mp_link}
  * (block positions and repeat offsets), {@code zd_zstd_mp_exec} (persistent groups executing
  * blocks in ticket order) and {@code zd_zstd_mp_finish} (checksums, single-pass fallback, status).
  * The codec and the kernel bench both queue through here, so the bench times what reads run.
@@ -22,9 +23,77 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  *                        holds the pointers)
  * @param entropyPairs    whether the entropy pass decodes two blocks a 32-thread group
  *                        ({@code zd_zstd_mp_entropy_pairs}) or one ({@code zd_zstd_mp_entropy})
+ * @param sequences      how the sequence pass ({@code zd_zstd_mp_sequences}) runs, and for which
+ *                        blocks ({@link Sequences#OFF}: none, the entropy pass decodes every block's
+ *                        sequences)
  */
 public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound, boolean jump,
-                              boolean entropyPairs) {
+                              boolean entropyPairs, Sequences sequences) {
+
+    /**
+     * The sequence pass: blocks of at least {@code min} sequences (0: no pass) are decoded by one
+     * item each, {@code itemsPerGroup} items a group of 32-thread warps with {@code lanes} items
+     * each (a power of two up to 32), {@code groupsPerSm} groups a multiprocessor; each item has
+     * its tables in {@link #SEQ_LDS_BYTES} of shared memory. A block's sequences are one serial
+     * chain; many lanes a warp share its instructions but run every branch any of them takes,
+     * few lanes need more warps, and shared memory bounds the chains a multiprocessor.
+     */
+    public record Sequences(int min, int lanes, int itemsPerGroup, int groupsPerSm) {
+        public static final Sequences OFF = new Sequences(0, 1, 1, 1);
+
+        public Sequences {
+            if (min < 0 || lanes < 1 || lanes > 32 || Integer.bitCount(lanes) != 1 || itemsPerGroup < 1
+                    || groupsPerSm < 1 || threadsPerGroup(itemsPerGroup, lanes) > 1024) {
+                throw new IllegalArgumentException("multi-pass sequence pass: min " + min + ", lanes " + lanes
+                        + " (a power of two up to 32), items a group " + itemsPerGroup + " (at most 32 warps of "
+                        + lanes + "), groups a multiprocessor " + groupsPerSm);
+            }
+        }
+
+        private static int threadsPerGroup(int items, int lanes) {
+            return (items + lanes - 1) / lanes * 32;
+        }
+
+        public boolean on() {
+            return min > 0;
+        }
+
+        /** Threads of a group: whole warps of {@code lanes} items. */
+        public int threads() {
+            return threadsPerGroup(itemsPerGroup, lanes);
+        }
+
+        /** Dynamic shared memory of a group: the code table, then each item's tables. */
+        public int sharedBytes() {
+            return SEQ_CODES_BYTES + itemsPerGroup * SEQ_LDS_BYTES;
+        }
+
+        /**
+         * The largest pass for a multiprocessor of {@code smBytes} of shared memory (with
+         * {@link #SM_RESERVED_BYTES} a group reserved) and {@code smThreads} threads: the most
+         * items, in the fewest groups of at most {@code itemsMax} items (0: any).
+         */
+        public static Sequences fit(int min, int lanes, int itemsMax, int smBytes, int smThreads, int groupMaxBytes) {
+            int threadCap = 32 * lanes; // 1024 threads a group
+            int bestItems = 0, bestGroups = 1, bestPer = 1;
+            for (int groups = 1; groups <= 32; groups++) {
+                int per = Math.min(threadCap, (smBytes / groups - SM_RESERVED_BYTES - SEQ_CODES_BYTES) / SEQ_LDS_BYTES);
+                if (itemsMax > 0) per = Math.min(per, itemsMax);
+                if (per < 1 || SEQ_CODES_BYTES + per * SEQ_LDS_BYTES > groupMaxBytes) continue;
+                if (groups * threadsPerGroup(per, lanes) > smThreads) continue;
+                if (groups * per > bestItems) {
+                    bestItems = groups * per;
+                    bestGroups = groups;
+                    bestPer = per;
+                }
+            }
+            if (bestItems == 0) {
+                throw new IllegalArgumentException("no multi-pass sequence pass of " + lanes + " lanes a warp fits "
+                        + smBytes + " bytes of shared memory a multiprocessor (" + SEQ_LDS_BYTES + " an item)");
+            }
+            return new Sequences(min, lanes, bestPer, bestGroups);
+        }
+    }
 
     /**
      * Groups of the entropy pass launched, in multiples of those resident at once; default 4. The
@@ -51,6 +120,29 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
 
     /** sizeof(zd_mp_entropy_lds): one block's tables in the entropy pass. */
     static final int ENTROPY_LDS_BYTES = 6072;
+
+    /** sizeof(zd_mp_seq_lds): one item's three tables of compact cells in the sequence pass. */
+    public static final int SEQ_LDS_BYTES = 2820;
+
+    /** ZD_MP_SEQ_CODES_BYTES: the code table a sequence-pass group shares, before its items' tables. */
+    public static final int SEQ_CODES_BYTES = 368;
+
+    /** Shared memory the driver reserves per resident group (1 KiB on sm_80 to sm_100). */
+    public static final int SM_RESERVED_BYTES = 1024;
+
+    /**
+     * Blocks of at least this many sequences go to the sequence pass (0: none); default
+     * {@link #DEFAULT_SEQ_MIN}.
+     */
+    public static final String SEQ_MIN_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqMin";
+
+    /** Items a warp of the sequence pass ({@link Sequences#lanes}); default {@link #DEFAULT_SEQ_LANES}. */
+    public static final String SEQ_LANES_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqLanes";
+
+    /** Items a group of the sequence pass at most (0: as many as fit); default 0. */
+    public static final String SEQ_ITEMS_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqItems";
+
+    public static final int DEFAULT_SEQ_MIN = 1024, DEFAULT_SEQ_LANES = 4;
 
     /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP in zd_zstd_mp.h. */
     private static final int F_SAME_ROUND = 1, F_CG = 2, F_JUMP = 4;
@@ -99,6 +191,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
             throw new IllegalArgumentException("threads of the multi-pass execute launch must be a multiple of 32 in"
                     + " [32, 1024], got " + execThreads + " (" + CudaZstdCodec.MP_THREADS_PROPERTY + ")");
         }
+        java.util.Objects.requireNonNull(sequences, "sequences");
     }
 
     /**
@@ -107,10 +200,13 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * {@link CudaZstdCodec#MP_WINDOW_PROPERTY} is false; same-round marks only when
      * {@link CudaZstdCodec#MP_SAME_ROUND_PROPERTY} is true; pointer jumping unless
      * {@link CudaZstdCodec#MP_JUMP_PROPERTY} is false; the entropy pass in pairs unless
-     * {@link CudaZstdCodec#MP_ENTROPY_PAIRS_PROPERTY} is false.
+     * {@link CudaZstdCodec#MP_ENTROPY_PAIRS_PROPERTY} is false; a sequence pass as
+     * {@link #SEQ_MIN_PROPERTY}, {@link #SEQ_LANES_PROPERTY} and {@link #SEQ_ITEMS_PROPERTY} ask,
+     * with as many items as a multiprocessor's shared memory holds.
      *
      * @throws IllegalArgumentException when {@link CudaZstdCodec#MP_THREADS_PROPERTY} asks for more
-     *                                  threads than the execute kernel can launch
+     *                                  threads than the execute kernel can launch, or the sequence
+     *                                  properties for a pass that cannot run
      */
     public static MultiPassLaunch of(CudaDevice device) {
         boolean fits = device.maxSharedMemoryPerBlockOptin() >= WIN_SHARED_BYTES;
@@ -129,11 +225,16 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         boolean sameRound = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_SAME_ROUND_PROPERTY, "false"));
         boolean jump = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_JUMP_PROPERTY, "true"));
         boolean pairs = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_ENTROPY_PAIRS_PROPERTY, "true"));
-        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs);
+        int seqMin = Integer.getInteger(SEQ_MIN_PROPERTY, DEFAULT_SEQ_MIN);
+        Sequences seq = seqMin <= 0 ? Sequences.OFF
+                : Sequences.fit(seqMin, Integer.getInteger(SEQ_LANES_PROPERTY, DEFAULT_SEQ_LANES),
+                        Integer.getInteger(SEQ_ITEMS_PROPERTY, 0), device.maxSharedMemoryPerMultiprocessor(),
+                        device.maxThreadsPerMultiprocessor(), device.maxSharedMemoryPerBlockOptin());
+        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs, seq);
     }
 
     /**
-     * Queues the five launches. Addresses are device addresses: {@code srcOffsets}, {@code srcSizes},
+     * Queues the launches. Addresses are device addresses: {@code srcOffsets}, {@code srcSizes},
      * {@code dstOffsets}, {@code dstSizes} and {@code scratchOffsets} point at {@code n} u64 each,
      * {@code slotBase} at {@code n + 1} (running sums of {@link CudaZstdCodec#mpSlots}), {@code status}
      * at {@code n} u32 that receive the frames' statuses; {@code maxSlots} is the largest
@@ -154,7 +255,15 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         int entropyGrid = (int) Math.max(1, Math.min(work, waves * entropyPerSm * multiprocessors));
         l.launch(entropyPairs ? "zd_zstd_mp_entropy_pairs" : "zd_zstd_mp_entropy", entropyGrid, 32, 0,
                 new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes).u64(scratch)
-                        .u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots));
+                        .u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots).u32(sequences.min()));
+        if (sequences.on()) {
+            // persistent: each item takes whole blocks by ticket; the groups fill the multiprocessors'
+            // shared memory with their items' tables
+            l.launch("zd_zstd_mp_sequences", multiprocessors * sequences.groupsPerSm(), sequences.threads(),
+                    sequences.sharedBytes(), new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
+                            .u64(scratch).u64(scratchOffsets).u32(n).u32(sequences.min()).u32(sequences.lanes())
+                            .u32(sequences.itemsPerGroup()));
+        }
         l.launch("zd_zstd_mp_link", n, 32, 0, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));
         // persistent: as many groups as can be resident (more would only find the tickets gone; a
         // window takes most of a multiprocessor's shared memory: one group each), and no more than

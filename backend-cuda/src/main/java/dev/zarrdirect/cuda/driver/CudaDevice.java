@@ -38,6 +38,8 @@ public final class CudaDevice implements AutoCloseable {
     private final int ccMinor;
     private final int multiprocessors;
     private final int maxSharedOptin;
+    private final int maxSharedPerSm;
+    private final int maxThreadsPerSm;
     private final long totalMemory;
     private final boolean memoryPools;
     private final boolean managedMemory;
@@ -81,6 +83,8 @@ public final class CudaDevice implements AutoCloseable {
         this.ccMinor = driver.deviceAttribute(handle, CudaDriver.ATTR_CC_MINOR);
         this.multiprocessors = driver.deviceAttribute(handle, CudaDriver.ATTR_MULTIPROCESSOR_COUNT);
         this.maxSharedOptin = driver.deviceAttribute(handle, CudaDriver.ATTR_MAX_SHARED_PER_BLOCK_OPTIN);
+        this.maxSharedPerSm = driver.deviceAttribute(handle, CudaDriver.ATTR_MAX_SHARED_PER_MULTIPROCESSOR);
+        this.maxThreadsPerSm = driver.deviceAttribute(handle, CudaDriver.ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
         this.totalMemory = driver.deviceTotalMemory(handle);
         this.memoryPools = driver.hasMemoryPools()
                 && driver.deviceAttribute(handle, CudaDriver.ATTR_MEMORY_POOLS_SUPPORTED) != 0;
@@ -133,6 +137,15 @@ public final class CudaDevice implements AutoCloseable {
 
     public int maxSharedMemoryPerBlockOptin() {
         return maxSharedOptin;
+    }
+
+    /** Shared memory of one multiprocessor, for all its resident groups together. */
+    public int maxSharedMemoryPerMultiprocessor() {
+        return maxSharedPerSm;
+    }
+
+    public int maxThreadsPerMultiprocessor() {
+        return maxThreadsPerSm;
     }
 
     public long totalMemory() {

@@ -38,9 +38,11 @@ public final class CudaDriver {
     public static final int CUDA_ERROR_NO_DEVICE = 100;
 
     public static final int ATTR_MULTIPROCESSOR_COUNT = 16;
+    public static final int ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39;
     public static final int ATTR_UNIFIED_ADDRESSING = 41;
     public static final int ATTR_CC_MAJOR = 75;
     public static final int ATTR_CC_MINOR = 76;
+    public static final int ATTR_MAX_SHARED_PER_MULTIPROCESSOR = 81;
     public static final int ATTR_MANAGED_MEMORY = 83;
     public static final int ATTR_MAX_SHARED_PER_BLOCK_OPTIN = 97;
     public static final int ATTR_MEMORY_POOLS_SUPPORTED = 115;

@@ -45,7 +45,7 @@ class MultiPassLaunchTest {
 
     @Test
     void theExecutePassTakesTwoGroupsAFrameUpToTheResidentGroups() {
-        MultiPassLaunch h200 = new MultiPassLaunch(132, 1024, true, false, true, true);
+        MultiPassLaunch h200 = new MultiPassLaunch(132, 1024, true, false, true, true, MultiPassLaunch.Sequences.OFF);
         // a small batch leaves the other multiprocessors to the batches decoding beside it
         assertEquals(32, grids(h200, 16).get("zd_zstd_mp_exec_win"));
         assertEquals(132, grids(h200, 66).get("zd_zstd_mp_exec_win"));
@@ -56,7 +56,7 @@ class MultiPassLaunchTest {
         assertEquals(16, grids(h200, 16).get("zd_zstd_mp_finish"));
         assertEquals(4 * 17 * 132, grids(h200, 16).get("zd_zstd_mp_entropy_pairs"));
         // without the window, four 512-thread groups fit a multiprocessor (2048 threads)
-        MultiPassLaunch inPlace = new MultiPassLaunch(132, 512, false, false, false, true);
+        MultiPassLaunch inPlace = new MultiPassLaunch(132, 512, false, false, false, true, MultiPassLaunch.Sequences.OFF);
         assertEquals(300, grids(inPlace, 150).get("zd_zstd_mp_exec"));
         assertEquals(528, grids(inPlace, 600).get("zd_zstd_mp_exec"));
 
@@ -70,5 +70,42 @@ class MultiPassLaunchTest {
             if (before == null) System.clearProperty(key);
             else System.setProperty(key, before);
         }
+    }
+
+    @Test
+    void theSequencePassFillsAMultiprocessorsSharedMemory() {
+        // H200: 233,472 bytes a multiprocessor, 232,448 a group, 2048 threads
+        MultiPassLaunch.Sequences four = MultiPassLaunch.Sequences.fit(1024, 4, 0, 233_472, 2048, 232_448);
+        // one group: 82 items (368 + 82 x 2820 = 231,608 bytes), 21 warps of four
+        assertEquals(new MultiPassLaunch.Sequences(1024, 4, 82, 1), four);
+        assertEquals(672, four.threads());
+        assertEquals(231_608, four.sharedBytes());
+        // one item a warp: 32 a group (1024 threads), two groups before the threads run out
+        assertEquals(new MultiPassLaunch.Sequences(1024, 1, 32, 2),
+                MultiPassLaunch.Sequences.fit(1024, 1, 0, 233_472, 2048, 232_448));
+        // at most 16 items a group: groups of 16, five of them
+        assertEquals(new MultiPassLaunch.Sequences(1024, 8, 16, 5),
+                MultiPassLaunch.Sequences.fit(1024, 8, 16, 233_472, 2048, 232_448));
+        // A100: 167,936 a multiprocessor
+        assertEquals(59, MultiPassLaunch.Sequences.fit(1024, 4, 0, 167_936, 2048, 166_912).itemsPerGroup());
+        assertThrows(IllegalArgumentException.class, () -> MultiPassLaunch.Sequences.fit(1024, 4, 0, 2000, 2048, 2000));
+        assertThrows(IllegalArgumentException.class, () -> new MultiPassLaunch.Sequences(1024, 3, 8, 1));
+        assertThrows(IllegalArgumentException.class, () -> new MultiPassLaunch.Sequences(1024, 1, 33, 1));
+        assertThrows(IllegalArgumentException.class, () -> new MultiPassLaunch.Sequences(-1, 4, 8, 1));
+    }
+
+    @Test
+    void theSequencePassFollowsTheEntropyPass() {
+        MultiPassLaunch.Sequences seq = new MultiPassLaunch.Sequences(1024, 4, 82, 1);
+        MultiPassLaunch l = new MultiPassLaunch(132, 1024, true, false, true, true, seq);
+        java.util.List<String> order = new java.util.ArrayList<>();
+        java.util.Map<String, int[]> shape = new java.util.HashMap<>();
+        l.enqueue((kernel, grid, threads, shared, args) -> {
+            order.add(kernel);
+            shape.put(kernel, new int[] {grid, threads, shared});
+        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 2043L * 16, 2043);
+        assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_sequences",
+                "zd_zstd_mp_link", "zd_zstd_mp_exec_win", "zd_zstd_mp_finish"), order);
+        assertArrayEquals(new int[] {132, 672, 231_608}, shape.get("zd_zstd_mp_sequences"));
     }
 }
