@@ -217,7 +217,8 @@ public final class ZstdKernelBench {
                                                     drv.eventRecord(passEv[at1[0]++], stream);
                                                 },
                                                 in.address(), tb, tb + 8L * n, out.address(), tb + 16L * n, tb + 24L * n,
-                                                msc, xd, xd + 8L * n, tb + 32L * n, n, totalSlots, mpMaxSlots);
+                                                msc, xd, xd + 8L * n, tb + 32L * n, n, totalSlots, mpMaxSlots,
+                                                n * MultiPassLaunch.minBlocks(size));
                                     } else {
                                         drv.launch(fn, "zd_zstd_decode_batch", n, threads, 0, stream, params);
                                     }

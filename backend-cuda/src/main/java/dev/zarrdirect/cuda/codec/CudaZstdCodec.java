@@ -288,9 +288,10 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         ItemTable t = ItemTable.of(sa, ss, da, ds);
         long[] sco = new long[n];
         long[] sb = new long[n + 1];
-        long scr = 0, slots = 0, maxSlots = 0;
+        long scr = 0, slots = 0, maxSlots = 0, minBlocks = 0;
         for (int k = 0; k < n; k++) {
             sco[k] = scr;
+            minBlocks += MultiPassLaunch.minBlocks(ds[k]);
             scr += mpScratchBytes(ds[k], ss[k]);
             sb[k] = slots;
             long ks = mpSlots(ds[k], ss[k]);
@@ -311,7 +312,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt();
             MultiPassLaunch.of(device).enqueue(w::launch,
                     t.srcBase(), srcOff, srcSz, t.dstBase(), dstOff, dstSz, scratch, ex, ex + 8L * n,
-                    table + t.statusAt(), n, slots, maxSlots);
+                    table + t.statusAt(), n, slots, maxSlots, minBlocks);
             w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
             w.sync("zd_zstd_mp_* over " + n + " frames starting with " + batch.label(item[0]));
             report(batch, host, t.statusAt(), item, ss, ds, n);

@@ -70,11 +70,13 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
 
         /**
          * The largest pass for a multiprocessor of {@code smBytes} of shared memory (with
-         * {@link #SM_RESERVED_BYTES} a group reserved) and {@code smThreads} threads: the most
+         * {@link #SM_RESERVED_BYTES} a group reserved) and {@code smThreads} threads, groups of at
+         * most {@code groupMaxBytes} and {@code groupMaxThreads} (the kernel's registers): the most
          * items, in the fewest groups of at most {@code itemsMax} items (0: any).
          */
-        public static Sequences fit(int min, int lanes, int itemsMax, int smBytes, int smThreads, int groupMaxBytes) {
-            int threadCap = 32 * lanes; // 1024 threads a group
+        public static Sequences fit(int min, int lanes, int itemsMax, int smBytes, int smThreads, int groupMaxBytes,
+                                    int groupMaxThreads) {
+            int threadCap = Math.min(1024, groupMaxThreads) / 32 * lanes;
             int bestItems = 0, bestGroups = 1, bestPer = 1;
             for (int groups = 1; groups <= 32; groups++) {
                 int per = Math.min(threadCap, (smBytes / groups - SM_RESERVED_BYTES - SEQ_CODES_BYTES) / SEQ_LDS_BYTES);
@@ -131,18 +133,42 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
     public static final int SM_RESERVED_BYTES = 1024;
 
     /**
-     * Blocks of at least this many sequences go to the sequence pass (0: none); default
-     * {@link #DEFAULT_SEQ_MIN}.
+     * Blocks of at least this many sequences go to the sequence pass (0: none, the entropy pass
+     * decodes every block's sequences); default {@link #DEFAULT_SEQ_MIN}. Measured on the H200
+     * (kernel GB/s, `tools/gpu/prop-sweep.sh gen`, 8 lanes): 1 MiB frames at levels 1 / 3 / 9
+     * 105.0 / 59.8 / 45.4 without the pass, 102.6 / 58.4 / 45.7 from 1024 sequences, 104.5 / 59.0 /
+     * 46.5 from 64; 4 MiB at level 9 30.3, 30.6, 32.0. The sharded ERA5 frames' blocks (~15,000
+     * sequences) go either way: 46.8 GB/s without the pass, 53.0 with it.
      */
     public static final String SEQ_MIN_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqMin";
 
-    /** Items a warp of the sequence pass ({@link Sequences#lanes}); default {@link #DEFAULT_SEQ_LANES}. */
+    /**
+     * Items a warp of the sequence pass ({@link Sequences#lanes}); default {@link #DEFAULT_SEQ_LANES}.
+     * Measured on the H200, the pass on the sharded ERA5 frames (ms, as many items as fit, ~80 a
+     * multiprocessor): 1 lane 42.1, 2 25.4, 4 17.9, 8 17.5, 16 19.4, 32 23.2; 8 lanes in groups of
+     * 16 items 17.3 (the entropy pass beside it, literals only: 2.7 ms, against 25.3 for both).
+     */
     public static final String SEQ_LANES_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqLanes";
 
-    /** Items a group of the sequence pass at most (0: as many as fit); default 0. */
+    /**
+     * Items a group of the sequence pass at most (0: as many as fit); default
+     * {@link #DEFAULT_SEQ_ITEMS}: small groups give a multiprocessor's shared memory back as they
+     * finish, to the batches decoding beside them.
+     */
     public static final String SEQ_ITEMS_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqItems";
 
-    public static final int DEFAULT_SEQ_MIN = 1024, DEFAULT_SEQ_LANES = 4;
+    /**
+     * Whether the sequence pass launches only the groups a batch's blocks need (default true) or
+     * as many as the device holds.
+     */
+    public static final String SEQ_SIZED_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqSized";
+
+    /** The blocks a frame of {@code decodedBytes} has at least: a zstd block holds at most 128 KiB. */
+    public static long minBlocks(long decodedBytes) {
+        return Math.max(1, (decodedBytes + (128 << 10) - 1) >> 17);
+    }
+
+    public static final int DEFAULT_SEQ_MIN = 64, DEFAULT_SEQ_LANES = 8, DEFAULT_SEQ_ITEMS = 16;
 
     /** ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP in zd_zstd_mp.h. */
     private static final int F_SAME_ROUND = 1, F_CG = 2, F_JUMP = 4;
@@ -228,8 +254,9 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         int seqMin = Integer.getInteger(SEQ_MIN_PROPERTY, DEFAULT_SEQ_MIN);
         Sequences seq = seqMin <= 0 ? Sequences.OFF
                 : Sequences.fit(seqMin, Integer.getInteger(SEQ_LANES_PROPERTY, DEFAULT_SEQ_LANES),
-                        Integer.getInteger(SEQ_ITEMS_PROPERTY, 0), device.maxSharedMemoryPerMultiprocessor(),
-                        device.maxThreadsPerMultiprocessor(), device.maxSharedMemoryPerBlockOptin());
+                        Integer.getInteger(SEQ_ITEMS_PROPERTY, DEFAULT_SEQ_ITEMS), device.maxSharedMemoryPerMultiprocessor(),
+                        device.maxThreadsPerMultiprocessor(), device.maxSharedMemoryPerBlockOptin(),
+                        device.maxThreadsPerBlock("zd_zstd_mp_sequences"));
         return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs, seq);
     }
 
@@ -238,11 +265,12 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * {@code dstOffsets}, {@code dstSizes} and {@code scratchOffsets} point at {@code n} u64 each,
      * {@code slotBase} at {@code n + 1} (running sums of {@link CudaZstdCodec#mpSlots}), {@code status}
      * at {@code n} u32 that receive the frames' statuses; {@code maxSlots} is the largest
-     * {@link CudaZstdCodec#mpSlots} of the frames.
+     * {@link CudaZstdCodec#mpSlots} of the frames, {@code minBlocks} the blocks the frames have at
+     * least ({@link #minBlocks}).
      */
     public void enqueue(Launcher l, long src, long srcOffsets, long srcSizes, long dst, long dstOffsets, long dstSizes,
                         long scratch, long scratchOffsets, long slotBase, long status, int n, long totalSlots,
-                        long maxSlots) {
+                        long maxSlots, long minBlocks) {
         l.launch("zd_zstd_mp_scan", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
                 .u64(scratch).u64(scratchOffsets).u32(n));
         // pass 2 strides over n x maxSlots block slots, block index major (most of a large frame's
@@ -257,9 +285,15 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
                 new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes).u64(scratch)
                         .u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots).u32(sequences.min()));
         if (sequences.on()) {
-            // persistent: each item takes whole blocks by ticket; the groups fill the multiprocessors'
-            // shared memory with their items' tables
-            l.launch("zd_zstd_mp_sequences", multiprocessors * sequences.groupsPerSm(), sequences.threads(),
+            // persistent: each item takes whole blocks by ticket, in groups that fill the multiprocessors'
+            // shared memory with their items' tables; but no more groups than the batch's blocks
+            // need, so that a small batch leaves shared memory to the batches decoding beside it
+            // (a group holds its share until its last item's block is done)
+            long groups = (long) multiprocessors * sequences.groupsPerSm();
+            if (Boolean.parseBoolean(System.getProperty(SEQ_SIZED_PROPERTY, "true"))) {
+                groups = Math.clamp((minBlocks + sequences.itemsPerGroup() - 1) / sequences.itemsPerGroup(), 1, groups);
+            }
+            l.launch("zd_zstd_mp_sequences", (int) groups, sequences.threads(),
                     sequences.sharedBytes(), new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
                             .u64(scratch).u64(scratchOffsets).u32(n).u32(sequences.min()).u32(sequences.lanes())
                             .u32(sequences.itemsPerGroup()));

@@ -39,7 +39,7 @@ class MultiPassLaunchTest {
     private static java.util.Map<String, Integer> grids(MultiPassLaunch l, int n) {
         java.util.Map<String, Integer> g = new java.util.LinkedHashMap<>();
         l.enqueue((kernel, grid, threads, shared, args) -> g.put(kernel, grid), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n,
-                2043L * n, 2043);
+                2043L * n, 2043, 32L * n);
         return g;
     }
 
@@ -75,20 +75,26 @@ class MultiPassLaunchTest {
     @Test
     void theSequencePassFillsAMultiprocessorsSharedMemory() {
         // H200: 233,472 bytes a multiprocessor, 232,448 a group, 2048 threads
-        MultiPassLaunch.Sequences four = MultiPassLaunch.Sequences.fit(1024, 4, 0, 233_472, 2048, 232_448);
+        MultiPassLaunch.Sequences four = MultiPassLaunch.Sequences.fit(1024, 4, 0, 233_472, 2048, 232_448, 1024);
         // one group: 82 items (368 + 82 x 2820 = 231,608 bytes), 21 warps of four
         assertEquals(new MultiPassLaunch.Sequences(1024, 4, 82, 1), four);
         assertEquals(672, four.threads());
         assertEquals(231_608, four.sharedBytes());
         // one item a warp: 32 a group (1024 threads), two groups before the threads run out
         assertEquals(new MultiPassLaunch.Sequences(1024, 1, 32, 2),
-                MultiPassLaunch.Sequences.fit(1024, 1, 0, 233_472, 2048, 232_448));
+                MultiPassLaunch.Sequences.fit(1024, 1, 0, 233_472, 2048, 232_448, 1024));
+        // registers for 896 threads a group: 28 items of one lane in one group, two (56) within
+        // 2048 threads, but 16 groups of 4 make 64
+        assertEquals(new MultiPassLaunch.Sequences(1024, 1, 4, 16),
+                MultiPassLaunch.Sequences.fit(1024, 1, 0, 233_472, 2048, 232_448, 896));
+        assertEquals(new MultiPassLaunch.Sequences(1024, 1, 28, 1),
+                MultiPassLaunch.Sequences.fit(1024, 1, 28, 233_472, 1024, 232_448, 896));
         // at most 16 items a group: groups of 16, five of them
         assertEquals(new MultiPassLaunch.Sequences(1024, 8, 16, 5),
-                MultiPassLaunch.Sequences.fit(1024, 8, 16, 233_472, 2048, 232_448));
+                MultiPassLaunch.Sequences.fit(1024, 8, 16, 233_472, 2048, 232_448, 1024));
         // A100: 167,936 a multiprocessor
-        assertEquals(59, MultiPassLaunch.Sequences.fit(1024, 4, 0, 167_936, 2048, 166_912).itemsPerGroup());
-        assertThrows(IllegalArgumentException.class, () -> MultiPassLaunch.Sequences.fit(1024, 4, 0, 2000, 2048, 2000));
+        assertEquals(59, MultiPassLaunch.Sequences.fit(1024, 4, 0, 167_936, 2048, 166_912, 1024).itemsPerGroup());
+        assertThrows(IllegalArgumentException.class, () -> MultiPassLaunch.Sequences.fit(1024, 4, 0, 2000, 2048, 2000, 1024));
         assertThrows(IllegalArgumentException.class, () -> new MultiPassLaunch.Sequences(1024, 3, 8, 1));
         assertThrows(IllegalArgumentException.class, () -> new MultiPassLaunch.Sequences(1024, 1, 33, 1));
         assertThrows(IllegalArgumentException.class, () -> new MultiPassLaunch.Sequences(-1, 4, 8, 1));
@@ -103,9 +109,17 @@ class MultiPassLaunchTest {
         l.enqueue((kernel, grid, threads, shared, args) -> {
             order.add(kernel);
             shape.put(kernel, new int[] {grid, threads, shared});
-        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 2043L * 16, 2043);
+        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 2043L * 16, 2043, 32L * 16 + 1);
         assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_sequences",
                 "zd_zstd_mp_link", "zd_zstd_mp_exec_win", "zd_zstd_mp_finish"), order);
-        assertArrayEquals(new int[] {132, 672, 231_608}, shape.get("zd_zstd_mp_sequences"));
+        // 513 blocks at least: 7 groups of 82 items, not one a multiprocessor
+        assertArrayEquals(new int[] {7, 672, 231_608}, shape.get("zd_zstd_mp_sequences"));
+        assertEquals(32, MultiPassLaunch.minBlocks(4_152_960));
+        assertEquals(1, MultiPassLaunch.minBlocks(0));
+        assertEquals(2, MultiPassLaunch.minBlocks((128 << 10) + 1));
+        shape.clear();
+        l.enqueue((kernel, grid, threads, shared, args) -> shape.put(kernel, new int[] {grid, threads, shared}),
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512, 2043L * 512, 2043, 32L * 512);
+        assertEquals(132, shape.get("zd_zstd_mp_sequences")[0]);
     }
 }
