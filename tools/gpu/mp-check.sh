@@ -12,6 +12,8 @@ export PATH=/tmp/jre/bin:$PATH
 # a JVM crash leaves its report with the logs (docs/correctness-issues.md: intermittent crash)
 export DEVICE_JAVA_OPTS="${DEVICE_JAVA_OPTS:-} -XX:ErrorFile=$OUT/hs_err_%p.log"
 summary=()
+# JVM options that send every multi-pass frame, and every block with sequences, through the sequence pass
+MP_SEQ_FORCED="-Dzarrdirect.cuda.zstdMultiPassMin=65536 -Dzarrdirect.cuda.zstdMultiPassSeqAbove=0 -Dzarrdirect.cuda.zstdMultiPassSeqMin=1"
 # generate LAYOUT DIR LOG [bench args]: the store, once; a crash is reported and retried once
 generate() {
   local layout=$1 dir=$2 log=$3; shift 3
@@ -43,6 +45,10 @@ if [ "$what" = conf ] || [ "$what" = all ]; then
   DEVICE_JAVA_OPTS="$DEVICE_JAVA_OPTS -Dzarrdirect.cuda.zstdMultiPassMin=65536" ZD_REQUIRE_CUDA=1 bash .device/run test \
     --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest > "$OUT/conf-cuda-mp.txt" 2>&1
   summary+=("codecs, multi-pass forced: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp.txt" | tr -s ' ' | tr '\n' ' ')")
+  # the same with the sequence pass forced for every block with sequences (batches of any size)
+  DEVICE_JAVA_OPTS="$DEVICE_JAVA_OPTS $MP_SEQ_FORCED" ZD_REQUIRE_CUDA=1 bash .device/run test \
+    --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest > "$OUT/conf-cuda-mp-seq.txt" 2>&1
+  summary+=("codecs, multi-pass and sequence pass forced: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp-seq.txt" | tr -s ' ' | tr '\n' ' ')")
   # generated frames of 4 MiB at levels 1/3/9 through the multi-pass path, checked byte for byte
   bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench --batch-gib 1 --reps 3 --warmup 1 --sizes 4194304 \
     --levels 1,3,9 > "$OUT/bench-4mib.txt" 2>&1

@@ -158,6 +158,16 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
     public static final String SEQ_ITEMS_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqItems";
 
     /**
+     * The sequence pass runs for batches of more than this many blocks (their frames' decoded
+     * sizes over 128 KiB); default: the chains the entropy pass keeps resident (4488 on an H200,
+     * in pairs), 0: always. Measured on the H200, sharded ERA5 frames: the kernel alone on 518
+     * frames (16,576 blocks) 46.8 GB/s without the pass, 53.0 with it; the end-to-end read in
+     * batches of 128 frames (4096 blocks) 36.3 against 35.8 GB/s, and the batches' decode spans
+     * longer with it (two batches at once: 24.6 against 27.5 ms).
+     */
+    public static final String SEQ_ABOVE_PROPERTY = "zarrdirect.cuda.zstdMultiPassSeqAbove";
+
+    /**
      * Whether the sequence pass launches only the groups a batch's blocks need (default true) or
      * as many as the device holds.
      */
@@ -279,12 +289,18 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         // 228 KiB, 1 KiB of it reserved per group)
         int entropyPerSm = entropyPairs ? Math.min(32, 228 * 1024 / (2 * ENTROPY_LDS_BYTES + 1024)) : 32;
         long work = entropyPairs ? (totalSlots + 1) / 2 : totalSlots;
+        // the sequence pass only where the entropy pass's resident chains would take more than one
+        // round: a chain is longer there (~1150 cycles a sequence on the H200 against ~870), so it
+        // wins on throughput, not on the latency of a batch whose blocks all start at once
+        long chains = (long) entropyPerSm * multiprocessors * (entropyPairs ? 2 : 1);
+        boolean seqPass = sequences.on() && minBlocks > Long.getLong(SEQ_ABOVE_PROPERTY, chains);
+        int seqMin = seqPass ? sequences.min() : 0;
         long waves = Math.max(1, Long.getLong(ENTROPY_WAVES_PROPERTY, 4));
         int entropyGrid = (int) Math.max(1, Math.min(work, waves * entropyPerSm * multiprocessors));
         l.launch(entropyPairs ? "zd_zstd_mp_entropy_pairs" : "zd_zstd_mp_entropy", entropyGrid, 32, 0,
                 new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes).u64(scratch)
-                        .u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots).u32(sequences.min()));
-        if (sequences.on()) {
+                        .u64(scratchOffsets).u64(slotBase).u32(n).u64(maxSlots).u32(seqMin));
+        if (seqPass) {
             // persistent: each item takes whole blocks by ticket, in groups that fill the multiprocessors'
             // shared memory with their items' tables; but no more groups than the batch's blocks
             // need, so that a small batch leaves shared memory to the batches decoding beside it
@@ -295,7 +311,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
             }
             l.launch("zd_zstd_mp_sequences", (int) groups, sequences.threads(),
                     sequences.sharedBytes(), new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
-                            .u64(scratch).u64(scratchOffsets).u32(n).u32(sequences.min()).u32(sequences.lanes())
+                            .u64(scratch).u64(scratchOffsets).u32(n).u32(seqMin).u32(sequences.lanes())
                             .u32(sequences.itemsPerGroup()));
         }
         l.launch("zd_zstd_mp_link", n, 32, 0, new KernelArgs().u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n));

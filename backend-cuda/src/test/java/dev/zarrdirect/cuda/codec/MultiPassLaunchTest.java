@@ -109,11 +109,17 @@ class MultiPassLaunchTest {
         l.enqueue((kernel, grid, threads, shared, args) -> {
             order.add(kernel);
             shape.put(kernel, new int[] {grid, threads, shared});
-        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 2043L * 16, 2043, 32L * 16 + 1);
+        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 160, 2043L * 160, 2043, 4489);
         assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_sequences",
                 "zd_zstd_mp_link", "zd_zstd_mp_exec_win", "zd_zstd_mp_finish"), order);
-        // 513 blocks at least: 7 groups of 82 items, not one a multiprocessor
-        assertArrayEquals(new int[] {7, 672, 231_608}, shape.get("zd_zstd_mp_sequences"));
+        // 4489 blocks at least: 55 groups of 82 items, not one a multiprocessor
+        assertArrayEquals(new int[] {55, 672, 231_608}, shape.get("zd_zstd_mp_sequences"));
+        // 4488 blocks start at once in the entropy pass's pairs (17 groups a multiprocessor): no pass
+        order.clear();
+        l.enqueue((kernel, grid, threads, shared, args) -> order.add(kernel), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 160,
+                2043L * 160, 2043, 4488);
+        assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_link",
+                "zd_zstd_mp_exec_win", "zd_zstd_mp_finish"), order);
         assertEquals(32, MultiPassLaunch.minBlocks(4_152_960));
         assertEquals(1, MultiPassLaunch.minBlocks(0));
         assertEquals(2, MultiPassLaunch.minBlocks((128 << 10) + 1));
