@@ -97,7 +97,7 @@ typedef struct {
     zd_u32 exec_flags, local_size, exec_groups, group;
 } zd_host_mp_args;
 
-static zd_u32 zd_host_entropy_flags(const zd_host_mp_args *a) { return ZD_HOST_MP_SEQ_MIN(a->exec_flags); }
+static zd_u32 zd_host_seq_min(const zd_host_mp_args *a) { return ZD_HOST_MP_SEQ_MIN(a->exec_flags); }
 
 /* Pass 2b as zd_zstd_mp_sequences runs it, its tickets taken in order by one thread: every block
    up to seq_blocks of every chunk, block index major, each with freshly poisoned local memory. */
@@ -128,7 +128,7 @@ static void zd_host_mp_body(void *p) {
         zd_u32 c = active ? zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, slot) : 0u;
         zd_zstd_mp_entropy_items(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
                                  a->scratch + a->scratch_offsets[c], active ? (zd_u32)(slot - a->slot_base[c]) : 0u,
-                                 a->elds + half, hid, 16u, active, zd_host_entropy_flags(a),
+                                 a->elds + half, hid, 16u, active, zd_host_seq_min(a),
                                  (zd_mp_hdr *)(a->scratch + a->scratch_offsets[0]));
         return;
     }
@@ -137,7 +137,7 @@ static void zd_host_mp_body(void *p) {
         zd_u32 c = zd_zstd_mp_chunk_of_slot(a->slot_base, a->n, g);
         zd_zstd_mp_entropy_group(a->src + a->src_offsets[c], a->src_sizes[c], a->dst_sizes[c],
                                  a->scratch + a->scratch_offsets[c], (zd_u32)(g - a->slot_base[c]), a->elds,
-                                 zd_host_entropy_flags(a), (zd_mp_hdr *)(a->scratch + a->scratch_offsets[0]));
+                                 zd_host_seq_min(a), (zd_mp_hdr *)(a->scratch + a->scratch_offsets[0]));
         return;
     }
     if (a->pass == 4u) {

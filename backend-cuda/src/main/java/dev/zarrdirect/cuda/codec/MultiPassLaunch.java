@@ -262,11 +262,20 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         boolean jump = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_JUMP_PROPERTY, "true"));
         boolean pairs = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_ENTROPY_PAIRS_PROPERTY, "true"));
         int seqMin = Integer.getInteger(SEQ_MIN_PROPERTY, DEFAULT_SEQ_MIN);
-        Sequences seq = seqMin <= 0 ? Sequences.OFF
-                : Sequences.fit(seqMin, Integer.getInteger(SEQ_LANES_PROPERTY, DEFAULT_SEQ_LANES),
+        Sequences seq = Sequences.OFF;
+        if (seqMin > 0) {
+            boolean asked = System.getProperty(SEQ_LANES_PROPERTY) != null || System.getProperty(SEQ_ITEMS_PROPERTY) != null;
+            try {
+                seq = Sequences.fit(seqMin, Integer.getInteger(SEQ_LANES_PROPERTY, DEFAULT_SEQ_LANES),
                         Integer.getInteger(SEQ_ITEMS_PROPERTY, DEFAULT_SEQ_ITEMS), device.maxSharedMemoryPerMultiprocessor(),
                         device.maxThreadsPerMultiprocessor(), device.maxSharedMemoryPerBlockOptin(),
                         device.maxThreadsPerBlock("zd_zstd_mp_sequences"));
+            } catch (IllegalArgumentException e) {
+                // a device too small for the default pass decodes sequences in the entropy pass;
+                // settings someone chose are reported
+                if (asked) throw e;
+            }
+        }
         return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs, seq);
     }
 
