@@ -522,6 +522,19 @@ ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2,
     return off;
 }
 
+/* Stores one decoded sequence (literal length, match length, offset after the repeat-offset
+   bookkeeping) for pass 3 and adds it to the block's sums; returns the next store position.
+   Shared by pass 2's and pass 2b's loops. */
+ZD_INLINE ZD_GLOBAL zd_u32 *zd_mp_seq_record(ZD_GLOBAL zd_u32 *out, zd_u32 ll, zd_u32 ml, zd_u32 ofv, zd_u32 *r1,
+                                             zd_u32 *r2, zd_u32 *r3, zd_u32 *bad, zd_u64 *lsum, zd_u64 *tsum) {
+    out[0] = ll;
+    out[1] = ml;
+    out[2] = zd_mp_seq_offset(ofv, ll, r1, r2, r3, bad);
+    *lsum += ll;
+    *tsum += (zd_u64)ll + ml;
+    return out + 3;
+}
+
 /* The end of a block's pass 2 (or 2b): lengths checked as sums (any violation falls back, where
    the single-pass decoder finds the exact status; offsets are checked when pass 3 resolves
    them), then the block's results for the link pass. */
@@ -696,12 +709,7 @@ ZD_FUNC void zd_zstd_mp_entropy_items(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                     ml = zd_ml_base[cm.sym] + ((zd_u32)(c >> a) & ((1u << mlb) - 1u));
                     a -= llb;
                     ll = zd_ll_base[cl.sym] + ((zd_u32)(c >> a) & ((1u << llb) - 1u));
-                    out[0] = ll;
-                    out[1] = ml;
-                    out[2] = zd_mp_seq_offset(ofv, ll, &r1, &r2, &r3, &bad);
-                    out += 3;
-                    lsum += ll;
-                    tsum += (zd_u64)ll + ml;
+                    out = zd_mp_seq_record(out, ll, ml, ofv, &r1, &r2, &r3, &bad, &lsum, &tsum);
                     br.pos -= (zd_i32)(ofc + mlb + llb);
                     if (i + 1u < nseq) {
                         a -= nbl;
@@ -723,12 +731,7 @@ ZD_FUNC void zd_zstd_mp_entropy_items(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                     status = ZD_STATUS_CORRUPT_SEQUENCES;
                     break;
                 }
-                out[0] = ll;
-                out[1] = ml;
-                out[2] = zd_mp_seq_offset(ofv, ll, &r1, &r2, &r3, &bad);
-                out += 3;
-                lsum += ll;
-                tsum += (zd_u64)ll + ml;
+                out = zd_mp_seq_record(out, ll, ml, ofv, &r1, &r2, &r3, &bad, &lsum, &tsum);
                 if (i + 1u < nseq) {
                     s_ll = cl.base + zd_bwdf_read_thread(&br, nbl);
                     s_ml = cm.base + zd_bwdf_read_thread(&br, nbm);
@@ -956,12 +959,7 @@ ZD_FUNC void zd_zstd_mp_sequences_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_
                 ml = (wm >> 5) + ((zd_u32)(c >> a) & ((1u << mlb) - 1u));
                 a -= llb;
                 ll = (wl >> 5) + ((zd_u32)(c >> a) & ((1u << llb) - 1u));
-                out[0] = ll;
-                out[1] = ml;
-                out[2] = zd_mp_seq_offset(ofv, ll, &r1, &r2, &r3, &bad);
-                out += 3;
-                lsum += ll;
-                tsum += (zd_u64)ll + ml;
+                out = zd_mp_seq_record(out, ll, ml, ofv, &r1, &r2, &r3, &bad, &lsum, &tsum);
                 br.pos -= (zd_i32)(ofc + mlb + llb);
                 if (i + 1u < nseq) {
                     a -= nbl;
@@ -983,12 +981,7 @@ ZD_FUNC void zd_zstd_mp_sequences_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_
                 status = ZD_STATUS_CORRUPT_SEQUENCES;
                 break;
             }
-            out[0] = ll;
-            out[1] = ml;
-            out[2] = zd_mp_seq_offset(ofv, ll, &r1, &r2, &r3, &bad);
-            out += 3;
-            lsum += ll;
-            tsum += (zd_u64)ll + ml;
+            out = zd_mp_seq_record(out, ll, ml, ofv, &r1, &r2, &r3, &bad, &lsum, &tsum);
             if (i + 1u < nseq) {
                 s_ll = (nsl << nbl) - szl + zd_bwdf_read_thread(&br, nbl);
                 s_ml = (nsm << nbm) - szm + zd_bwdf_read_thread(&br, nbm);
