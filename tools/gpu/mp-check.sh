@@ -49,6 +49,11 @@ if [ "$what" = conf ] || [ "$what" = all ]; then
   DEVICE_JAVA_OPTS="$DEVICE_JAVA_OPTS $MP_SEQ_FORCED" ZD_REQUIRE_CUDA=1 bash .device/run test \
     --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest > "$OUT/conf-cuda-mp-seq.txt" 2>&1
   summary+=("codecs, multi-pass and sequence pass forced: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp-seq.txt" | tr -s ' ' | tr '\n' ' ')")
+  # the same with deferred execution forced for every batch (then zd_zstd_mp_resolve)
+  DEVICE_JAVA_OPTS="$DEVICE_JAVA_OPTS $MP_SEQ_FORCED -Dzarrdirect.cuda.zstdMultiPassDefer=1" ZD_REQUIRE_CUDA=1 \
+    bash .device/run test --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest \
+    > "$OUT/conf-cuda-mp-defer.txt" 2>&1
+  summary+=("codecs, multi-pass, sequence pass and deferred execution forced: $(grep -E 'tests (successful|failed)' "$OUT/conf-cuda-mp-defer.txt" | tr -s ' ' | tr '\n' ' ')")
   # generated frames of 4 MiB at levels 1/3/9 through the multi-pass path, checked byte for byte
   bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench --batch-gib 1 --reps 3 --warmup 1 --sizes 4194304 \
     --levels 1,3,9 > "$OUT/bench-4mib.txt" 2>&1

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Launch settings of the multi-pass kernels (Java system properties) timed on the GPU machine in
 # one call, on the same frames, each run checking its bytes (ZstdKernelBench verifies).
-#   bash tools/gpu/prop-sweep.sh shard|gen "label|-Dkey=value ..." ...     (after device-pack; logs under $OUT)
+#   bash tools/gpu/prop-sweep.sh shard|plain|gen|read-shard|read-plain "label|-Dkey=value ..." ...
+#   (after device-pack; logs under $OUT)
 # shard: the sharded ERA5 layout's inner frames (generated once, as mp-check.sh shard does);
-# gen: generated frames (BENCH_ARGS, default 1 MiB at levels 1, 3, 9 and 4 MiB at level 9).
+# plain: the 66 MB frames of the one-time-step-per-chunk layout (8 of them, as mp-check.sh bench);
+# gen: generated frames (BENCH_ARGS, default 1 MiB at levels 1, 3, 9 and 4 MiB at level 9);
+# read-shard, read-plain: the end-to-end read of the whole [32, 16, 721, 1440] store on cuda
+# (`zarr-direct bench`, PASSES passes, default 5), no CPU comparison.
 set -u
 what=${1:?shard or gen}; shift
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -15,6 +19,20 @@ if [ "$what" = shard ]; then
     python3 tools/gpu/shard-frames.py /tmp/zdbench/era5-sharded /tmp/zdgen/shard-frames || exit 1
   fi
   args=(--frames-from /tmp/zdgen/shard-frames --batch-gib 2 --reps 5 --warmup 1)
+elif [ "$what" = plain ]; then
+  [ -s /tmp/zdgen/era5/c/0/0/0/0 ] || bash .device/run main dev.zarrdirect.cli.ZarrDirectCli bench /tmp/zdgen/era5 \
+    --generate era5 --shape 8,16,721,1440 --passes 1 --backend cpu > "$OUT/generate-plain.txt" 2>&1
+  args=(--frames-from /tmp/zdgen/era5/c --batch-gib 2 --reps 5 --warmup 1)
+elif [ "$what" = read-shard ] || [ "$what" = read-plain ]; then
+  layout=era5; [ "$what" = read-shard ] && layout=era5-sharded
+  for spec in "$@"; do
+    label=${spec%%|*}; opts=${spec#*|}
+    DEVICE_JAVA_OPTS="${DEVICE_JAVA_OPTS:-} $opts" bash .device/run main dev.zarrdirect.cli.ZarrDirectCli bench \
+      /tmp/zdbench/$layout --generate $layout --backend cuda --passes "${PASSES:-5}" --batch 32 \
+      > "$OUT/$what-$label.txt" 2>&1
+    echo "== $what $label (exit $?): $(grep -E '^result|Exception|wrong' "$OUT/$what-$label.txt" | tr '\n' ' ')"
+  done
+  exit 0
 else
   # shellcheck disable=SC2206 # words
   args=(${BENCH_ARGS:---batch-gib 1 --reps 3 --warmup 1 --sizes 1048576,4194304 --levels 1,3,9})

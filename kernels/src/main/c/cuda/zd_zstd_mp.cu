@@ -113,7 +113,7 @@ extern "C" __global__ void zd_zstd_mp_exec(const zd_u8 *src, const zd_u64 *src_o
     __shared__ zd_mp_exec_lds lds;
     __shared__ zd_u32 written[ZD_MPX_WRITTEN_WORDS];
     zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n, &lds,
-                          NULL, NULL, written, flags & ~ZD_MPX_F_WIN);
+                          NULL, NULL, written, flags & ~(ZD_MPX_F_WIN | ZD_MPX_F_DEFER), NULL, NULL, NULL);
 }
 
 /* Builds each block in a shared-memory window: launch with ZD_MPX_WIN_SHARED_BYTES of dynamic
@@ -136,7 +136,36 @@ zd_zstd_mp_exec_win(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *s
     zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n,
                           (zd_mp_exec_lds *)zd_mpx_shared, zd_mpx_shared + ZD_MPX_WIN_HEAD_BYTES,
                           (zd_i32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT), (zd_u32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT),
-                          flags | ZD_MPX_F_WIN);
+                          (flags | ZD_MPX_F_WIN) & ~ZD_MPX_F_DEFER, NULL, NULL, NULL);
+}
+
+/* The same with ZD_MPX_F_DEFER: blocks execute without waiting for earlier ones, leaving refs
+   (`refs`: a u32 per decoded byte, chunk c's at ref_offsets[c]) for zd_zstd_mp_resolve. The
+   pointers span ZD_MPX_DEFER_SPAN bytes, and the taint bits of the window follow them. */
+#define ZD_MPX_DEFER_TAINT_AT (ZD_MPX_WIN_JUMP_AT + 4u * ZD_MPX_DEFER_SPAN)
+#define ZD_MPX_DEFER_SHARED_BYTES (ZD_MPX_DEFER_TAINT_AT + ZD_ZSTD_BLOCK_MAX / 8u)
+static_assert(4u * ZD_MPX_WRITTEN_WORDS <= 4u * ZD_MPX_DEFER_SPAN, "the rounds' bitmap fits the pointers' space");
+static_assert(ZD_MPX_DEFER_SHARED_BYTES == 230400u, "MultiPassLaunch.DEFER_SHARED_BYTES");
+extern "C" __global__ void __launch_bounds__(1024, 1)
+zd_zstd_mp_exec_defer(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes, zd_u8 *dst,
+                      const zd_u64 *dst_offsets, const zd_u64 *dst_sizes, zd_u8 *scratch,
+                      const zd_u64 *scratch_offsets, zd_u32 n, zd_u32 flags, zd_u32 *refs,
+                      const zd_u64 *ref_offsets) {
+    extern __shared__ __align__(16) zd_u8 zd_mpx_shared[];
+    zd_zstd_mp_exec_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets, n,
+                          (zd_mp_exec_lds *)zd_mpx_shared, zd_mpx_shared + ZD_MPX_WIN_HEAD_BYTES,
+                          (zd_i32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT), (zd_u32 *)(zd_mpx_shared + ZD_MPX_WIN_JUMP_AT),
+                          flags | ZD_MPX_F_WIN | ZD_MPX_F_DEFER, (zd_u32 *)(zd_mpx_shared + ZD_MPX_DEFER_TAINT_AT),
+                          refs, ref_offsets);
+}
+
+/* Pass 3b after zd_zstd_mp_exec_defer: persistent groups taking slices of blocks by ticket,
+   `parts` slices a block. */
+extern "C" __global__ void zd_zstd_mp_resolve(zd_u8 *dst, const zd_u64 *dst_offsets, zd_u8 *scratch,
+                                              const zd_u64 *scratch_offsets, const zd_u32 *refs,
+                                              const zd_u64 *ref_offsets, zd_u32 n, zd_u32 parts) {
+    __shared__ zd_u32 ticket;
+    zd_zstd_mp_resolve_group(dst, dst_offsets, scratch, scratch_offsets, refs, ref_offsets, n, parts, &ticket);
 }
 
 extern "C" __global__ void zd_zstd_mp_finish(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,

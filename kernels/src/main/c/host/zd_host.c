@@ -95,6 +95,8 @@ typedef struct {
     zd_i32 *jump;
     zd_mp_entropy_lds *elds;
     zd_u32 exec_flags, local_size, exec_groups, group;
+    zd_u32 *taint, *refs;    /* ZD_MPX_F_DEFER: the group's taint bits, the batch's refs */
+    const zd_u64 *ref_offsets;
 } zd_host_mp_args;
 
 static zd_u32 zd_host_seq_min(const zd_host_mp_args *a) { return ZD_HOST_MP_SEQ_MIN(a->exec_flags); }
@@ -143,7 +145,13 @@ static void zd_host_mp_body(void *p) {
     if (a->pass == 4u) {
         zd_zstd_mp_exec_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->scratch,
                               a->scratch_offsets, a->n, a->xlds, a->win, a->jump, (zd_u32 *)a->jump,
-                              a->win != NULL ? a->exec_flags | ZD_MPX_F_WIN : a->exec_flags & ~ZD_MPX_F_WIN);
+                              a->win != NULL ? a->exec_flags | ZD_MPX_F_WIN : a->exec_flags & ~ZD_MPX_F_WIN, a->taint,
+                              a->refs, a->ref_offsets);
+        return;
+    }
+    if (a->pass == 6u) { /* as zd_zstd_mp_resolve: pass 3b, between exec and finish, 3 slices a block */
+        zd_zstd_mp_resolve_group(a->dst, a->dst_offsets, a->scratch, a->scratch_offsets, a->refs, a->ref_offsets, a->n,
+                                 3u, &a->group);
         return;
     }
     if (g >= a->n) return;
@@ -168,6 +176,7 @@ static void *zd_host_mp_exec_main(void *p) {
     memset(a->xlds, 0xA5, sizeof(zd_mp_exec_lds)); /* local memory starts undefined */
     if (a->win != NULL) memset(a->win, 0xA5, ZD_ZSTD_BLOCK_MAX);
     memset(a->jump, 0xA5, sizeof(zd_i32) * ZD_MPX_JUMP_SPAN);
+    if (a->taint != NULL) memset(a->taint, 0xA5, ZD_ZSTD_BLOCK_MAX / 8u);
     a->pass = zd_host_group_run(a->group, a->exec_groups, a->local_size, zd_host_mp_body, a) == 0 ? 4u : 0u;
     return NULL;
 }
@@ -180,7 +189,9 @@ static void *zd_host_mp_exec_main(void *p) {
    (the CUDA zd_zstd_mp_exec_win kernel) instead of in place, ZD_HOST_MP_PAIRS (with 32 items)
    to run pass 2 as zd_zstd_mp_entropy_pairs does, two blocks a group, and in bits 16-31 pass 2's
    seq_min: blocks of at least that many sequences leave them to pass 2b (zd_zstd_mp_sequences),
-   run after pass 2. */
+   run after pass 2. With ZD_MPX_F_DEFER (and ZD_HOST_MPX_WINDOW) blocks execute without waiting
+   for each other, as zd_zstd_mp_exec_defer, and pass 3b (zd_zstd_mp_resolve) runs after them;
+   its refs start poisoned. */
 #define ZD_HOST_MPX_MAX_GROUPS 16u
 ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
@@ -189,6 +200,19 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                                            zd_u32 exec_flags, zd_u32 exec_groups) {
     if (local_size > ZD_MPX_MAX_ITEMS || exec_groups == 0u || exec_groups > ZD_HOST_MPX_MAX_GROUPS) return -1;
     if ((exec_flags & ZD_HOST_MP_PAIRS) && local_size != 32u) return -1;
+    zd_u32 defer = (exec_flags & ZD_MPX_F_DEFER) != 0u;
+    if (defer && !(exec_flags & ZD_HOST_MPX_WINDOW)) return -1;
+    zd_u64 *ref_offsets = (zd_u64 *)malloc(sizeof(zd_u64) * (n + 1u));
+    if (ref_offsets == NULL) return -1;
+    ref_offsets[0] = 0u; /* as CudaZstdCodec: the chunks' refs one after another */
+    for (zd_u32 c = 0; c < n; c++) ref_offsets[c + 1u] = ref_offsets[c] + dst_sizes[c];
+    zd_u32 *refs = defer ? (zd_u32 *)malloc(4u * (size_t)ref_offsets[n] + 4u) : NULL;
+    zd_u32 *taint = defer ? (zd_u32 *)malloc((size_t)ZD_ZSTD_BLOCK_MAX / 8u * exec_groups) : NULL;
+    if (defer && (refs == NULL || taint == NULL)) {
+        free(ref_offsets), free(refs), free(taint);
+        return -1;
+    }
+    if (defer) memset(refs, 0xA5, 4u * (size_t)ref_offsets[n]);
     zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
     zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(2u * sizeof(zd_mp_entropy_lds));
     zd_mp_seq_lds *slds = (zd_mp_seq_lds *)malloc(sizeof(zd_mp_seq_lds));
@@ -198,7 +222,8 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
     int rc = -1;
     if (lds == NULL || xlds == NULL || win == NULL || jump == NULL || elds == NULL || slds == NULL) goto out;
     zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets,
-                         slot_base, status, n, 1u, lds, xlds, NULL, NULL, elds, exec_flags, local_size, exec_groups, 0u};
+                         slot_base, status, n, 1u, lds, xlds, NULL, NULL, elds, exec_flags, local_size, exec_groups, 0u,
+                         NULL, refs, ref_offsets};
     for (zd_u32 pass = 1u; pass <= 5u; pass++) {
         a.pass = pass;
         if (pass == 4u) {
@@ -212,6 +237,7 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                 /* the pointers when exec_flags has ZD_MPX_F_JUMP; the rounds' bitmap shares them, as in
                    the CUDA window kernel */
                 ga[g].jump = jump + (size_t)ZD_MPX_JUMP_SPAN * g;
+                ga[g].taint = defer ? taint + (size_t)ZD_ZSTD_BLOCK_MAX / 32u * g : NULL;
             }
             int ok = 1;
             zd_u32 started = 0u;
@@ -224,6 +250,11 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                 if (ga[g].pass != 4u) ok = 0;
             }
             if (!ok) goto out;
+            if (defer) {
+                a.pass = 6u; /* persistent: the first group takes every ticket, in order; the second finds none */
+                for (zd_u32 g = 0; g < 2u; g++)
+                    if (zd_host_group_run(g, 2u, local_size, zd_host_mp_body, &a) != 0) goto out;
+            }
             continue;
         }
         zd_u32 groups = pass != 2u ? n
@@ -245,6 +276,9 @@ out:
     free(jump);
     free(elds);
     free(slds);
+    free(ref_offsets);
+    free(refs);
+    free(taint);
     return rc;
 }
 

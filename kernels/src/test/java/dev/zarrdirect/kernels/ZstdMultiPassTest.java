@@ -25,15 +25,19 @@ class ZstdMultiPassTest {
     record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
 
     /**
-     * ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP, ZD_HOST_MPX_WINDOW, ZD_HOST_MP_PAIRS in
-     * zd_zstd_mp.h / zd_host.c; SEQ and SEQ_64 set pass 2's seq_min (bits 16-31) to 1 and 64.
+     * ZD_MPX_F_SAME_ROUND, ZD_MPX_F_CG, ZD_MPX_F_JUMP, ZD_MPX_F_DEFER, ZD_HOST_MPX_WINDOW,
+     * ZD_HOST_MP_PAIRS in zd_zstd_mp.h / zd_host.c; SEQ and SEQ_64 set pass 2's seq_min (bits
+     * 16-31) to 1 and 64.
      */
-    static final int SAME_ROUND = 1, CG = 2, JUMP = 4, WINDOW = 0x100, PAIRS = 0x200, SEQ = 1 << 16, SEQ_64 = 64 << 16;
+    static final int SAME_ROUND = 1, CG = 2, JUMP = 4, DEFER = 16, WINDOW = 0x100, PAIRS = 0x200, SEQ = 1 << 16,
+            SEQ_64 = 64 << 16;
 
     /**
      * How the execute pass runs: {@code flags} (WINDOW: blocks built in a local window, as the
      * CUDA zd_zstd_mp_exec_win kernel does, else in place; JUMP: short batches by pointer
-     * jumping, else in rounds; SAME_ROUND; CG; PAIRS: pass 2 decodes two blocks a 32-item group, as
+     * jumping, else in rounds; SAME_ROUND; CG; DEFER (with WINDOW): blocks do not wait for
+     * earlier ones, whose bytes pass 3b copies afterwards, as zd_zstd_mp_exec_defer and
+     * zd_zstd_mp_resolve do; PAIRS: pass 2 decodes two blocks a 32-item group, as
      * the CUDA zd_zstd_mp_entropy_pairs kernel does; SEQ: pass 2 decodes literals only, and pass
      * 2b each block's sequences by one item, as zd_zstd_mp_sequences does; SEQ_64: the same for
      * blocks of at least 64 sequences, pass 2 decodes the others) and how many groups
@@ -45,6 +49,7 @@ class ZstdMultiPassTest {
         @Override
         public String toString() {
             return ((flags & WINDOW) != 0 ? "window" : "in place") + ((flags & JUMP) != 0 ? "+jump" : "")
+                    + ((flags & DEFER) != 0 ? "+defer" : "")
                     + ((flags & SAME_ROUND) != 0 ? "+same-round" : "") + ((flags & PAIRS) != 0 ? ", entropy in pairs" : "")
                     + ((flags >>> 16) != 0 ? ", sequences in pass 2b from " + (flags >>> 16) : ", sequences in pass 2")
                     + ", " + groups + " group(s)";
@@ -135,8 +140,13 @@ class ZstdMultiPassTest {
             List<ZstdCorpusTest.Case> part = cs.subList(from, Math.min(cs.size(), from + 7));
             List<byte[]> frames = part.stream().map(ZstdCorpusTest.Case::frame).toList();
             int[] lens = part.stream().mapToInt(c -> c.original().length).toArray();
-            // both ways of building a block (every other batch in place) and of decoding sequences
-            Result r = decodeMp(frames, lens, 1, from / 7 % 2 == 0 ? Exec.DEFAULT : new Exec(CG, 1));
+            // every way of building a block (in place, in a window, deferred) and of decoding sequences
+            Exec exec = switch (from / 7 % 3) {
+                case 0 -> Exec.DEFAULT;
+                case 1 -> new Exec(CG, 1);
+                default -> new Exec(Exec.DEFAULT.flags() | DEFER, 1);
+            };
+            Result r = decodeMp(frames, lens, 1, exec);
             assertTrue(r.guardsIntact(), "guards, batch from " + part.get(0).name());
             for (int i = 0; i < part.size(); i++) {
                 ZstdCorpusTest.Case c = part.get(i);
@@ -160,7 +170,8 @@ class ZstdMultiPassTest {
         // pairs (32 items only) see frames of 1 to 9 blocks: odd counts leave a half idle
         for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | CG, 1), new Exec(CG | SEQ, 1),
                 new Exec(Exec.DEFAULT.flags() | PAIRS, 1), new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 1),
-                new Exec(WINDOW | JUMP | CG | PAIRS, 1)}) {
+                new Exec(WINDOW | JUMP | CG | PAIRS, 1), new Exec(Exec.DEFAULT.flags() | DEFER, 1),
+                new Exec(WINDOW | CG | DEFER, 1), new Exec(WINDOW | JUMP | SAME_ROUND | CG | DEFER, 1)}) {
             for (int ls : (exec.flags() & PAIRS) != 0 ? new int[] {32} : new int[] {4, 32}) {
                 for (ZstdCorpusTest.Case c : cs) {
                     String what = c.name() + " local=" + ls + " " + exec;
@@ -199,7 +210,8 @@ class ZstdMultiPassTest {
         List<String> wrong = new ArrayList<>();
         for (Exec exec : new Exec[] {new Exec(WINDOW | JUMP | SAME_ROUND | CG, 4), new Exec(WINDOW | CG, 3),
                 new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2), new Exec(WINDOW | JUMP | CG | PAIRS, 2),
-                new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 2)}) {
+                new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 2), new Exec(WINDOW | JUMP | CG | DEFER | SEQ, 4),
+                new Exec(WINDOW | SAME_ROUND | CG | DEFER, 3)}) {
             Result r = decodeMp(frames, lens, (exec.flags() & PAIRS) != 0 ? 32 : 16, exec);
             if (!r.guardsIntact()) wrong.add("guards, " + exec);
             for (int i = 0; i < frames.size(); i++) {
@@ -229,7 +241,7 @@ class ZstdMultiPassTest {
             Arrays.fill(lens, s.original().length);
             // sequences in pass 2b (as the CUDA codec decodes by default) and in pass 2
             for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | JUMP | CG, 1),
-                    new Exec(WINDOW | JUMP | CG | SEQ, 1)}) {
+                    new Exec(WINDOW | JUMP | CG | SEQ, 1), new Exec(Exec.DEFAULT.flags() | DEFER, 1)}) {
                 Result mp = decodeMp(frames, lens, 1, exec);
                 assertTrue(mp.guardsIntact(), "guards " + s.name() + " " + exec);
                 for (int i = 0; i < frames.size(); i++) {

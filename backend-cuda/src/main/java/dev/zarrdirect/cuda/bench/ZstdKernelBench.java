@@ -179,10 +179,14 @@ public final class ZstdKernelBench {
                             backend.copy(mpXh, 0, mpXd, 0, mpX.byteSize());
                             long xd = mpXd.address();
                             long msc = mp ? mpScratch.address() : 0L;
+                            // deferred execution's refs: frame i's at 4 * size * i, as its output (the table's dst offsets)
+                            Buffer mpRefs = mp && mpl.defers(size)
+                                    ? backend.allocateUninitialized(dev, MemoryKind.DEVICE, MultiPassLaunch.refBytes(outTotal)) : null;
                             long totalSlots = mpSlots;
                             if (mp) System.out.printf("multi-pass: %d frames, %d block slots, %.2f GiB scratch, %d exec threads,"
-                                    + " blocks built %s, %s%s%n", n, mpSlots, mpScr / (double) (1L << 30), mpl.execThreads(),
+                                    + " blocks built %s%s, %s%s%n", n, mpSlots, mpScr / (double) (1L << 30), mpl.execThreads(),
                                     mpl.window() ? "in shared memory" : "in place",
+                                    mpRefs != null ? " without waiting for each other (deferred, then resolved)" : "",
                                     mpl.window() && mpl.jump() ? "pointer jumping or " : "",
                                     mpl.sameRound() ? "same-round marks" : "marks a round later");
                             if (mp) System.out.printf("multi-pass entropy: %s, sequences %s%n",
@@ -196,10 +200,11 @@ public final class ZstdKernelBench {
                             long e0 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
                             long e1 = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
                             double[] ms = new double[reps];
-                            // multi-pass: an event after each launch (five, or six with the sequence pass), for a per-pass split
-                            long[] passEv = new long[6];
+                            // multi-pass: an event after each launch (five to seven: the sequence pass, deferred
+                            // execution's resolve), for a per-pass split
+                            long[] passEv = new long[8];
                             for (int k = 0; k < passEv.length; k++) passEv[k] = drv.eventCreate(CudaDriver.EVENT_DEFAULT);
-                            double[][] passMs = new double[reps][6];
+                            double[][] passMs = new double[reps][8];
                             List<String> passNames = new ArrayList<>();
                             int[] at1 = new int[1];
                             Map<String, MemorySegment> mpParams = new java.util.HashMap<>();
@@ -218,7 +223,8 @@ public final class ZstdKernelBench {
                                                 },
                                                 in.address(), tb, tb + 8L * n, out.address(), tb + 16L * n, tb + 24L * n,
                                                 msc, xd, xd + 8L * n, tb + 32L * n, n, totalSlots, mpMaxSlots,
-                                                n * MultiPassLaunch.minBlocks(size));
+                                                n * MultiPassLaunch.minBlocks(size), mpRefs != null ? mpRefs.address() : 0L,
+                                                tb + 16L * n);
                                     } else {
                                         drv.launch(fn, "zd_zstd_decode_batch", n, threads, 0, stream, params);
                                     }
@@ -241,6 +247,7 @@ public final class ZstdKernelBench {
                                 cd.releaseStream(stream);
                             }
                             verify(backend, dev, devTable, out, data, n, size);
+                            if (mpRefs != null) mpRefs.close();
                             if (mp) {
                                 double[] mid = passMs[java.util.stream.IntStream.range(0, reps).boxed()
                                         .sorted(java.util.Comparator.comparingDouble(r -> ms[r])).toList().get(reps / 2)];

@@ -203,15 +203,19 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             }
             device.makeCurrent();
             long scratchCap = Math.min(MP_SCRATCH_CAP, Math.max(1L << 30, device.driver().memGetInfo()[0] / 3));
+            MultiPassLaunch mpl = MultiPassLaunch.of(device);
             int lo = 0;
             while (lo < nl) { // sub-batches of at most scratchCap bytes of scratch (at least one frame)
                 int hi = lo;
                 long bytes = 0;
-                while (hi < nl && (hi == lo || bytes + mpScratchBytes(lds[hi], lss[hi]) <= scratchCap)) {
-                    bytes += mpScratchBytes(lds[hi], lss[hi]);
+                while (hi < nl) {
+                    // the refs of deferred execution count as scratch where a frame this size defers
+                    long more = mpScratchBytes(lds[hi], lss[hi]) + (mpl.defers(lds[hi]) ? MultiPassLaunch.refBytes(lds[hi]) : 0);
+                    if (hi > lo && bytes + more > scratchCap) break;
+                    bytes += more;
                     hi++;
                 }
-                decodeMultiPass(batch, java.util.Arrays.copyOfRange(li, lo, hi), java.util.Arrays.copyOfRange(lsa, lo, hi),
+                decodeMultiPass(batch, mpl, java.util.Arrays.copyOfRange(li, lo, hi), java.util.Arrays.copyOfRange(lsa, lo, hi),
                         java.util.Arrays.copyOfRange(lss, lo, hi), java.util.Arrays.copyOfRange(lda, lo, hi),
                         java.util.Arrays.copyOfRange(lds, lo, hi));
                 lo = hi;
@@ -276,7 +280,8 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     }
 
     /** The launches of {@link MultiPassLaunch} for frames whose scratch fits together. */
-    private void decodeMultiPass(CodecBatch batch, int[] item0, long[] sa0, long[] ss0, long[] da0, long[] ds0) {
+    private void decodeMultiPass(CodecBatch batch, MultiPassLaunch mpl, int[] item0, long[] sa0, long[] ss0, long[] da0,
+                                 long[] ds0) {
         int n = item0.length;
         int[] order = MultiPassLaunch.frameOrder(ss0);
         int[] item = new int[n];
@@ -288,8 +293,12 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         ItemTable t = ItemTable.of(sa, ss, da, ds);
         long[] sco = new long[n];
         long[] sb = new long[n + 1];
-        long scr = 0, slots = 0, maxSlots = 0, minBlocks = 0;
+        long[] refOff = new long[n];
+        long scr = 0, slots = 0, maxSlots = 0, minBlocks = 0, decoded = 0, maxDecoded = 0;
         for (int k = 0; k < n; k++) {
+            refOff[k] = decoded;
+            decoded += ds[k];
+            maxDecoded = Math.max(maxDecoded, ds[k]);
             sco[k] = scr;
             minBlocks += MultiPassLaunch.minBlocks(ds[k]);
             scr += mpScratchBytes(ds[k], ss[k]);
@@ -303,16 +312,17 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             MemorySegment host = w.arena.allocate(t.byteSize(), 8);
             t.writeTo(host);
             long table = w.upload(host);
-            MemorySegment extra = w.arena.allocate(8L * (2L * n + 1), 8);
+            MemorySegment extra = w.arena.allocate(8L * (3L * n + 1), 8);
             MemorySegment.copy(sco, 0, extra, ValueLayout.JAVA_LONG, 0, n);
             MemorySegment.copy(sb, 0, extra, ValueLayout.JAVA_LONG, 8L * n, n + 1);
+            MemorySegment.copy(refOff, 0, extra, ValueLayout.JAVA_LONG, 8L * (2L * n + 1), n);
             long ex = w.upload(extra);
             long scratch = w.scratch(scr);
+            long refs = mpl.defers(maxDecoded) ? w.scratch(MultiPassLaunch.refBytes(decoded)) : 0;
             long srcOff = table + t.srcOffsetsAt(), srcSz = table + t.srcSizesAt();
             long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt();
-            MultiPassLaunch.of(device).enqueue(w::launch,
-                    t.srcBase(), srcOff, srcSz, t.dstBase(), dstOff, dstSz, scratch, ex, ex + 8L * n,
-                    table + t.statusAt(), n, slots, maxSlots, minBlocks);
+            mpl.enqueue(w::launch, t.srcBase(), srcOff, srcSz, t.dstBase(), dstOff, dstSz, scratch, ex, ex + 8L * n,
+                    table + t.statusAt(), n, slots, maxSlots, minBlocks, refs, ex + 8L * (2L * n + 1));
             w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
             w.sync("zd_zstd_mp_* over " + n + " frames starting with " + batch.label(item[0]));
             report(batch, host, t.statusAt(), item, ss, ds, n);

@@ -9,7 +9,9 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  * {@code zd_zstd_mp_entropy} (literals of every block, and its sequences unless
  * {@code zd_zstd_mp_sequences} follows to decode them, a block a thread), {@code zd_zstd_mp_link}
  * (block positions and repeat offsets), {@code zd_zstd_mp_exec} (persistent groups executing
- * blocks in ticket order) and {@code zd_zstd_mp_finish} (checksums, single-pass fallback, status).
+ * blocks in ticket order; or {@code zd_zstd_mp_exec_defer}, whose blocks do not wait for each
+ * other, then {@code zd_zstd_mp_resolve}, which copies the bytes they left, a frame's blocks in
+ * order) and {@code zd_zstd_mp_finish} (checksums, single-pass fallback, status).
  * The codec and the kernel bench both queue through here, so the bench times what reads run.
  *
  * @param multiprocessors the device's SM count: the persistent launches are sized from it
@@ -26,9 +28,11 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  * @param sequences      how the sequence pass ({@code zd_zstd_mp_sequences}) runs, and for which
  *                        blocks ({@link Sequences#OFF}: none, the entropy pass decodes every block's
  *                        sequences)
+ * @param deferBlocks     batches whose largest frame has at least this many blocks execute deferred
+ *                        ({@link #DEFER_PROPERTY}; 0: never)
  */
 public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound, boolean jump,
-                              boolean entropyPairs, Sequences sequences) {
+                              boolean entropyPairs, Sequences sequences, long deferBlocks) {
 
     /**
      * The sequence pass: blocks of at least {@code min} sequences (0: no pass) are decoded by one
@@ -120,6 +124,20 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      */
     public static final String EXEC_GROUPS_PER_FRAME_PROPERTY = "zarrdirect.cuda.zstdMultiPassExecGroupsPerFrame";
 
+    /**
+     * Batches whose largest frame has at least this many blocks (decoded bytes / 128 KiB) execute
+     * deferred (0: never); default {@link #DEFAULT_DEFER_BLOCKS}. The execute pass then runs every
+     * block at once: a match byte whose chain of sources leaves its block is not waited for but
+     * recorded (a u32 per decoded byte of device scratch), and {@code zd_zstd_mp_resolve} copies
+     * those bytes, each frame's blocks in order, one gather a byte. Otherwise a frame's blocks
+     * execute one after another, since each reads the one before (a 66 MB ERA5 frame: 512 blocks,
+     * 70% of whose bytes come from an earlier block through some chain; `tools/gpu/taint.c`).
+     * Needs the window and {@link #DEFER_SHARED_BYTES} of shared memory a group.
+     */
+    public static final String DEFER_PROPERTY = "zarrdirect.cuda.zstdMultiPassDefer";
+
+    public static final long DEFAULT_DEFER_BLOCKS = 64;
+
     /** sizeof(zd_mp_entropy_lds): one block's tables in the entropy pass. */
     static final int ENTROPY_LDS_BYTES = 6072;
 
@@ -187,11 +205,32 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
     public static final int WIN_SHARED_BYTES = 25 * 1024 + 128 * 1024 + 64 * 1024;
 
     /**
+     * Dynamic shared memory of {@code zd_zstd_mp_exec_defer}: ZD_MPX_DEFER_SHARED_BYTES (the
+     * window kernel's, with pointers for 14 KiB batches, then a taint bit per window byte).
+     */
+    public static final int DEFER_SHARED_BYTES = 25 * 1024 + 128 * 1024 + 4 * 14336 + 16 * 1024;
+
+    /**
      * Default threads per group of the execute pass, with and without the window. Measured on the
      * H200 (execute pass on the sharded ERA5 frames, 2.15 GB, window): 256 -> 102.5 ms, 512 -> 60.9 ms,
      * 1024 -> 37.8 ms; the in-place kernel needs 80 registers a thread, so 1024 cannot launch.
      */
     public static final int DEFAULT_WINDOW_THREADS = 1024, DEFAULT_IN_PLACE_THREADS = 512;
+
+    /** Threads of a {@code zd_zstd_mp_resolve} group (one a frame, its blocks one after another). */
+    static final int RESOLVE_THREADS = 1024;
+
+    /**
+     * Slices of a block in {@code zd_zstd_mp_resolve} (each a ticket, for any group): enough that a
+     * batch's frames keep the multiprocessors busy, at most {@link #RESOLVE_PARTS_MAX}
+     * ({@code zarrdirect.cuda.zstdMultiPassResolveParts}). A frame's blocks resolve one after
+     * another, so a batch of few frames would leave most multiprocessors idle with one a block.
+     */
+    static int resolveParts(int n, int multiprocessors) {
+        return Math.clamp(multiprocessors / Math.max(1, n), 1, RESOLVE_PARTS_MAX);
+    }
+
+    static final int RESOLVE_PARTS_MAX = Integer.getInteger("zarrdirect.cuda.zstdMultiPassResolveParts", 4);
 
     /**
      * The order in which a batch's frames go to {@link #enqueue}: by encoded size, so that the
@@ -276,7 +315,25 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
                 if (asked) throw e;
             }
         }
-        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs, seq);
+        long defer = Math.max(0, Long.getLong(DEFER_PROPERTY, DEFAULT_DEFER_BLOCKS));
+        if (!window || device.maxSharedMemoryPerBlockOptin() < DEFER_SHARED_BYTES) {
+            defer = 0;
+        }
+        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs, seq, defer);
+    }
+
+    /**
+     * Whether a batch whose largest frame decodes to {@code maxDecodedBytes} executes deferred; then
+     * {@link #enqueue} needs {@link #refBytes} of device scratch for the frames' refs. Frames of
+     * 4 GiB and more never do (a ref is a u32 position in its frame).
+     */
+    public boolean defers(long maxDecodedBytes) {
+        return deferBlocks > 0 && minBlocks(maxDecodedBytes) >= deferBlocks && maxDecodedBytes < 0xFFFF_FFFFL;
+    }
+
+    /** Device scratch for the refs of deferred execution: a u32 per decoded byte. */
+    public static long refBytes(long totalDecodedBytes) {
+        return 4 * totalDecodedBytes;
     }
 
     /**
@@ -285,11 +342,13 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * {@code slotBase} at {@code n + 1} (running sums of {@link CudaZstdCodec#mpSlots}), {@code status}
      * at {@code n} u32 that receive the frames' statuses; {@code maxSlots} is the largest
      * {@link CudaZstdCodec#mpSlots} of the frames, {@code minBlocks} the blocks the frames have at
-     * least ({@link #minBlocks}).
+     * least ({@link #minBlocks}). With {@code refs} not 0 (where {@link #defers} said so) the execute
+     * pass is deferred: {@code refs} holds {@link #refBytes} of the frames' decoded bytes, frame c's
+     * from byte 4 * refOffsets[c] ({@code refOffsets}: n u64).
      */
     public void enqueue(Launcher l, long src, long srcOffsets, long srcSizes, long dst, long dstOffsets, long dstSizes,
                         long scratch, long scratchOffsets, long slotBase, long status, int n, long totalSlots,
-                        long maxSlots, long minBlocks) {
+                        long maxSlots, long minBlocks, long refs, long refOffsets) {
         l.launch("zd_zstd_mp_scan", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes)
                 .u64(scratch).u64(scratchOffsets).u32(n));
         // pass 2 strides over n x maxSlots block slots, block index major (most of a large frame's
@@ -329,11 +388,23 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         // the frames' chains keep busy
         int perSm = window ? 1 : Math.max(1, 2048 / execThreads);
         long perFrame = Math.clamp(Long.getLong(EXEC_GROUPS_PER_FRAME_PROPERTY, 2), 1, 1024);
-        int execGrid = (int) Math.max(1, Math.min(Math.min(totalSlots, (long) multiprocessors * perSm), n * perFrame));
-        l.launch(window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec", execGrid, execThreads,
-                window ? WIN_SHARED_BYTES : 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
-                .u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n)
-                .u32(F_CG | (sameRound ? F_SAME_ROUND : 0) | (jump ? F_JUMP : 0)));
+        int flags = F_CG | (sameRound ? F_SAME_ROUND : 0) | (jump ? F_JUMP : 0);
+        if (refs != 0) {
+            // deferred: no block waits for another, so every multiprocessor has blocks to run
+            int grid = (int) Math.max(1, Math.min(totalSlots, multiprocessors));
+            l.launch("zd_zstd_mp_exec_defer", grid, execThreads, DEFER_SHARED_BYTES, new KernelArgs().u64(src)
+                    .u64(srcOffsets).u64(srcSizes).u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch)
+                    .u64(scratchOffsets).u32(n).u32(flags).u64(refs).u64(refOffsets));
+            // persistent, slices of blocks by ticket: a group a multiprocessor (1024 threads)
+            int parts = resolveParts(n, multiprocessors);
+            l.launch("zd_zstd_mp_resolve", multiprocessors, RESOLVE_THREADS, 0, new KernelArgs().u64(dst).u64(dstOffsets)
+                    .u64(scratch).u64(scratchOffsets).u64(refs).u64(refOffsets).u32(n).u32(parts));
+        } else {
+            int execGrid = (int) Math.max(1, Math.min(Math.min(totalSlots, (long) multiprocessors * perSm), n * perFrame));
+            l.launch(window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec", execGrid, execThreads,
+                    window ? WIN_SHARED_BYTES : 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes)
+                    .u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u32(n).u32(flags));
+        }
         l.launch("zd_zstd_mp_finish", n, 32, 0, new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dst)
                 .u64(dstOffsets).u64(dstSizes).u64(scratch).u64(scratchOffsets).u64(status).u32(n));
     }

@@ -39,13 +39,13 @@ class MultiPassLaunchTest {
     private static java.util.Map<String, Integer> grids(MultiPassLaunch l, int n) {
         java.util.Map<String, Integer> g = new java.util.LinkedHashMap<>();
         l.enqueue((kernel, grid, threads, shared, args) -> g.put(kernel, grid), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n,
-                2043L * n, 2043, 32L * n);
+                2043L * n, 2043, 32L * n, 0, 0);
         return g;
     }
 
     @Test
     void theExecutePassTakesTwoGroupsAFrameUpToTheResidentGroups() {
-        MultiPassLaunch h200 = new MultiPassLaunch(132, 1024, true, false, true, true, MultiPassLaunch.Sequences.OFF);
+        MultiPassLaunch h200 = new MultiPassLaunch(132, 1024, true, false, true, true, MultiPassLaunch.Sequences.OFF, 0);
         // a small batch leaves the other multiprocessors to the batches decoding beside it
         assertEquals(32, grids(h200, 16).get("zd_zstd_mp_exec_win"));
         assertEquals(132, grids(h200, 66).get("zd_zstd_mp_exec_win"));
@@ -56,7 +56,7 @@ class MultiPassLaunchTest {
         assertEquals(16, grids(h200, 16).get("zd_zstd_mp_finish"));
         assertEquals(4 * 17 * 132, grids(h200, 16).get("zd_zstd_mp_entropy_pairs"));
         // without the window, four 512-thread groups fit a multiprocessor (2048 threads)
-        MultiPassLaunch inPlace = new MultiPassLaunch(132, 512, false, false, false, true, MultiPassLaunch.Sequences.OFF);
+        MultiPassLaunch inPlace = new MultiPassLaunch(132, 512, false, false, false, true, MultiPassLaunch.Sequences.OFF, 0);
         assertEquals(300, grids(inPlace, 150).get("zd_zstd_mp_exec"));
         assertEquals(528, grids(inPlace, 600).get("zd_zstd_mp_exec"));
 
@@ -103,13 +103,13 @@ class MultiPassLaunchTest {
     @Test
     void theSequencePassFollowsTheEntropyPass() {
         MultiPassLaunch.Sequences seq = new MultiPassLaunch.Sequences(1024, 4, 82, 1);
-        MultiPassLaunch l = new MultiPassLaunch(132, 1024, true, false, true, true, seq);
+        MultiPassLaunch l = new MultiPassLaunch(132, 1024, true, false, true, true, seq, 0);
         java.util.List<String> order = new java.util.ArrayList<>();
         java.util.Map<String, int[]> shape = new java.util.HashMap<>();
         l.enqueue((kernel, grid, threads, shared, args) -> {
             order.add(kernel);
             shape.put(kernel, new int[] {grid, threads, shared});
-        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 160, 2043L * 160, 2043, 4489);
+        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 160, 2043L * 160, 2043, 4489, 0, 0);
         assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_sequences",
                 "zd_zstd_mp_link", "zd_zstd_mp_exec_win", "zd_zstd_mp_finish"), order);
         // 4489 blocks at least: 55 groups of 82 items, not one a multiprocessor
@@ -117,7 +117,7 @@ class MultiPassLaunchTest {
         // 4488 blocks start at once in the entropy pass's pairs (17 groups a multiprocessor): no pass
         order.clear();
         l.enqueue((kernel, grid, threads, shared, args) -> order.add(kernel), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 160,
-                2043L * 160, 2043, 4488);
+                2043L * 160, 2043, 4488, 0, 0);
         assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_link",
                 "zd_zstd_mp_exec_win", "zd_zstd_mp_finish"), order);
         assertEquals(32, MultiPassLaunch.minBlocks(4_152_960));
@@ -125,7 +125,38 @@ class MultiPassLaunchTest {
         assertEquals(2, MultiPassLaunch.minBlocks((128 << 10) + 1));
         shape.clear();
         l.enqueue((kernel, grid, threads, shared, args) -> shape.put(kernel, new int[] {grid, threads, shared}),
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512, 2043L * 512, 2043, 32L * 512);
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512, 2043L * 512, 2043, 32L * 512, 0, 0);
         assertEquals(132, shape.get("zd_zstd_mp_sequences")[0]);
+    }
+
+    @Test
+    void deferredExecutionRunsEveryBlockAtOnceThenResolvesAFrameAGroup() {
+        // from 64 blocks a frame (8 MiB): the 66 MB ERA5 frames defer, the 4 MB sharded ones not
+        MultiPassLaunch l = new MultiPassLaunch(132, 1024, true, false, true, true, MultiPassLaunch.Sequences.OFF, 64);
+        assertTrue(l.defers(66_447_360));
+        assertTrue(l.defers(64L << 17));
+        assertFalse(l.defers(63L << 17));
+        assertFalse(l.defers(4_152_960));
+        assertFalse(l.defers(1L << 32), "a ref is a u32 position in its frame");
+        assertFalse(new MultiPassLaunch(132, 1024, true, false, true, true, MultiPassLaunch.Sequences.OFF, 0)
+                .defers(66_447_360), "0: never");
+        assertEquals(4 * 66_447_360L, MultiPassLaunch.refBytes(66_447_360));
+        java.util.List<String> order = new java.util.ArrayList<>();
+        java.util.Map<String, int[]> shape = new java.util.HashMap<>();
+        l.enqueue((kernel, grid, threads, shared, args) -> {
+            order.add(kernel);
+            shape.put(kernel, new int[] {grid, threads, shared});
+        }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 2043L * 32, 2043, 507L * 32, 1L << 40, 4096);
+        assertEquals(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy_pairs", "zd_zstd_mp_link",
+                "zd_zstd_mp_exec_defer", "zd_zstd_mp_resolve", "zd_zstd_mp_finish"), order);
+        // no block waits for another: every multiprocessor, not two groups a frame (64)
+        assertArrayEquals(new int[] {132, 1024, MultiPassLaunch.DEFER_SHARED_BYTES}, shape.get("zd_zstd_mp_exec_defer"));
+        assertEquals(230_400, MultiPassLaunch.DEFER_SHARED_BYTES);
+        // persistent, a group a multiprocessor; 32 frames: four slices a block
+        assertArrayEquals(new int[] {132, 1024, 0}, shape.get("zd_zstd_mp_resolve"));
+        assertEquals(1, MultiPassLaunch.resolveParts(132, 132));
+        assertEquals(1, MultiPassLaunch.resolveParts(518, 132));
+        assertEquals(2, MultiPassLaunch.resolveParts(66, 132));
+        assertEquals(4, MultiPassLaunch.resolveParts(1, 132));
     }
 }
