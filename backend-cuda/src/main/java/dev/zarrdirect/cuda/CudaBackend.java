@@ -58,10 +58,15 @@ import java.util.Optional;
 public final class CudaBackend implements Backend {
 
     /**
-     * Bytes the device pool keeps after frees; default an eighth of the device's memory, at least
+     * Bytes the device pool keeps after frees; default a quarter of the device's memory, at least
      * 4 GiB. A device batch of the multi-pass zstd path takes about 5 bytes of scratch per decoded
-     * byte, freed at its end: a pool that gave it back to the driver would map it again for the next
-     * batch (H200, sharded ERA5 store: 22.4 GB/s with 4 GiB kept, 25.3 with 64 GiB).
+     * byte, 9 when its execution is deferred (frames of 8 MiB and more), freed at its end: a pool
+     * that gave it back to the driver would map it again for the next batch, and the output tensor
+     * of the next read with it. Measured on the H200: sharded ERA5 store 22.4 GB/s with 4 GiB kept,
+     * 25.3 with 64 GiB; the plain ERA5 store (one batch of 32 frames of 66 MB: 19 GB of scratch and
+     * refs) 22.93 GB/s with an eighth (17.5 GB: its 2.1 GB output took 6 ms to allocate) against
+     * 26.32 with 64 GiB. Memory kept here is free for other allocations of the same pool, not for
+     * the rest of the device.
      */
     public static final String POOL_RETAINED_PROPERTY = "zarrdirect.cuda.poolRetainedBytes";
     /** Bytes of free pinned host blocks kept; default 1 GiB. */
@@ -93,7 +98,7 @@ public final class CudaBackend implements Backend {
             for (int i = 0; i < n; i++) {
                 CudaDevice d = new CudaDevice(driver, i, fatbin);
                 devs.add(d);
-                allocs.add(new DeviceAllocator(d, Long.getLong(POOL_RETAINED_PROPERTY, Math.max(4L << 30, d.totalMemory() / 8))));
+                allocs.add(new DeviceAllocator(d, Long.getLong(POOL_RETAINED_PROPERTY, Math.max(4L << 30, d.totalMemory() / 4))));
                 pins.add(new PinnedHostPool(driver, d::makeCurrent, new Device(DeviceType.CUDA_HOST, i),
                         Long.getLong(PINNED_RETAINED_PROPERTY, 1L << 30)));
             }
