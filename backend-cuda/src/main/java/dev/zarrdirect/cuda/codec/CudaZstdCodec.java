@@ -204,13 +204,16 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             device.makeCurrent();
             long scratchCap = Math.min(MP_SCRATCH_CAP, Math.max(1L << 30, device.driver().memGetInfo()[0] / 3));
             MultiPassLaunch mpl = MultiPassLaunch.of(device);
+            // a sub-batch with one frame large enough defers all of its frames, each with its refs:
+            // counted for every frame when any could
+            long largest = java.util.Arrays.stream(lds).max().orElse(0);
+            boolean refsCount = mpl.defers(largest);
             int lo = 0;
             while (lo < nl) { // sub-batches of at most scratchCap bytes of scratch (at least one frame)
                 int hi = lo;
                 long bytes = 0;
                 while (hi < nl) {
-                    // the refs of deferred execution count as scratch where a frame this size defers
-                    long more = mpScratchBytes(lds[hi], lss[hi]) + (mpl.defers(lds[hi]) ? MultiPassLaunch.refBytes(lds[hi]) : 0);
+                    long more = mpScratchBytes(lds[hi], lss[hi]) + (refsCount ? MultiPassLaunch.refBytes(lds[hi]) : 0);
                     if (hi > lo && bytes + more > scratchCap) break;
                     bytes += more;
                     hi++;

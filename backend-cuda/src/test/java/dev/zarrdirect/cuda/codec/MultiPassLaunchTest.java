@@ -159,4 +159,49 @@ class MultiPassLaunchTest {
         assertEquals(2, MultiPassLaunch.resolveParts(66, 132));
         assertEquals(4, MultiPassLaunch.resolveParts(1, 132));
     }
+
+    /** The {@code extern "C" __global__} entries of the kernel sources the kernels jar carries beside its fatbin. */
+    private static java.util.Set<String> kernelEntries() throws java.io.IOException {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        java.util.regex.Pattern entry = java.util.regex.Pattern.compile(
+                "extern \"C\" __global__ void\\s+(?:__launch_bounds__\\([^)]*\\)\\s+)?(\\w+)\\s*\\(");
+        for (String f : new String[] {"zd_zstd_mp.cu", "zd_zstd.cu", "zd_bytes.cu"}) {
+            try (java.io.InputStream in = MultiPassLaunchTest.class.getClassLoader()
+                    .getResourceAsStream("dev/zarrdirect/kernels/cuda/" + f)) {
+                assertNotNull(in, "the kernels jar carries cuda/" + f);
+                java.util.regex.Matcher m = entry.matcher(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                while (m.find()) names.add(m.group(1));
+            }
+        }
+        return names;
+    }
+
+    /**
+     * Every kernel {@code enqueue} launches, in every way it can run, is an entry of the sources
+     * the fatbin is built from: an entry lost from a source (as zd_zstd_mp_finish once was, by an
+     * edit) otherwise shows only on a GPU, as a launch that finds no function.
+     */
+    @Test
+    void everyLaunchedKernelIsAnEntryOfTheKernelSources() throws java.io.IOException {
+        java.util.Set<String> entries = kernelEntries();
+        assertTrue(entries.containsAll(java.util.List.of("zd_zstd_mp_scan", "zd_zstd_decode_batch")), entries.toString());
+        java.util.Set<String> launched = new java.util.TreeSet<>();
+        MultiPassLaunch.Sequences seq = new MultiPassLaunch.Sequences(64, 8, 16, 5);
+        for (boolean window : new boolean[] {true, false}) {
+            for (boolean pairs : new boolean[] {true, false}) {
+                for (long defer : new long[] {0, 1}) {
+                    MultiPassLaunch l = new MultiPassLaunch(132, window ? 1024 : 512, window, false, window, pairs, seq,
+                            window ? defer : 0);
+                    l.enqueue((kernel, grid, threads, shared, args) -> launched.add(kernel), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                            32, 2043L * 32, 2043, 5000, defer > 0 && window ? 1L << 40 : 0, 0);
+                }
+            }
+        }
+        assertEquals(java.util.Set.of("zd_zstd_mp_scan", "zd_zstd_mp_entropy", "zd_zstd_mp_entropy_pairs",
+                "zd_zstd_mp_sequences", "zd_zstd_mp_link", "zd_zstd_mp_exec", "zd_zstd_mp_exec_win",
+                "zd_zstd_mp_exec_defer", "zd_zstd_mp_resolve", "zd_zstd_mp_finish"), launched);
+        java.util.Set<String> missing = new java.util.TreeSet<>(launched);
+        missing.removeAll(entries);
+        assertEquals(java.util.Set.of(), missing, "launched but not in the kernel sources");
+    }
 }
