@@ -12,29 +12,9 @@
  *   /tmp/seq-deps DECODED_BYTES BATCH FRAME...      (e.g. 4152960 32 /tmp/zdgen/shard-frames/0000*)
  * Frames: python3 tools/gpu/shard-frames.py STORE OUT writes a sharded store's inner frames.
  */
-#include "zd_portable.h"
-#include "zstd/zd_zstd_mp.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "mp-frame.h"
 
 #define MAX_BATCH 4096
-
-static zd_u8 *read_file(const char *path, long *len) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = ftell(f);
-    rewind(f);
-    zd_u8 *b = malloc((size_t)*len);
-    if (b != NULL && fread(b, 1, (size_t)*len, f) != (size_t)*len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    return b;
-}
 
 int main(int argc, char **argv) {
     if (argc < 4) {
@@ -53,26 +33,12 @@ int main(int argc, char **argv) {
     int frames = 0;
     for (int a = 3; a < argc; a++) {
         long n = 0;
-        zd_u8 *src = read_file(argv[a], &n);
-        if (src == NULL) {
-            fprintf(stderr, "%s: cannot read\n", argv[a]);
-            return 1;
-        }
-        zd_u8 *scr = calloc(1, zd_zstd_mp_scratch_bytes(d, (zd_u64)n));
-        /* pass 1 wants a zd_zstd_lds, pass 2 a zd_mp_entropy_lds: one buffer for both */
-        void *lds = malloc(sizeof(zd_zstd_lds) + sizeof(zd_mp_entropy_lds));
-        if (scr == NULL || lds == NULL) {
-            fprintf(stderr, "%s: out of memory for %llu decoded bytes\n", argv[a], (unsigned long long)d);
-            return 1;
-        }
-        zd_zstd_mp_scan_group(src, (zd_u64)n, d, scr, 1u, lds);
+        zd_u8 *src = NULL;
+        zd_u8 *scr = mp_frame_open(argv[a], d, &src, &n);
         zd_mp_hdr *h = (zd_mp_hdr *)scr;
-        if (h->mode == ZD_MP_MODE_RUN)
-            for (zd_u32 b = 0; b < h->n_blocks; b++) zd_zstd_mp_entropy_group(src, (zd_u64)n, d, scr, b, lds, 0u, h);
-        if (h->mode == ZD_MP_MODE_RUN) zd_zstd_mp_link_group(d, scr, h);
         if (h->mode != ZD_MP_MODE_RUN) {
             printf("%s: not decodable by the multi-pass path (mode %u)\n", argv[a], h->mode);
-            free(src), free(scr), free(lds);
+            free(src), free(scr);
             continue;
         }
         zd_mp_block *blk = (zd_mp_block *)(scr + ZD_MP_HDR_BYTES);
@@ -138,7 +104,7 @@ int main(int argc, char **argv) {
         sum_rounds += ar;
         sum_depth += ad;
         frames++;
-        free(src), free(scr), free(lds);
+        free(src), free(scr);
     }
     if (frames > 1) printf("mean over %d frames: P-rounds %.2f, exact depth %.2f\n", frames, sum_rounds / frames,
                            sum_depth / frames);

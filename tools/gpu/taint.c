@@ -11,24 +11,8 @@
  * are match bytes, 69.8% trace back to an earlier block, in runs of 4.8 bytes; 17.9% of the
  * sequences read an earlier block directly, 92.5% produce such bytes.
  */
-#include "zd_portable.h"
-#include "zstd/zd_zstd_mp.h"
-#include <stdio.h>
-#include <stdlib.h>
-static zd_u8 *read_file(const char *path, long *len) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = ftell(f);
-    rewind(f);
-    zd_u8 *b = malloc((size_t)*len);
-    if (b != NULL && fread(b, 1, (size_t)*len, f) != (size_t)*len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    return b;
-}
+#include "mp-frame.h"
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: %s DECODED_BYTES FRAME...\n", argv[0]);
@@ -37,25 +21,17 @@ int main(int argc, char **argv) {
     zd_u64 d = strtoull(argv[1], NULL, 10);
     for (int a = 2; a < argc; a++) {
         long n = 0;
-        zd_u8 *src = read_file(argv[a], &n);
-        if (src == NULL) {
-            fprintf(stderr, "%s: cannot read\n", argv[a]);
-            return 1;
-        }
-        zd_u8 *scr = calloc(1, zd_zstd_mp_scratch_bytes(d, (zd_u64)n));
-        void *lds = malloc(sizeof(zd_zstd_lds) + sizeof(zd_mp_entropy_lds));
+        zd_u8 *src = NULL;
+        zd_u8 *scr = mp_frame_open(argv[a], d, &src, &n);
         zd_u8 *t = calloc(1, d);
-        if (scr == NULL || lds == NULL || t == NULL) {
+        if (t == NULL) {
             fprintf(stderr, "%s: out of memory for %llu decoded bytes\n", argv[a], (unsigned long long)d);
             return 1;
         }
-        zd_zstd_mp_scan_group(src, (zd_u64)n, d, scr, 1u, lds);
         zd_mp_hdr *h = (zd_mp_hdr *)scr;
-        for (zd_u32 b = 0; b < h->n_blocks; b++) zd_zstd_mp_entropy_group(src, (zd_u64)n, d, scr, b, lds, 0u, h);
-        zd_zstd_mp_link_group(d, scr, h);
         if (h->mode != ZD_MP_MODE_RUN) {
             printf("%s: not decodable by the multi-pass path (mode %u)\n", argv[a], h->mode);
-            free(src), free(scr), free(lds), free(t);
+            free(src), free(scr), free(t);
             continue;
         }
         zd_mp_block *blk = (zd_mp_block *)(scr + ZD_MP_HDR_BYTES);
@@ -93,7 +69,7 @@ int main(int argc, char **argv) {
                "seqs %ld: reading ext %.1f%%, producing tainted %.1f%%\n", argv[a], h->n_blocks, blocks_any, total,
                100.0*matchb/total, 100.0*tainted/total, runs, runs ? (double)tainted/runs : 0, nseq,
                100.0*extseq/nseq, 100.0*taintseq/nseq);
-        free(src), free(scr), free(lds), free(t);
+        free(src), free(scr), free(t);
     }
     return 0;
 }

@@ -222,13 +222,14 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      */
     public static final int DEFAULT_WINDOW_THREADS = 1024, DEFAULT_IN_PLACE_THREADS = 512;
 
-    /** Threads of a {@code zd_zstd_mp_resolve} group (one a frame, its blocks one after another). */
+    /** Threads of a {@code zd_zstd_mp_resolve} group (persistent, one a multiprocessor, taking slices by ticket). */
     static final int RESOLVE_THREADS = 1024;
 
     /**
      * Slices of a block in {@code zd_zstd_mp_resolve} (each a ticket, for any group): enough that a
-     * batch's frames keep the multiprocessors busy, at most {@link #RESOLVE_PARTS_PROPERTY}. A frame's blocks resolve one after
-     * another, so a batch of few frames would leave most multiprocessors idle with one a block.
+     * batch's frames keep the multiprocessors busy, at most {@link #RESOLVE_PARTS_PROPERTY}. A
+     * frame's blocks resolve one after another, so a batch of few frames would leave most
+     * multiprocessors idle with one slice a block.
      */
     static int resolveParts(int n, int multiprocessors) {
         int max = Math.max(1, Integer.getInteger(RESOLVE_PARTS_PROPERTY, DEFAULT_RESOLVE_PARTS));
