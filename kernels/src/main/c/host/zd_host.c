@@ -97,6 +97,7 @@ typedef struct {
     zd_u32 exec_flags, local_size, exec_groups, group;
     zd_u32 *taint, *refs;    /* ZD_MPX_F_DEFER: the group's taint bits, the batch's refs */
     const zd_u64 *ref_offsets;
+    zd_u32 ticket;           /* pass 3b: the group's ticket (local memory of zd_zstd_mp_resolve) */
 } zd_host_mp_args;
 
 static zd_u32 zd_host_seq_min(const zd_host_mp_args *a) { return ZD_HOST_MP_SEQ_MIN(a->exec_flags); }
@@ -151,7 +152,7 @@ static void zd_host_mp_body(void *p) {
     }
     if (a->pass == 6u) { /* as zd_zstd_mp_resolve: pass 3b, between exec and finish, 3 slices a block */
         zd_zstd_mp_resolve_group(a->dst, a->dst_offsets, a->scratch, a->scratch_offsets, a->refs, a->ref_offsets, a->n,
-                                 3u, &a->group);
+                                 3u, &a->ticket);
         return;
     }
     if (g >= a->n) return;
@@ -223,7 +224,7 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
     if (lds == NULL || xlds == NULL || win == NULL || jump == NULL || elds == NULL || slds == NULL) goto out;
     zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets,
                          slot_base, status, n, 1u, lds, xlds, NULL, NULL, elds, exec_flags, local_size, exec_groups, 0u,
-                         NULL, refs, ref_offsets};
+                         NULL, refs, ref_offsets, 0u};
     for (zd_u32 pass = 1u; pass <= 5u; pass++) {
         a.pass = pass;
         if (pass == 4u) {

@@ -535,6 +535,14 @@ ZD_INLINE zd_u32 zd_mp_seq_offset(zd_u32 ofv, zd_u32 ll, zd_u32 *r1, zd_u32 *r2,
     return off;
 }
 
+/* The n (< 32) bits of container c just below bit *a, which moves down past them: the fields of a
+   sequence whose bits are all in the container, read without a refill (pass 2's and pass 2b's
+   fast paths). */
+ZD_INLINE zd_u32 zd_mp_take_bits(zd_u64 c, zd_u32 *a, zd_u32 n) {
+    *a -= n;
+    return (zd_u32)(c >> *a) & ((1u << n) - 1u);
+}
+
 /* Stores one decoded sequence (literal length, match length, offset after the repeat-offset
    bookkeeping) for pass 3 and adds it to the block's sums; returns the next store position.
    Shared by pass 2's and pass 2b's loops. */
@@ -716,21 +724,15 @@ ZD_FUNC void zd_zstd_mp_entropy_items(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
                     /* Fast path: all bits of this sequence are in the container (no overrun). */
                     zd_u64 c = br.c;
                     zd_u32 a = (zd_u32)avail;
-                    a -= ofc;
-                    ofv = (1u << ofc) + ((zd_u32)(c >> a) & ((1u << ofc) - 1u));
-                    a -= mlb;
-                    ml = zd_ml_base[cm.sym] + ((zd_u32)(c >> a) & ((1u << mlb) - 1u));
-                    a -= llb;
-                    ll = zd_ll_base[cl.sym] + ((zd_u32)(c >> a) & ((1u << llb) - 1u));
+                    ofv = (1u << ofc) + zd_mp_take_bits(c, &a, ofc);
+                    ml = zd_ml_base[cm.sym] + zd_mp_take_bits(c, &a, mlb);
+                    ll = zd_ll_base[cl.sym] + zd_mp_take_bits(c, &a, llb);
                     out = zd_mp_seq_record(out, ll, ml, ofv, &r1, &r2, &r3, &bad, &lsum, &tsum);
                     br.pos -= (zd_i32)(ofc + mlb + llb);
                     if (i + 1u < nseq) {
-                        a -= nbl;
-                        s_ll = cl.base + ((zd_u32)(c >> a) & ((1u << nbl) - 1u));
-                        a -= nbm;
-                        s_ml = cm.base + ((zd_u32)(c >> a) & ((1u << nbm) - 1u));
-                        a -= nbo;
-                        s_of = co.base + ((zd_u32)(c >> a) & ((1u << nbo) - 1u));
+                        s_ll = cl.base + zd_mp_take_bits(c, &a, nbl);
+                        s_ml = cm.base + zd_mp_take_bits(c, &a, nbm);
+                        s_of = co.base + zd_mp_take_bits(c, &a, nbo);
                         br.pos -= (zd_i32)(nbl + nbm + nbo);
                     }
                     continue;
@@ -966,21 +968,15 @@ ZD_FUNC void zd_zstd_mp_sequences_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_
                 /* every bit of this sequence is in the container (no overrun) */
                 zd_u64 c = br.c;
                 zd_u32 a = (zd_u32)avail;
-                a -= ofc;
-                ofv = (1u << ofc) + ((zd_u32)(c >> a) & ((1u << ofc) - 1u));
-                a -= mlb;
-                ml = (wm >> 5) + ((zd_u32)(c >> a) & ((1u << mlb) - 1u));
-                a -= llb;
-                ll = (wl >> 5) + ((zd_u32)(c >> a) & ((1u << llb) - 1u));
+                ofv = (1u << ofc) + zd_mp_take_bits(c, &a, ofc);
+                ml = (wm >> 5) + zd_mp_take_bits(c, &a, mlb);
+                ll = (wl >> 5) + zd_mp_take_bits(c, &a, llb);
                 out = zd_mp_seq_record(out, ll, ml, ofv, &r1, &r2, &r3, &bad, &lsum, &tsum);
                 br.pos -= (zd_i32)(ofc + mlb + llb);
                 if (i + 1u < nseq) {
-                    a -= nbl;
-                    s_ll = (nsl << nbl) - szl + ((zd_u32)(c >> a) & ((1u << nbl) - 1u));
-                    a -= nbm;
-                    s_ml = (nsm << nbm) - szm + ((zd_u32)(c >> a) & ((1u << nbm) - 1u));
-                    a -= nbo;
-                    s_of = (nso << nbo) - szo + ((zd_u32)(c >> a) & ((1u << nbo) - 1u));
+                    s_ll = (nsl << nbl) - szl + zd_mp_take_bits(c, &a, nbl);
+                    s_ml = (nsm << nbm) - szm + zd_mp_take_bits(c, &a, nbm);
+                    s_of = (nso << nbo) - szo + zd_mp_take_bits(c, &a, nbo);
                     br.pos -= (zd_i32)(nbl + nbm + nbo);
                 }
                 continue;
@@ -1093,19 +1089,25 @@ ZD_INLINE zd_u8 zd_mp_src_byte(const zd_u8 *o, const ZD_GLOBAL zd_u8 *g, zd_i64 
     return s >= 0 ? o[s] : (flags & ZD_MPX_F_CG) ? zd_ld_cg_u8(g + s) : g[s];
 }
 
+/* ZD_MPX_F_DEFER's taint bits: whether block byte x (in the window) is marked, and marking it
+   (an atomic or: the items of a warp mark neighbouring bytes of one word, while others read it). */
+ZD_INLINE zd_u32 zd_mp_tainted(const ZD_LOCAL zd_u32 *taint, zd_u32 x) {
+    return (((volatile const ZD_LOCAL zd_u32 *)taint)[x >> 5] >> (x & 31u)) & 1u;
+}
+ZD_INLINE void zd_mp_taint(ZD_LOCAL zd_u32 *taint, zd_u32 x) { zd_atomic_or_u32_local(&taint[x >> 5], 1u << (x & 31u)); }
+
 /* ZD_MPX_F_DEFER: block byte x copies block byte s (s < 0: before the block, at out_at + s in the
    chunk). A source inside the block that is final is copied; otherwise x takes the source's ref
    (or the source itself, before the block) and is marked. Sources are final (or marked) before
-   x is written, as for a plain copy; a mark is set by an atomic or, since the items of a warp mark
-   neighbouring bytes of one word. */
+   x is written, as for a plain copy. */
 ZD_INLINE void zd_mp_defer_byte(zd_u8 *o, ZD_LOCAL zd_u32 *taint, ZD_GLOBAL zd_u32 *refs, zd_u64 out_at, zd_u32 x,
                                 zd_i64 s) {
-    if (s >= 0 && ((((volatile ZD_LOCAL zd_u32 *)taint)[s >> 5] >> (s & 31)) & 1u) == 0u) {
+    if (s >= 0 && !zd_mp_tainted(taint, (zd_u32)s)) {
         o[x] = o[s];
         return;
     }
     refs[out_at + x] = s < 0 ? (zd_u32)((zd_i64)out_at + s) : refs[out_at + (zd_u64)s];
-    zd_atomic_or_u32_local(&taint[x >> 5], 1u << (x & 31u));
+    zd_mp_taint(taint, x);
 }
 
 /* Per item: output bytes [x0, x1) of the batch's literals (x relative to its first literal). */
@@ -1366,13 +1368,11 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
             ZD_UNROLL
             for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++) {
                 zd_i32 v = x + k * ls < span ? p[x + k * ls] : (zd_i32)(x + k * ls);
-                sk[k] = v != (zd_i32)(x + k * ls) ? (zd_i64)carry_out + v : ZD_MPX_NO_SRC; /* MAX: a literal */
+                sk[k] = v != (zd_i32)(x + k * ls) ? (zd_i64)carry_out + v : ZD_MPX_NO_SRC;
             }
             ZD_UNROLL
             for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++)
-                t[k] = sk[k] < 0 ? 1u
-                       : sk[k] == ZD_MPX_NO_SRC ? 0u
-                                             : (((volatile ZD_LOCAL zd_u32 *)taint)[sk[k] >> 5] >> (sk[k] & 31)) & 1u;
+                t[k] = sk[k] < 0 ? 1u : sk[k] == ZD_MPX_NO_SRC ? 0u : zd_mp_tainted(taint, (zd_u32)sk[k]);
             ZD_UNROLL
             for (zd_u32 k = 0; k < ZD_MPX_JUMP_ILP; k++) {
                 r[k] = sk[k] < 0 ? (zd_u32)((zd_i64)out_at + sk[k])
@@ -1385,7 +1385,7 @@ ZD_INLINE void zd_mp_jump_group(ZD_LOCAL zd_mp_exec_lds *lds, ZD_LOCAL zd_i32 *p
                 if (sk[k] == ZD_MPX_NO_SRC) continue;
                 if (t[k]) {
                     refs[out_at + bx] = r[k];
-                    zd_atomic_or_u32_local(&taint[bx >> 5], 1u << (bx & 31u));
+                    zd_mp_taint(taint, bx);
                 } else {
                     o[bx] = c[k];
                 }
@@ -1613,7 +1613,7 @@ ZD_INLINE zd_u32 zd_mp_exec_seqs_in(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 
         zd_copy_group(g, (const ZD_GLOBAL zd_u8 *)o, out_len - trail);
         if (defer) /* the marked bytes' refs were written as they were marked */
             for (zd_u32 x = lid; x < out_len - trail; x += ls)
-                if (((taint[x >> 5] >> (x & 31u)) & 1u) == 0u) refs[out_at + x] = ZD_MP_REF_NONE;
+                if (!zd_mp_tainted(taint, x)) refs[out_at + x] = ZD_MP_REF_NONE;
     }
     return fail;
 }

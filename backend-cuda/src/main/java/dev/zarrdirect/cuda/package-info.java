@@ -29,6 +29,12 @@
  * {@code zarrdirect.cuda.zstdMultiPassSortFrames} (a batch's frames ordered by encoded size, so that the blocks
  * sharing an entropy group are alike; default true),
  * {@code zarrdirect.cuda.zstdMultiPassExecGroupsPerFrame} (execute-pass groups per frame of a batch at most; 2),
+ * {@code zarrdirect.cuda.zstdMultiPassSeqMin}, {@code zstdMultiPassSeqLanes}, {@code zstdMultiPassSeqItems},
+ * {@code zstdMultiPassSeqAbove}, {@code zstdMultiPassSeqSized} (the sequence pass: which blocks, its launch shape,
+ * which batches; see {@link dev.zarrdirect.cuda.codec.MultiPassLaunch}),
+ * {@code zarrdirect.cuda.zstdMultiPassDefer} (batches whose largest frame has this many blocks execute without
+ * waiting, then resolve; 64, 0 never), {@code zarrdirect.cuda.zstdMultiPassResolveParts} (slices of a block in
+ * the resolve pass at most; 4),
  * {@code zarrdirect.cuda.schedule} (how host threads wait for the device: auto, spin, yield, blocking; auto),
  * {@code zarrdirect.cuda.readerTrace} (print each threaded read's per-thread times; default false),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
