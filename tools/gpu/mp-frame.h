@@ -33,8 +33,8 @@ static zd_u8 *mp_frame_read(const char *path, long *len) {
    the multi-pass path (mode ZD_MP_MODE_RUN). */
 static zd_u8 *mp_frame_tables(const zd_u8 *src, long n, zd_u64 d) {
     zd_u8 *scr = calloc(1, zd_zstd_mp_scratch_bytes(d, (zd_u64)n));
-    /* pass 1 wants a zd_zstd_lds, pass 2 a zd_mp_entropy_lds: one buffer for both */
-    void *lds = malloc(sizeof(zd_zstd_lds) + sizeof(zd_mp_entropy_lds));
+    /* pass 1 wants a zd_mp_scan_lds, pass 2 a zd_mp_entropy_lds: one buffer for both */
+    void *lds = malloc(sizeof(zd_mp_scan_lds) + sizeof(zd_mp_entropy_lds));
     if (scr == NULL || lds == NULL) {
         free(scr), free(lds);
         return NULL;

@@ -9,7 +9,7 @@
 extern "C" __global__ void zd_zstd_mp_scan(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
                                            const zd_u64 *dst_sizes, zd_u8 *scratch, const zd_u64 *scratch_offsets,
                                            zd_u32 n) {
-    __shared__ zd_zstd_lds lds;
+    __shared__ zd_mp_scan_lds lds;
     zd_u32 c = blockIdx.x;
     if (c >= n) return;
     zd_zstd_mp_scan_group(src + src_offsets[c], src_sizes[c], dst_sizes[c], scratch + scratch_offsets[c], c == 0u,

@@ -90,6 +90,7 @@ typedef struct {
     zd_u32 *status;
     zd_u32 n, pass;
     zd_zstd_lds *lds;
+    zd_mp_scan_lds *scl;
     zd_mp_exec_lds *xlds;
     zd_u8 *win;
     zd_i32 *jump;
@@ -158,7 +159,7 @@ static void zd_host_mp_body(void *p) {
     if (g >= a->n) return;
     if (a->pass == 1u) {
         zd_zstd_mp_scan_group(a->src + a->src_offsets[g], a->src_sizes[g], a->dst_sizes[g],
-                              a->scratch + a->scratch_offsets[g], g == 0u, a->lds);
+                              a->scratch + a->scratch_offsets[g], g == 0u, a->scl);
         return;
     }
     if (a->pass == 3u) {
@@ -180,6 +181,32 @@ static void *zd_host_mp_exec_main(void *p) {
     if (a->taint != NULL) memset(a->taint, 0xA5, ZD_ZSTD_BLOCK_MAX / 8u);
     a->pass = zd_host_group_run(a->group, a->exec_groups, a->local_size, zd_host_mp_body, a) == 0 ? 4u : 0u;
     return NULL;
+}
+
+typedef struct {
+    const zd_u8 *src;
+    zd_u64 src_len, dst_len;
+    zd_u8 *scratch;
+    zd_mp_scan_lds *lds;
+} zd_host_mp_scan_args;
+
+static void zd_host_mp_scan_body(void *p) {
+    zd_host_mp_scan_args *a = (zd_host_mp_scan_args *)p;
+    zd_zstd_mp_scan_group(a->src, a->src_len, a->dst_len, a->scratch, 1u, a->lds);
+}
+
+/* Pass 1 alone on one frame, `local_size` items, into the caller's scratch
+   (zd_zstd_mp_scratch_bytes): its mode (ZD_MP_MODE_*), or 0 if the group could not run. Lets a
+   test compare the block tables that different numbers of items build. */
+ZD_KERNEL zd_u32 zd_host_zstd_mp_scan(const zd_u8 *src, zd_u64 src_len, zd_u64 dst_len, zd_u8 *scratch,
+                                      zd_u32 local_size) {
+    zd_mp_scan_lds *lds = (zd_mp_scan_lds *)malloc(sizeof(zd_mp_scan_lds));
+    if (lds == NULL) return 0u;
+    memset(lds, 0xA5, sizeof(zd_mp_scan_lds)); /* local memory starts undefined */
+    zd_host_mp_scan_args a = {src, src_len, dst_len, scratch, lds};
+    int rc = zd_host_group_run(0u, 1u, local_size, zd_host_mp_scan_body, &a);
+    free(lds);
+    return rc == 0 ? ((const zd_mp_hdr *)scratch)->mode : 0u;
 }
 
 /* The five passes over a batch (scan, entropy, link, exec, finish); modes[c] (if not NULL) gets
@@ -215,15 +242,16 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
     }
     if (defer) memset(refs, 0xA5, 4u * (size_t)ref_offsets[n]);
     zd_zstd_lds *lds = (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds));
+    zd_mp_scan_lds *scl = (zd_mp_scan_lds *)malloc(sizeof(zd_mp_scan_lds));
     zd_mp_entropy_lds *elds = (zd_mp_entropy_lds *)malloc(2u * sizeof(zd_mp_entropy_lds));
     zd_mp_seq_lds *slds = (zd_mp_seq_lds *)malloc(sizeof(zd_mp_seq_lds));
     zd_mp_exec_lds *xlds = (zd_mp_exec_lds *)malloc(sizeof(zd_mp_exec_lds) * exec_groups);
     zd_u8 *win = (zd_u8 *)malloc((size_t)ZD_ZSTD_BLOCK_MAX * exec_groups);
     zd_i32 *jump = (zd_i32 *)malloc(sizeof(zd_i32) * ZD_MPX_JUMP_SPAN * exec_groups);
     int rc = -1;
-    if (lds == NULL || xlds == NULL || win == NULL || jump == NULL || elds == NULL || slds == NULL) goto out;
+    if (lds == NULL || scl == NULL || xlds == NULL || win == NULL || jump == NULL || elds == NULL || slds == NULL) goto out;
     zd_host_mp_args a = {src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, scratch, scratch_offsets,
-                         slot_base, status, n, 1u, lds, xlds, NULL, NULL, elds, exec_flags, local_size, exec_groups, 0u,
+                         slot_base, status, n, 1u, lds, scl, xlds, NULL, NULL, elds, exec_flags, local_size, exec_groups, 0u,
                          NULL, refs, ref_offsets, 0u};
     for (zd_u32 pass = 1u; pass <= 5u; pass++) {
         a.pass = pass;
@@ -262,6 +290,7 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
                         : (exec_flags & ZD_HOST_MP_PAIRS) ? (zd_u32)((slot_base[n] + 1u) / 2u) : (zd_u32)slot_base[n];
         for (zd_u32 g = 0; g < groups; g++) {
             memset(lds, 0xA5, sizeof(zd_zstd_lds)); /* local memory starts undefined */
+            memset(scl, 0xA5, sizeof(zd_mp_scan_lds));
             memset(elds, 0xA5, 2u * sizeof(zd_mp_entropy_lds));
             if (zd_host_group_run(g, groups, local_size, zd_host_mp_body, &a) != 0) goto out;
         }
@@ -272,6 +301,7 @@ ZD_KERNEL int zd_host_zstd_mp_decode_batch(const zd_u8 *src, const zd_u64 *src_o
     rc = 0;
 out:
     free(lds);
+    free(scl);
     free(xlds);
     free(win);
     free(jump);

@@ -5,13 +5,13 @@
  * of a few large frames leaves the device idle. Here both the entropy work and the execution of
  * a frame are spread over one work-group per BLOCK:
  *
- *   Pass 1  zd_zstd_mp_scan_group       one group per chunk, item 0: walks the frame header and
- *           every block header; for compressed blocks it parses the literals section header and
- *           the Huffman / FSE table descriptions (to find where each section ends) and records,
- *           per block, where its Huffman table and each of its three FSE tables are DESCRIBED
- *           (the block that defined them: treeless literals and repeat modes inherit), where
- *           its literals and its sequence bitstream start, and where its decoded literals and
- *           sequences go in scratch (running sums over the frame).
+ *   Pass 1  zd_zstd_mp_scan_group       one group per chunk: item 0 walks the frame header and
+ *           the chain of block headers; then the items share the blocks and, for compressed
+ *           ones, parse the literals section header and the Huffman / FSE table descriptions
+ *           (to find where each section ends); then item 0 records, block after block, where
+ *           its Huffman table and each of its three FSE tables are DESCRIBED (the block that
+ *           defined them: treeless literals and repeat modes inherit), and where its decoded
+ *           literals and sequences go in scratch (running sums over the frame).
  *   Pass 2  zd_zstd_mp_entropy_group    one group per block slot: rebuilds the block's tables
  *           from those descriptions, decodes its Huffman streams (one item per stream) into
  *           the chunk's literal region, and decodes its sequences (item 0) into
@@ -202,17 +202,31 @@ ZD_INLINE zd_u32 zd_mp_lit_header_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_
     return ZD_STATUS_OK;
 }
 
+/* Pass 1's local memory: each item's scratch for the FSE descriptions it measures (an item parses
+   whole blocks, so at most ZD_MP_SCAN_ITEMS items take part), and what item 0's walk found. */
+#define ZD_MP_SCAN_ITEMS 32u
+typedef struct {
+    zd_i16 norm[ZD_MP_SCAN_ITEMS][ZD_FSE_MAX_SYMBOLS];
+    zd_u64 block_max;
+    zd_u32 n_blocks, mode, fail;
+} zd_mp_scan_lds;
+
+/* A block's tab_mode between pass 1's block step and its link step: its own modes (3: repeat the
+   last table) in bits 0-5, and whether its literals describe a Huffman tree or reuse the last. */
+#define ZD_MP_SCAN_HUF_DEF 0x100u
+#define ZD_MP_SCAN_HUF_REUSE 0x200u
+
 /*
- * Pass 1, item 0 of the chunk's group: fills the chunk header and block table. Returns
- * ZD_MP_MODE_RUN or ZD_MP_MODE_FALLBACK.
+ * Pass 1a, item 0: the frame header and the chain of block headers. Each block's size says where
+ * the next one starts, so this walk is serial, but it is one load a block: the parsing of each
+ * block's sections (pass 1b) is spread over the group's items. Fills blk[i].in, size and type and
+ * the chunk header; returns ZD_MP_MODE_RUN or ZD_MP_MODE_FALLBACK.
  */
-ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
-                                      ZD_GLOBAL zd_u8 *scratch, ZD_LOCAL zd_zstd_lds *lds) {
+ZD_FUNC zd_u32 zd_zstd_mp_scan_frame_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
+                                            ZD_GLOBAL zd_u8 *scratch, zd_u32 *nb_out, zd_u64 *block_max_out) {
     ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
     ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
     zd_u64 slots = zd_zstd_mp_slots(dst_len, src_len);
-    zd_u64 lit_cap = zd_zstd_mp_lit_bytes(dst_len);
-    zd_u64 seq_cap = zd_zstd_mp_max_seq(dst_len);
     if (src_len < 6u || dst_len > 0x7FFFFFFFu) return ZD_MP_MODE_FALLBACK; /* offsets must fit 31 bits */
     if ((zd_u32)zd_load_le_thread(src, src_len, 0u, 4u) != ZD_ZSTD_MAGIC) return ZD_MP_MODE_FALLBACK;
     zd_u32 fhd = src[4];
@@ -240,12 +254,7 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     if (fcs_size != 0u && fcs != dst_len) return ZD_MP_MODE_FALLBACK;
     zd_u64 block_max = zd_min_u64(window, ZD_ZSTD_BLOCK_MAX);
     zd_u32 has_ck = (fhd >> 2) & 1u;
-    zd_u64 lit_cur = 0, seq_cur = 0;
     zd_u32 nb = 0;
-    zd_u32 huf_ok = 0u;
-    zd_u64 huf_desc = 0;
-    zd_u32 tab_ok = 0u, tab_mode = 0u;
-    zd_u64 tab_desc[3] = {0u, 0u, 0u};
     zd_u32 last = 0u;
     while (!last) {
         if (src_len - p < 3u) return ZD_MP_MODE_FALLBACK;
@@ -256,144 +265,12 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
         zd_u32 type = (bh >> 1) & 3u;
         zd_u64 size = bh >> 3;
         if (type == 3u || size > block_max) return ZD_MP_MODE_FALLBACK;
-        zd_mp_block b;
-        b.in = p;
-        b.size = (zd_u32)size;
-        b.type = type;
-        b.lit_in = 0u;
-        b.lit_at = 0u;
-        b.seq_at = seq_cur;
-        b.huf_desc = huf_desc;
-        b.bits_at = 0u;
-        b.regen = 0u;
-        b.nseq = 0u;
-        b.lit_type = 0u;
-        b.lit_len = 0u;
-        b.nstreams = 0u;
-        b.tab_mode = 0u;
-        b.status = ZD_STATUS_OK;
-        b.done = 0u;
-        b.out_at = 0u;
-        b.out_len = type == 2u ? 0u : (zd_u32)size;
-        b.lit_used = 0u;
-        for (zd_u32 k = 0; k < 3u; k++) {
-            b.tab_desc[k] = 0u;
-            b.rep_out[k] = ZD_MP_SYM_OF(k);
-            b.rep_in[k] = 0u;
-        }
-        if (type == 1u) {
-            if (src_len - p < 1u) return ZD_MP_MODE_FALLBACK;
-            p += 1u;
-        } else {
-            if (src_len - p < size) return ZD_MP_MODE_FALLBACK;
-            if (type == 2u) {
-                zd_u64 end = p + size;
-                zd_u32 lt = 0, hl = 0, ns = 0;
-                zd_u64 regen = 0, cs = 0;
-                if (zd_mp_lit_header_thread(src, src_len, p, end, block_max, &lt, &hl, &regen, &cs, &ns) !=
-                    ZD_STATUS_OK)
-                    return ZD_MP_MODE_FALLBACK;
-                zd_u64 lp = p + hl;
-                b.regen = (zd_u32)regen;
-                b.lit_in = lp;
-                if (lt == 0u) {
-                    b.lit_type = 0u;
-                    b.lit_at = lp;
-                } else {
-                    b.lit_type = lt == 1u ? 1u : 2u;
-                    b.lit_at = lit_cur;
-                    lit_cur += regen;
-                    if (lit_cur > lit_cap) return ZD_MP_MODE_FALLBACK;
-                }
-                if (lt >= 2u) {
-                    zd_u64 rem = cs;
-                    if (lt == 2u) {
-                        /* Only the description's length here (pass 2 builds and checks the table):
-                           FSE-compressed weights take headerByte bytes, direct ones 4 bits each. */
-                        if (rem < 1u) return ZD_MP_MODE_FALLBACK;
-                        zd_u32 hb = src[lp];
-                        zd_u64 used = 1u + (hb < 128u ? hb : (hb - 127u + 1u) / 2u);
-                        if (used > rem) return ZD_MP_MODE_FALLBACK;
-                        huf_desc = lp;
-                        huf_ok = 1u;
-                        lp += used;
-                        rem -= used;
-                    } else if (!huf_ok) {
-                        return ZD_MP_MODE_FALLBACK;
-                    }
-                    b.huf_desc = huf_desc;
-                    b.lit_in = lp;
-                    b.lit_len = (zd_u32)rem;
-                    b.nstreams = ns;
-                    if (ns == 4u) {
-                        if (rem < 10u) return ZD_MP_MODE_FALLBACK;
-                        zd_u64 s1 = zd_load_le_thread(src, src_len, lp, 2u);
-                        zd_u64 s2 = zd_load_le_thread(src, src_len, lp + 2u, 2u);
-                        zd_u64 s3 = zd_load_le_thread(src, src_len, lp + 4u, 2u);
-                        if (6u + s1 + s2 + s3 >= rem) return ZD_MP_MODE_FALLBACK;
-                        zd_u64 seg = (regen + 3u) / 4u;
-                        if (3u * seg > regen) return ZD_MP_MODE_FALLBACK;
-                    }
-                }
-                zd_u64 s = p + hl + cs; /* sequences section */
-                if (s >= end) return ZD_MP_MODE_FALLBACK;
-                zd_u32 b0 = src[s];
-                zd_u32 nseq;
-                if (b0 < 128u) {
-                    nseq = b0;
-                    s += 1u;
-                } else if (b0 < 255u) {
-                    if (end - s < 2u) return ZD_MP_MODE_FALLBACK;
-                    nseq = ((b0 - 128u) << 8) + src[s + 1u];
-                    s += 2u;
-                } else {
-                    if (end - s < 3u) return ZD_MP_MODE_FALLBACK;
-                    nseq = src[s + 1u] + ((zd_u32)src[s + 2u] << 8) + 0x7F00u;
-                    s += 3u;
-                }
-                b.nseq = nseq;
-                if (nseq == 0u) {
-                    if (s != end) return ZD_MP_MODE_FALLBACK;
-                } else {
-                    if (nseq > ZD_ZSTD_MAX_SEQUENCES || s >= end) return ZD_MP_MODE_FALLBACK;
-                    zd_u32 modes = src[s];
-                    s += 1u;
-                    if (modes & 3u) return ZD_MP_MODE_FALLBACK;
-                    for (zd_u32 k = 0; k < 3u; k++) {
-                        zd_u32 m = (modes >> (6u - 2u * k)) & 3u; /* LL, OF, ML */
-                        if (m == 3u) {
-                            if ((tab_ok & (1u << k)) == 0u) return ZD_MP_MODE_FALLBACK;
-                            continue;
-                        }
-                        zd_u64 used = 0;
-                        if (m == 1u) {
-                            if (s >= end) return ZD_MP_MODE_FALLBACK;
-                            used = 1u;
-                        } else if (m == 2u) {
-                            zd_u32 log = 0, nsym = 0;
-                            zd_u32 max_sym = k == 0u ? ZD_LL_MAX_SYM : (k == 1u ? ZD_OF_MAX_SYM : ZD_ML_MAX_SYM);
-                            zd_u32 max_log = k == 0u ? ZD_LL_MAX_LOG : (k == 1u ? ZD_OF_MAX_LOG : ZD_ML_MAX_LOG);
-                            if (zd_fse_read_ncount_thread(src + s, end - s, max_sym, max_log, lds->norm, &log, &nsym,
-                                                          &used) != ZD_STATUS_OK)
-                                return ZD_MP_MODE_FALLBACK;
-                        }
-                        tab_desc[k] = s;
-                        tab_mode = (tab_mode & ~(3u << (2u * k))) | (m << (2u * k));
-                        tab_ok |= 1u << k;
-                        s += used;
-                    }
-                    if (s >= end) return ZD_MP_MODE_FALLBACK;
-                    b.tab_mode = tab_mode;
-                    for (zd_u32 k = 0; k < 3u; k++) b.tab_desc[k] = tab_desc[k];
-                    b.bits_at = s;
-                    b.seq_at = seq_cur;
-                    seq_cur += nseq;
-                    if (seq_cur > seq_cap) return ZD_MP_MODE_FALLBACK;
-                }
-            }
-            p += size;
-        }
-        blk[nb] = b;
+        zd_u64 span = type == 1u ? 1u : size; /* an RLE block stores its one byte */
+        if (src_len - p < span) return ZD_MP_MODE_FALLBACK;
+        blk[nb].in = p;
+        blk[nb].size = (zd_u32)size;
+        blk[nb].type = type;
+        p += span;
         nb++;
     }
     if (has_ck) {
@@ -407,16 +284,225 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len
     hdr->has_fcs = fcs_size != 0u;
     hdr->fcs = fcs;
     hdr->block_max = block_max;
+    *nb_out = nb;
+    *block_max_out = block_max;
     return ZD_MP_MODE_RUN;
 }
 
-/* Pass 1, cooperative wrapper: every item calls. `first`: this is chunk 0, whose header holds
-   the batch's pass 3 counters. */
+/*
+ * Pass 1b, any item, block bp (whose in, size and type pass 1a wrote): parses what the block
+ * itself says - its literals section header and Huffman description's length, its sequence count
+ * and the lengths of its FSE descriptions - and writes its record. What depends on the blocks
+ * before it (tables it repeats, where its literals and sequences go) is left to pass 1c; the
+ * record's tab_mode holds the block's own modes and ZD_MP_SCAN_HUF_* bits until then, its
+ * huf_desc and tab_desc the descriptions it has itself.
+ */
+ZD_FUNC zd_u32 zd_zstd_mp_scan_block_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 block_max,
+                                            ZD_GLOBAL zd_mp_block *bp, ZD_LOCAL zd_i16 *norm) {
+    zd_mp_block b;
+    b.in = bp->in;
+    b.size = bp->size;
+    b.type = bp->type;
+    b.lit_in = 0u;
+    b.lit_at = 0u;
+    b.seq_at = 0u;
+    b.huf_desc = 0u;
+    b.bits_at = 0u;
+    b.regen = 0u;
+    b.nseq = 0u;
+    b.lit_type = 0u;
+    b.lit_len = 0u;
+    b.nstreams = 0u;
+    b.tab_mode = 0u;
+    b.status = ZD_STATUS_OK;
+    b.done = 0u;
+    b.out_at = 0u;
+    b.out_len = b.type == 2u ? 0u : b.size;
+    b.lit_used = 0u;
+    for (zd_u32 k = 0; k < 3u; k++) {
+        b.tab_desc[k] = 0u;
+        b.rep_out[k] = ZD_MP_SYM_OF(k);
+        b.rep_in[k] = 0u;
+    }
+    if (b.type == 2u) {
+        zd_u64 p = b.in, end = b.in + b.size;
+        zd_u32 lt = 0, hl = 0, ns = 0;
+        zd_u64 regen = 0, cs = 0;
+        if (zd_mp_lit_header_thread(src, src_len, p, end, block_max, &lt, &hl, &regen, &cs, &ns) != ZD_STATUS_OK)
+            return ZD_MP_MODE_FALLBACK;
+        zd_u64 lp = p + hl;
+        zd_u32 own = 0u;
+        b.regen = (zd_u32)regen;
+        b.lit_in = lp;
+        if (lt == 0u) {
+            b.lit_at = lp;
+        } else {
+            b.lit_type = lt == 1u ? 1u : 2u;
+        }
+        if (lt >= 2u) {
+            zd_u64 rem = cs;
+            if (lt == 2u) {
+                /* Only the description's length here (pass 2 builds and checks the table):
+                   FSE-compressed weights take headerByte bytes, direct ones 4 bits each. */
+                if (rem < 1u) return ZD_MP_MODE_FALLBACK;
+                zd_u32 hb = src[lp];
+                zd_u64 used = 1u + (hb < 128u ? hb : (hb - 127u + 1u) / 2u);
+                if (used > rem) return ZD_MP_MODE_FALLBACK;
+                b.huf_desc = lp;
+                own |= ZD_MP_SCAN_HUF_DEF;
+                lp += used;
+                rem -= used;
+            } else {
+                own |= ZD_MP_SCAN_HUF_REUSE;
+            }
+            b.lit_in = lp;
+            b.lit_len = (zd_u32)rem;
+            b.nstreams = ns;
+            if (ns == 4u) {
+                if (rem < 10u) return ZD_MP_MODE_FALLBACK;
+                zd_u64 s1 = zd_load_le_thread(src, src_len, lp, 2u);
+                zd_u64 s2 = zd_load_le_thread(src, src_len, lp + 2u, 2u);
+                zd_u64 s3 = zd_load_le_thread(src, src_len, lp + 4u, 2u);
+                if (6u + s1 + s2 + s3 >= rem) return ZD_MP_MODE_FALLBACK;
+                zd_u64 seg = (regen + 3u) / 4u;
+                if (3u * seg > regen) return ZD_MP_MODE_FALLBACK;
+            }
+        }
+        zd_u64 s = p + hl + cs; /* sequences section */
+        if (s >= end) return ZD_MP_MODE_FALLBACK;
+        zd_u32 b0 = src[s];
+        zd_u32 nseq;
+        if (b0 < 128u) {
+            nseq = b0;
+            s += 1u;
+        } else if (b0 < 255u) {
+            if (end - s < 2u) return ZD_MP_MODE_FALLBACK;
+            nseq = ((b0 - 128u) << 8) + src[s + 1u];
+            s += 2u;
+        } else {
+            if (end - s < 3u) return ZD_MP_MODE_FALLBACK;
+            nseq = src[s + 1u] + ((zd_u32)src[s + 2u] << 8) + 0x7F00u;
+            s += 3u;
+        }
+        b.nseq = nseq;
+        if (nseq == 0u) {
+            if (s != end) return ZD_MP_MODE_FALLBACK;
+        } else {
+            if (nseq > ZD_ZSTD_MAX_SEQUENCES || s >= end) return ZD_MP_MODE_FALLBACK;
+            zd_u32 modes = src[s];
+            s += 1u;
+            if (modes & 3u) return ZD_MP_MODE_FALLBACK;
+            for (zd_u32 k = 0; k < 3u; k++) {
+                zd_u32 m = (modes >> (6u - 2u * k)) & 3u; /* LL, OF, ML */
+                own |= m << (2u * k);
+                if (m == 3u) continue;
+                zd_u64 used = 0;
+                if (m == 1u) {
+                    if (s >= end) return ZD_MP_MODE_FALLBACK;
+                    used = 1u;
+                } else if (m == 2u) {
+                    zd_u32 log = 0, nsym = 0;
+                    zd_u32 max_sym = k == 0u ? ZD_LL_MAX_SYM : (k == 1u ? ZD_OF_MAX_SYM : ZD_ML_MAX_SYM);
+                    zd_u32 max_log = k == 0u ? ZD_LL_MAX_LOG : (k == 1u ? ZD_OF_MAX_LOG : ZD_ML_MAX_LOG);
+                    if (zd_fse_read_ncount_thread(src + s, end - s, max_sym, max_log, norm, &log, &nsym, &used) !=
+                        ZD_STATUS_OK)
+                        return ZD_MP_MODE_FALLBACK;
+                }
+                b.tab_desc[k] = s;
+                s += used;
+            }
+            if (s >= end) return ZD_MP_MODE_FALLBACK;
+            b.bits_at = s;
+        }
+        b.tab_mode = own;
+    }
+    *bp = b;
+    return ZD_MP_MODE_RUN;
+}
+
+/*
+ * Pass 1c, item 0: what a block inherits from the blocks before it. Treeless literals take the
+ * last Huffman description, a repeat mode the last table of its kind; decoded literals and
+ * sequences go one block after another in the chunk's scratch (running sums). Loads a few fields
+ * a block from the records pass 1b just wrote.
+ */
+ZD_FUNC zd_u32 zd_zstd_mp_scan_link_thread(ZD_GLOBAL zd_mp_block *blk, zd_u32 nb, zd_u64 lit_cap, zd_u64 seq_cap) {
+    zd_u64 lit_cur = 0, seq_cur = 0, huf_desc = 0;
+    zd_u32 huf_ok = 0u, tab_ok = 0u, tab_mode = 0u;
+    zd_u64 tab_desc[3] = {0u, 0u, 0u};
+    for (zd_u32 i = 0; i < nb; i++) {
+        ZD_GLOBAL zd_mp_block *b = blk + i;
+        zd_u32 own = b->tab_mode;
+        zd_u32 nseq = b->nseq;
+        if (own & ZD_MP_SCAN_HUF_DEF) {
+            huf_desc = b->huf_desc;
+            huf_ok = 1u;
+        } else if ((own & ZD_MP_SCAN_HUF_REUSE) && !huf_ok) {
+            return ZD_MP_MODE_FALLBACK;
+        }
+        b->huf_desc = huf_desc;
+        if (b->lit_type != 0u) {
+            b->lit_at = lit_cur;
+            lit_cur += b->regen;
+        }
+        b->seq_at = seq_cur;
+        if (nseq == 0u) {
+            b->tab_mode = 0u;
+            continue;
+        }
+        for (zd_u32 k = 0; k < 3u; k++) {
+            zd_u32 m = (own >> (2u * k)) & 3u;
+            if (m == 3u) {
+                if ((tab_ok & (1u << k)) == 0u) return ZD_MP_MODE_FALLBACK;
+            } else {
+                tab_desc[k] = b->tab_desc[k];
+                tab_mode = (tab_mode & ~(3u << (2u * k))) | (m << (2u * k));
+                tab_ok |= 1u << k;
+            }
+            b->tab_desc[k] = tab_desc[k];
+        }
+        b->tab_mode = tab_mode;
+        seq_cur += nseq;
+    }
+    /* the sums only grow: checking the totals checks every block */
+    if (lit_cur > lit_cap || seq_cur > seq_cap) return ZD_MP_MODE_FALLBACK;
+    return ZD_MP_MODE_RUN;
+}
+
+/* Pass 1, cooperative: every item calls. `first`: this is chunk 0, whose header holds the batch's
+   pass 3 counters. Fills the chunk header and block table; the mode is ZD_MP_MODE_RUN or
+   ZD_MP_MODE_FALLBACK. */
 ZD_FUNC void zd_zstd_mp_scan_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 dst_len,
-                                   ZD_GLOBAL zd_u8 *scratch, zd_u32 first, ZD_LOCAL zd_zstd_lds *lds) {
-    if (zd_local_id() == 0u) {
-        zd_u32 m = zd_zstd_mp_scan_thread(src, src_len, dst_len, scratch, lds);
-        ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
+                                   ZD_GLOBAL zd_u8 *scratch, zd_u32 first, ZD_LOCAL zd_mp_scan_lds *lds) {
+    ZD_GLOBAL zd_mp_hdr *hdr = (ZD_GLOBAL zd_mp_hdr *)scratch;
+    ZD_GLOBAL zd_mp_block *blk = (ZD_GLOBAL zd_mp_block *)(scratch + ZD_MP_HDR_BYTES);
+    zd_u32 lid = zd_local_id();
+    if (lid == 0u) {
+        zd_u32 nb = 0u;
+        zd_u64 block_max = 0u;
+        lds->mode = zd_zstd_mp_scan_frame_thread(src, src_len, dst_len, scratch, &nb, &block_max);
+        lds->n_blocks = nb;
+        lds->block_max = block_max;
+        lds->fail = 0u;
+    }
+    ZD_BARRIER();
+    zd_u32 items = zd_local_size() < ZD_MP_SCAN_ITEMS ? zd_local_size() : ZD_MP_SCAN_ITEMS;
+    if (lds->mode == ZD_MP_MODE_RUN && lid < items) {
+        zd_u32 nb = lds->n_blocks;
+        zd_u64 block_max = lds->block_max;
+        for (zd_u32 i = lid; i < nb; i += items)
+            if (zd_zstd_mp_scan_block_thread(src, src_len, block_max, blk + i, lds->norm[lid]) != ZD_MP_MODE_RUN) {
+                lds->fail = 1u;
+                break;
+            }
+    }
+    ZD_BARRIER();
+    if (lid == 0u) {
+        zd_u32 m = lds->mode;
+        if (m == ZD_MP_MODE_RUN && lds->fail) m = ZD_MP_MODE_FALLBACK;
+        if (m == ZD_MP_MODE_RUN)
+            m = zd_zstd_mp_scan_link_thread(blk, lds->n_blocks, zd_zstd_mp_lit_bytes(dst_len),
+                                            zd_zstd_mp_max_seq(dst_len));
         hdr->mode = m;
         hdr->failed = 0u;
         hdr->resolved = 0u;

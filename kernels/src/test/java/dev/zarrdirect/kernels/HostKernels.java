@@ -40,6 +40,7 @@ final class HostKernels {
     final MethodHandle zstdMpDecodeBatch;
     final MethodHandle zstdMpScratchBytes;
     final MethodHandle zstdMpSlots;
+    final MethodHandle zstdMpScan;
     final long ldsBytes;
     final long scratchPerFrame;
 
@@ -79,6 +80,8 @@ final class HostKernels {
                     FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
             zstdMpSlots = linker.downcallHandle(lookup.find("zd_host_zstd_mp_slots").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+            zstdMpScan = linker.downcallHandle(lookup.find("zd_host_zstd_mp_scan").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG));
             MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),

@@ -21,6 +21,8 @@ import static org.junit.jupiter.api.Assertions.*;
  */
 class ZstdMultiPassTest {
     static final int MODE_RUN = 1, MODE_FALLBACK = 2;
+    /** ZD_MP_HDR_BYTES and sizeof(zd_mp_block) in zd_zstd_mp.h: a chunk's scratch starts with its block table */
+    static final int ZD_MP_HDR_BYTES = 64, MP_BLOCK_BYTES = 152;
 
     record Result(int[] status, int[] mode, byte[][] out, boolean guardsIntact) {}
 
@@ -254,6 +256,63 @@ class ZstdMultiPassTest {
             }
         }
         System.out.println("zstd multi-pass corruptions: " + cases + " cases, " + viaMp + " decoded by the multi-pass path");
+    }
+
+    /**
+     * Pass 1 shares a frame's blocks among its items once item 0 has walked the block headers, then
+     * item 0 links what each block inherits. Whatever the item count, the block table must be the
+     * same bytes, and a corruption that only one item sees must still send the frame to the
+     * single-pass decoder: compared here on truncated and bit-flipped frames, 1 item against 2, 4,
+     * 32 and 64 (more items than pass 1 uses).
+     */
+    @Test
+    void scanBuildsTheSameBlockTableWhateverItsItemCount() throws Throwable {
+        HostKernels hk = HostKernels.get();
+        Random r = new Random(SEED ^ 0x5CA1L);
+        int cases = 0, run = 0;
+        List<String> wrong = new ArrayList<>();
+        for (ZstdCorruptionTest.Sample s : ZstdCorruptionTest.samples()) {
+            List<byte[]> frames = new ArrayList<>();
+            frames.add(s.frame());
+            int step = Math.max(1, s.frame().length / 40);
+            for (int cut = 0; cut < s.frame().length; cut += (cut < 12 ? 1 : step)) frames.add(Arrays.copyOf(s.frame(), cut));
+            for (int k = 0; k < 120; k++) {
+                byte[] f = s.frame().clone();
+                int flips = 1 + r.nextInt(3);
+                for (int j = 0; j < flips; j++) f[r.nextInt(f.length)] ^= (byte) (1 << r.nextInt(8));
+                frames.add(f);
+            }
+            int dstLen = s.original().length;
+            for (int i = 0; i < frames.size(); i++) {
+                byte[] f = frames.get(i);
+                long need = (long) hk.zstdMpScratchBytes.invokeExact((long) dstLen, (long) f.length);
+                long table = (long) ZD_MP_HDR_BYTES + (long) hk.zstdMpSlots.invokeExact((long) dstLen, (long) f.length) * MP_BLOCK_BYTES;
+                byte[] expected = null;
+                int expectedMode = 0;
+                for (int items : new int[] {1, 2, 4, 32, 64}) {
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment src = arena.allocate(Math.max(1, f.length), 16);
+                        MemorySegment.copy(f, 0, src, ValueLayout.JAVA_BYTE, 0, f.length);
+                        MemorySegment scr = arena.allocate(need, 16).fill(POISON);
+                        int mode = (int) hk.zstdMpScan.invokeExact(src, (long) f.length, (long) dstLen, scr, items);
+                        byte[] got = scr.asSlice(0, table).toArray(ValueLayout.JAVA_BYTE);
+                        if (items == 1) {
+                            expected = got;
+                            expectedMode = mode;
+                            if (mode == MODE_RUN) run++;
+                            if (mode == 0) wrong.add(s.name() + " case " + i + ": the group did not run");
+                        } else if (mode != expectedMode || (mode == MODE_RUN && !Arrays.equals(expected, got))) {
+                            wrong.add(s.name() + " case " + i + ", " + items + " items: mode " + mode + " (1 item: "
+                                    + expectedMode + ")" + (mode == expectedMode ? ", another block table" : ""));
+                        }
+                    }
+                }
+                cases++;
+            }
+        }
+        assertEquals(List.of(), wrong, "seed=" + SEED);
+        assertTrue(run > 0, "no case took the multi-pass path");
+        System.out.println("zstd multi-pass scan: " + cases + " frames, " + run + " with a block table, same with 2-64 items");
     }
 
     @Test
