@@ -73,6 +73,8 @@ public final class CudaBackend implements Backend {
     public static final String PINNED_RETAINED_PROPERTY = "zarrdirect.cuda.pinnedRetainedBytes";
     /** Chunks per codec call the core should use; default 128. */
     public static final String BATCH_PROPERTY = "zarrdirect.cuda.batchSize";
+    /** System property: at most how many decoded bytes a device batch holds ({@link #preferredBatchBytes()}). */
+    public static final String BATCH_BYTES_PROPERTY = "zarrdirect.cuda.batchBytes";
 
     static final int SCATTER_BLOCK = 256;
 
@@ -515,6 +517,21 @@ public final class CudaBackend implements Backend {
     @Override
     public int preferredBatchSize() {
         return Integer.getInteger(BATCH_PROPERTY, 128);
+    }
+
+    /**
+     * Decoded bytes per device batch, at most: 1 GiB (16 chunks of a [1, 16, 721, 1440] float32
+     * time step; 128 inner chunks of a sharded store's [1, 1, 721, 1440] stay under it). A batch of
+     * large chunks fetches them all before its first kernel starts, so smaller batches let the fetch
+     * of the next overlap the decoding of the first. Measured on the H200, plain ERA5 store (32
+     * chunks of 66 MB, `PASSES=5 bash tools/gpu/prop-sweep.sh read-plain ...`, one call): 1 GiB
+     * (two batches of 16) 29.64 and 29.51 GB/s; no byte limit (one batch of 32) 26.89; 1 GiB with a
+     * first batch of 8 or 4 chunks 27.77 / 26.35; with two batches decoding at once instead of
+     * three 28.94. The sharded store's read is unchanged (38.04).
+     */
+    @Override
+    public long preferredBatchBytes() {
+        return Long.getLong(BATCH_BYTES_PROPERTY, 1L << 30);
     }
 
     /**

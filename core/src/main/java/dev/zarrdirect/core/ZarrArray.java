@@ -62,6 +62,12 @@ public final class ZarrArray {
      */
     public static final String DEVICE_BATCH_PROPERTY = "zarrdirect.deviceBatchSize";
     /**
+     * System property: at most how many decoded bytes a device batch of {@link #readToDevice} holds,
+     * for any backend; by default the backend's {@link Backend#preferredBatchBytes()}. A batch holds
+     * at least one chunk.
+     */
+    public static final String DEVICE_BATCH_BYTES_PROPERTY = "zarrdirect.deviceBatchBytes";
+    /**
      * System property: chunks in the first device batch of {@link #readToDevice} (default: the batch
      * size, no ramp); each later batch doubles up to the batch size ({@link TaskBatches}). A ramp
      * starts the device after a smaller fetch, but on the H200 it lost: a chunk takes as long in a
@@ -235,7 +241,7 @@ public final class ZarrArray {
         trace.span("allocate", ta, bytes + " bytes");
         try {
             long[] byteStrides = StridedCopy.cByteStrides(outShape, dataType().byteSize());
-            int batchSize = Math.max(1, Integer.getInteger(DEVICE_BATCH_PROPERTY, b.preferredBatchSize()));
+            int batchSize = batchSize(b, decoder.chunkBytes());
             int first = Math.max(1, Integer.getInteger(FIRST_BATCH_PROPERTY, batchSize));
             long tp = trace.now();
             TaskBatches batches = new TaskBatches(planDeviceTasks(selection), batchSize, first);
@@ -247,6 +253,18 @@ public final class ZarrArray {
             dest.close();
             throw e;
         }
+    }
+
+    /**
+     * Chunks per device batch: the backend's (or {@value #DEVICE_BATCH_PROPERTY}'s) count, cut to as
+     * many chunks of {@code chunkBytes} as {@value #DEVICE_BATCH_BYTES_PROPERTY} (or the backend's
+     * {@link Backend#preferredBatchBytes()}) allows, and at least one.
+     */
+    static int batchSize(Backend b, long chunkBytes) {
+        int chunks = Math.max(1, Integer.getInteger(DEVICE_BATCH_PROPERTY, b.preferredBatchSize()));
+        long bytes = Long.getLong(DEVICE_BATCH_BYTES_PROPERTY, b.preferredBatchBytes());
+        long byBytes = bytes / Math.max(1, chunkBytes);
+        return (int) Math.max(1, Math.min(chunks, byBytes));
     }
 
     /**

@@ -79,6 +79,16 @@ public interface Backend extends AutoCloseable {
     /** How many chunks the core should hand to one codec call; 1 for the CPU, hundreds for a GPU. */
     int preferredBatchSize();
 
+    /**
+     * At most how many decoded bytes one device batch should hold: the core cuts a batch at this
+     * many bytes or at {@link #preferredBatchSize()} chunks, whichever comes first. By default no
+     * limit. A device backend whose batches of large chunks decode slower than smaller ones that
+     * overlap their fetches says so here.
+     */
+    default long preferredBatchBytes() {
+        return Long.MAX_VALUE;
+    }
+
     /** A reader of local files straight into this backend's memory, when it has one. */
     default java.util.Optional<DirectReader> directReader() {
         return java.util.Optional.empty();

@@ -94,6 +94,10 @@ class DeviceReadConformanceTest {
                 tests.add(DynamicTest.dynamicTest(e.name() + " in batches ramping from 1 to 7",
                         () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_PROPERTY, "7", ZarrArray.FIRST_BATCH_PROPERTY, "1",
                                 ZarrArray.DECODE_DEPTH_PROPERTY, "3"), () -> checkManyBatches(e.name()))));
+                // chunks of 128 decoded bytes: batches of 5 by bytes, whatever the backend's count
+                tests.add(DynamicTest.dynamicTest(e.name() + " in batches cut at 700 decoded bytes",
+                        () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_BYTES_PROPERTY, "700"),
+                                () -> checkManyBatches(e.name()))));
             }
         }
         return tests.stream();

@@ -65,6 +65,11 @@ public final class DeviceDecoder {
     private final MemorySegment fill;
     private final List<String> hostFallbacks = new ArrayList<>();
 
+    /** Decoded bytes of one task's chunk (of an inner chunk, for a sharded array). */
+    public long chunkBytes() {
+        return spec.byteSize();
+    }
+
     /**
      * True when {@code chain} can run as device batches: no sharding, or one level of sharding alone,
      * whose inner chunks become the batch items ({@link #leafChain}).
