@@ -239,10 +239,13 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
     /**
      * Slices of a block in {@code zd_zstd_mp_resolve} at most; default {@link #DEFAULT_RESOLVE_PARTS}.
      * Measured on the H200, 33 frames of 66 MB: resolve 14.5 ms with one slice a block, 6.5 with 4.
+     * The plain ERA5 store's read, in batches of 16 of those frames (so 8 slices a block rather than
+     * 4), four alternating pairs of calls: 30.35 / 31.18 / 30.60 / 30.92 GB/s against 30.48 / 29.53
+     * / 29.65 / 29.93 (`PASSES=5 bash tools/gpu/prop-sweep.sh read-plain ...`).
      */
     public static final String RESOLVE_PARTS_PROPERTY = "zarrdirect.cuda.zstdMultiPassResolveParts";
 
-    public static final int DEFAULT_RESOLVE_PARTS = 4;
+    public static final int DEFAULT_RESOLVE_PARTS = 8;
 
     /**
      * The order in which a batch's frames go to {@link #enqueue}: by encoded size, so that the

@@ -157,7 +157,9 @@ class MultiPassLaunchTest {
         assertEquals(1, MultiPassLaunch.resolveParts(132, 132));
         assertEquals(1, MultiPassLaunch.resolveParts(518, 132));
         assertEquals(2, MultiPassLaunch.resolveParts(66, 132));
-        assertEquals(4, MultiPassLaunch.resolveParts(1, 132));
+        assertEquals(4, MultiPassLaunch.resolveParts(33, 132));
+        assertEquals(8, MultiPassLaunch.resolveParts(16, 132));
+        assertEquals(8, MultiPassLaunch.resolveParts(1, 132));
     }
 
     /** The {@code extern "C" __global__} entries of the kernel sources the kernels jar carries beside its fatbin. */
