@@ -15,6 +15,7 @@
  *
  * <h2>Settings</h2>
  * System properties: {@code zarrdirect.cuda.reader} (cufile, threaded, auto), {@code zarrdirect.cuda.batchSize},
+ * {@code zarrdirect.cuda.batchBytes} (decoded bytes a device batch holds at most; 1 GiB),
  * {@code zarrdirect.cuda.poolRetainedBytes}, {@code zarrdirect.cuda.pinnedRetainedBytes},
  * {@code zarrdirect.cuda.readerThreads}, {@code zarrdirect.cuda.readerTaskBytes},
  * {@code zarrdirect.cuda.cufileThreads}, {@code zarrdirect.cuda.cufileBounceBytes},
@@ -34,7 +35,7 @@
  * which batches; see {@link dev.zarrdirect.cuda.codec.MultiPassLaunch}),
  * {@code zarrdirect.cuda.zstdMultiPassDefer} (batches whose largest frame has this many blocks execute without
  * waiting, then resolve; 64, 0 never), {@code zarrdirect.cuda.zstdMultiPassResolveParts} (slices of a block in
- * the resolve pass at most; 4),
+ * the resolve pass at most; 8),
  * {@code zarrdirect.cuda.schedule} (how host threads wait for the device: auto, spin, yield, blocking; auto),
  * {@code zarrdirect.cuda.readerTrace} (print each threaded read's per-thread times; default false),
  * {@code zarrdirect.cuda.cufileStrict} (fail instead of falling back to threaded reads where cuFile
