@@ -189,6 +189,20 @@ ZD_FUNC zd_u32 zd_zstd_seq_table_thread(zd_zstd_state *st, ZD_LOCAL zd_zstd_lds 
     return ZD_STATUS_OK;
 }
 
+/* The jump table of four Huffman streams at src[p .. p + rem) (rem: the streams' bytes, table
+   included): the first three streams' sizes; the fourth takes the rest, and none of the
+   regenerated size's four segments may be empty but the last. */
+ZD_INLINE zd_u32 zd_zstd_jump_table_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 p, zd_u64 rem,
+                                           zd_u64 regen, zd_u64 *s1, zd_u64 *s2, zd_u64 *s3) {
+    if (rem < 10u) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+    *s1 = zd_load_le_thread(src, src_len, p, 2u);
+    *s2 = zd_load_le_thread(src, src_len, p + 2u, 2u);
+    *s3 = zd_load_le_thread(src, src_len, p + 4u, 2u);
+    if (6u + *s1 + *s2 + *s3 >= rem) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+    if (3u * ((regen + 3u) / 4u) > regen) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+    return ZD_STATUS_OK;
+}
+
 /*
  * Queues the compressed literals section (type 2 or 3) at src[p0 .. end) of one block for the
  * next ZD_OP_HUF: reads its Huffman table (type 2: into the next table slot of the ring in
@@ -235,13 +249,10 @@ ZD_FUNC zd_u32 zd_zstd_prep_huf_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 
         out[0] = 0u;
         n[0] = regen;
     } else {
-        if (rem < 10u) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
-        zd_u64 s1 = zd_load_le_thread(src, src_len, p, 2u);
-        zd_u64 s2 = zd_load_le_thread(src, src_len, p + 2u, 2u);
-        zd_u64 s3 = zd_load_le_thread(src, src_len, p + 4u, 2u);
-        if (6u + s1 + s2 + s3 >= rem) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
+        zd_u64 s1 = 0, s2 = 0, s3 = 0;
+        zd_u32 js = zd_zstd_jump_table_thread(src, src_len, p, rem, regen, &s1, &s2, &s3);
+        if (js != ZD_STATUS_OK) return js;
         zd_u64 seg = (regen + 3u) / 4u;
-        if (3u * seg > regen) return ZD_STATUS_CORRUPT_LITERALS_HEADER;
         in[0] = p + 6u;
         len[0] = s1;
         in[1] = in[0] + s1;

@@ -358,15 +358,9 @@ ZD_FUNC zd_u32 zd_zstd_mp_scan_block_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 s
             b.lit_in = lp;
             b.lit_len = (zd_u32)rem;
             b.nstreams = ns;
-            if (ns == 4u) {
-                if (rem < 10u) return ZD_MP_MODE_FALLBACK;
-                zd_u64 s1 = zd_load_le_thread(src, src_len, lp, 2u);
-                zd_u64 s2 = zd_load_le_thread(src, src_len, lp + 2u, 2u);
-                zd_u64 s3 = zd_load_le_thread(src, src_len, lp + 4u, 2u);
-                if (6u + s1 + s2 + s3 >= rem) return ZD_MP_MODE_FALLBACK;
-                zd_u64 seg = (regen + 3u) / 4u;
-                if (3u * seg > regen) return ZD_MP_MODE_FALLBACK;
-            }
+            zd_u64 s1 = 0, s2 = 0, s3 = 0;
+            if (ns == 4u && zd_zstd_jump_table_thread(src, src_len, lp, rem, regen, &s1, &s2, &s3) != ZD_STATUS_OK)
+                return ZD_MP_MODE_FALLBACK;
         }
         zd_u64 s = p + hl + cs; /* sequences section */
         if (s >= end) return ZD_MP_MODE_FALLBACK;
