@@ -527,7 +527,11 @@ public final class CudaBackend implements Backend {
      * chunks of 66 MB, `PASSES=5 bash tools/gpu/prop-sweep.sh read-plain ...`, one call): 1 GiB
      * (two batches of 16) 29.64 and 29.51 GB/s; no byte limit (one batch of 32) 26.89; 1 GiB with a
      * first batch of 8 or 4 chunks 27.77 / 26.35; with two batches decoding at once instead of
-     * three 28.94. The sharded store's read is unchanged (38.04).
+     * three 28.94. The sharded store's read is unchanged (38.04). Smaller batches lose: in another
+     * call, two alternating runs each, 1 GiB 29.78 / 29.66, batches of 12 chunks 27.85 / 27.72, of
+     * 11 26.32 / 26.21, of 8 with four decoding at once 27.34 / 27.21 (each batch's passes are
+     * launches of their own, and the execute pass fills every multiprocessor's shared memory, so
+     * more batches mostly queue behind each other).
      */
     @Override
     public long preferredBatchBytes() {
