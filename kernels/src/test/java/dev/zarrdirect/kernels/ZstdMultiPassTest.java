@@ -225,20 +225,29 @@ class ZstdMultiPassTest {
         assertEquals(List.of(), wrong, "seed=" + SEED);
     }
 
+    /**
+     * Adds to {@code out} the frame cut at every length below {@code everyByte}, then at about
+     * {@code cuts} lengths spread over the rest, then {@code flipped} copies with 1-3 random bits
+     * flipped.
+     */
+    static void addCorruptions(List<byte[]> out, byte[] frame, int everyByte, int cuts, int flipped, Random r) {
+        int step = Math.max(1, frame.length / cuts);
+        for (int cut = 0; cut < frame.length; cut += (cut < everyByte ? 1 : step)) out.add(Arrays.copyOf(frame, cut));
+        for (int k = 0; k < flipped; k++) {
+            byte[] f = frame.clone();
+            int flips = 1 + r.nextInt(3);
+            for (int j = 0; j < flips; j++) f[r.nextInt(f.length)] ^= (byte) (1 << r.nextInt(8));
+            out.add(f);
+        }
+    }
+
     @Test
     void truncationsAndBitFlipsGetTheSingleBatchStatus() {
         Random r = new Random(SEED ^ 0x3B17L);
         int cases = 0, viaMp = 0;
         for (ZstdCorruptionTest.Sample s : ZstdCorruptionTest.samples()) {
             List<byte[]> frames = new ArrayList<>();
-            int step = Math.max(1, s.frame().length / 60);
-            for (int cut = 0; cut < s.frame().length; cut += (cut < 24 ? 1 : step)) frames.add(Arrays.copyOf(s.frame(), cut));
-            for (int k = 0; k < 80; k++) {
-                byte[] f = s.frame().clone();
-                int flips = 1 + r.nextInt(3);
-                for (int j = 0; j < flips; j++) f[r.nextInt(f.length)] ^= (byte) (1 << r.nextInt(8));
-                frames.add(f);
-            }
+            addCorruptions(frames, s.frame(), 24, 60, 80, r);
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, s.original().length);
             // sequences in pass 2b (as the CUDA codec decodes by default) and in pass 2
@@ -274,14 +283,7 @@ class ZstdMultiPassTest {
         for (ZstdCorruptionTest.Sample s : ZstdCorruptionTest.samples()) {
             List<byte[]> frames = new ArrayList<>();
             frames.add(s.frame());
-            int step = Math.max(1, s.frame().length / 40);
-            for (int cut = 0; cut < s.frame().length; cut += (cut < 12 ? 1 : step)) frames.add(Arrays.copyOf(s.frame(), cut));
-            for (int k = 0; k < 120; k++) {
-                byte[] f = s.frame().clone();
-                int flips = 1 + r.nextInt(3);
-                for (int j = 0; j < flips; j++) f[r.nextInt(f.length)] ^= (byte) (1 << r.nextInt(8));
-                frames.add(f);
-            }
+            addCorruptions(frames, s.frame(), 12, 40, 120, r);
             int dstLen = s.original().length;
             for (int i = 0; i < frames.size(); i++) {
                 byte[] f = frames.get(i);
