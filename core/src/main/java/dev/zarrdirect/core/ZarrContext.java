@@ -28,6 +28,7 @@ public final class ZarrContext implements AutoCloseable {
     private final CodecRegistry codecs;
     private final ExecutorService workers;
     private final int parallelism;
+    private final ReadSettings readSettings = ReadSettings.defaults();
     private volatile boolean closed;
 
     private ZarrContext(BackendRegistry backends, Backend backend, int parallelism) {
@@ -107,6 +108,11 @@ public final class ZarrContext implements AutoCloseable {
 
     public int parallelism() {
         return parallelism;
+    }
+
+    /** How reads on this context run. */
+    public ReadSettings readSettings() {
+        return readSettings;
     }
 
     ExecutorService workers() {
