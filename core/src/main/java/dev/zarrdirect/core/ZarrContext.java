@@ -2,14 +2,12 @@ package dev.zarrdirect.core;
 
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.core.exec.ReadEngine;
 import dev.zarrdirect.core.registry.BackendRegistry;
 import dev.zarrdirect.core.registry.CodecRegistry;
 
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What reads and writes run on: a started backend, the codec registry resolved against it, and a
@@ -26,9 +24,9 @@ public final class ZarrContext implements AutoCloseable {
     private final BackendRegistry backends;
     private final Backend backend;
     private final CodecRegistry codecs;
-    private final ExecutorService workers;
     private final int parallelism;
-    private final ReadSettings readSettings = ReadSettings.defaults();
+    private final ReadSettings readSettings;
+    private final ReadEngine engine;
     private volatile boolean closed;
 
     private ZarrContext(BackendRegistry backends, Backend backend, int parallelism) {
@@ -37,13 +35,8 @@ public final class ZarrContext implements AutoCloseable {
         ClassLoader cl = ZarrContext.class.getClassLoader();
         this.codecs = CodecRegistry.discover(List.of(backend.codecs()), cl);
         this.parallelism = parallelism;
-        AtomicInteger n = new AtomicInteger();
-        ThreadFactory tf = r -> {
-            Thread t = new Thread(r, "zarr-direct-worker-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-        this.workers = Executors.newFixedThreadPool(parallelism, tf);
+        this.readSettings = ReadSettings.defaults();
+        this.engine = new ReadEngine(backend, parallelism, readSettings);
     }
 
     /** Starts the backend named {@code backendName} ({@code "auto"} or null: the best available). */
@@ -116,10 +109,15 @@ public final class ZarrContext implements AutoCloseable {
     }
 
     ExecutorService workers() {
+        return engine().workers();
+    }
+
+    /** The read engine: runs read plans on this context's workers and device. */
+    public ReadEngine engine() {
         if (closed) {
             throw new IllegalStateException("ZarrContext on backend \"" + backend.name() + "\" is closed");
         }
-        return workers;
+        return engine;
     }
 
     @Override
@@ -131,16 +129,10 @@ public final class ZarrContext implements AutoCloseable {
             return;
         }
         closed = true;
-        // Let queued chunk tasks run (they release the slots their reads wait on); only then stop.
-        workers.shutdown();
         try {
-            if (!workers.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS)) {
-                workers.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            workers.shutdownNow();
-            Thread.currentThread().interrupt();
+            engine.close();
+        } finally {
+            backend.close();
         }
-        backend.close();
     }
 }

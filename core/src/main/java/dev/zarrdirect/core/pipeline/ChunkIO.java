@@ -5,18 +5,9 @@ import dev.zarrdirect.api.store.Store;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-/** Reading and writing one chunk of an array through its codec chain. */
+/** Writing one chunk of an array through its codec chain (reads go through the read engine, {@code core.exec}). */
 public final class ChunkIO {
     private ChunkIO() {
-    }
-
-    /**
-     * Decodes the box {@code [chunkStart, chunkStart+extent)} of the chunk at {@code key} into {@code target}
-     * at {@code at}; a missing chunk becomes the fill value.
-     */
-    public static void read(CodecChain chain, Store store, String key, long[] chunkStart, long[] extent,
-                            HostRegion target, long[] at, String label) {
-        chain.decodeRegion(new StoreChunkSource(store, key), chunkStart, extent, target, at, label);
     }
 
     /**
@@ -25,10 +16,10 @@ public final class ChunkIO {
      * chunk that ends up holding only the fill value is deleted instead of stored.
      */
     public static void write(CodecChain chain, Store store, String key, long[] chunkStart, long[] extent,
-                             HostRegion source, long[] at, String label) {
+                             HostRegion source, long[] at, String label, HostScratch scratch) {
         long[] shape = chain.spec().shape();
         int es = chain.spec().dataType().byteSize();
-        MemorySegment chunk = Scratch.get(Scratch.GATHER, chain.spec().byteSize());
+        MemorySegment chunk = scratch.get(HostScratch.GATHER, chain.spec().byteSize());
         boolean whole = true;
         for (int i = 0; i < shape.length; i++) {
             whole &= chunkStart[i] == 0 && extent[i] == shape[i];
@@ -36,7 +27,7 @@ public final class ChunkIO {
         HostRegion chunkRegion = HostRegion.cOrder(chunk, shape, es);
         if (!whole) {
             chain.decodeRegion(new StoreChunkSource(store, key), new long[shape.length], shape, chunkRegion,
-                    new long[shape.length], label);
+                    new long[shape.length], label, scratch);
         }
         source.gatherInto(chunk, shape, chunkStart, extent, at);
         if (FillCheck.isAll(chunk, chain.fill())) {
@@ -44,7 +35,7 @@ public final class ChunkIO {
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment enc = chain.encode(chunk, arena, label);
+            MemorySegment enc = chain.encode(chunk, arena, label, scratch);
             if (enc == null) {
                 store.delete(key);
             } else {

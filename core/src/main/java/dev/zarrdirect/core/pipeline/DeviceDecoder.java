@@ -18,52 +18,79 @@ import dev.zarrdirect.api.codec.Codec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.store.ByteRange;
 import dev.zarrdirect.api.store.Store;
-import dev.zarrdirect.core.codec.BuiltinCodecs;
-import dev.zarrdirect.core.metadata.CodecMetadata;
-import dev.zarrdirect.core.registry.CodecRegistry;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Decodes chunks on a device in batches: the encoded bytes of a whole batch land in one pinned
- * staging buffer, move to the device in one copy, then every codec stage runs once for the batch
- * (one launch per stage on a GPU backend), and one batched region copy places the decoded chunks
- * into the destination tensor. Chunks never written are filled on the device.
+ * The batch executor of resolved codec stages on a device: the encoded bytes of a whole batch land
+ * in device memory (through the backend's direct reader, or one pinned staging buffer and one
+ * copy), then every codec stage runs once for the batch (one launch per stage on a GPU backend),
+ * and one batched region copy places the decoded chunks into the destination. Boxes of chunks never
+ * written are filled on the device.
  *
  * <p>A stage whose codec has no implementation on the device runs on the CPU: its inputs are copied
  * to the host and its outputs back ({@link #hostFallbacks()} names them). Chains this decoder cannot
- * run (sharding, stages of unknown size) are refused by {@link #supports}; the caller decodes those
- * on the host and copies the result.
+ * run (nested sharding, codecs around sharding) are refused by {@link #supports}; the caller decodes
+ * those on the host and copies the result.
+ *
+ * <p>What to read and where it goes comes from the caller as {@link Task}s; this class knows no
+ * plan and no scheduler. Thread-safe: batches may be fetched and decoded on several threads.
  */
 public final class DeviceDecoder {
 
+    /** Where one box of a decoded chunk goes: the box {@code [chunkStart, chunkStart+extent)} to {@code at}. */
+    public record Place(long[] chunkStart, long[] extent, long[] at) {
+    }
+
     /**
-     * One chunk to place: its key and byte range ({@code length} -1 for the whole value; {@code key}
-     * null for a box known to hold only the fill value), the box of it wanted, and where that box goes
-     * in the destination.
+     * One chunk of a batch: its key and byte range ({@code length} -1 for the whole value; {@code key}
+     * null for boxes known to hold only the fill value) and the boxes of it the destination needs.
+     * A chunk needed by several places is read and decoded once.
      */
-    public record Task(String key, long offset, long length, long[] chunkStart, long[] extent, long[] at, String label) {
-        public static Task whole(String key, long[] chunkStart, long[] extent, long[] at, String label) {
-            return new Task(key, 0, -1, chunkStart, extent, at, label);
+    public record Task(String key, long offset, long length, String label, List<Place> places) {
+        public Task {
+            places = List.copyOf(places);
+        }
+    }
+
+    /**
+     * One read of a batch: bytes {@code [offset, offset+length)} of the value at {@code key}
+     * ({@code length} -1: the whole value, which then holds one task) and the tasks whose bytes lie in
+     * it, each task's {@code offset} being within the value. A null key holds tasks known to be
+     * missing (their boxes are filled).
+     */
+    public record Range(String key, long offset, long length, List<Task> tasks) {
+        public Range {
+            tasks = List.copyOf(tasks);
+            if (key != null && length < 0 && tasks.size() != 1) {
+                throw new IllegalArgumentException("a whole-value read holds one task, not " + tasks.size());
+            }
+        }
+
+        /** A read of the whole value at {@code task.key()}. */
+        public static Range whole(Task task) {
+            return new Range(task.key(), 0, -1, List.of(task));
         }
     }
 
     private final Backend backend;
     private final Device device;
+    private final CodecStages stages;
     private final ChunkSpec spec;
-    private final List<ArrayToArrayCodec> a2a = new ArrayList<>();
-    private final List<ChunkSpec> a2aSpecs = new ArrayList<>();
+    private final List<ArrayToArrayCodec> a2a;
     private final ArrayToBytesCodec a2b;
     private final ChunkSpec a2bSpec;
     private final boolean a2bIdentity;
-    private final List<BytesToBytesCodec> b2b = new ArrayList<>();
-    private final long[] stageSizes;
+    private final List<BytesToBytesCodec> b2b;
     private final MemorySegment fill;
-    private final List<String> hostFallbacks = new ArrayList<>();
+
+    /** Bytes of one element of the decoded chunks. */
+    public int elementSize() {
+        return spec.dataType().byteSize();
+    }
 
     /** Decoded bytes of one task's chunk (of an inner chunk, for a sharded array). */
     public long chunkBytes() {
@@ -79,84 +106,36 @@ public final class DeviceDecoder {
                 || (chain.isPartiallyReadable() && chain.sharding().inner().sharding() == null);
     }
 
-    /** True when {@link #plan} reads the store (a shard's index) for {@code chain}. */
-    public static boolean planReadsStore(CodecChain chain) {
-        return chain.sharding() != null;
-    }
-
     /** The chain that decodes one batch item: the array's chain, or the inner chain of its shards. */
     public static CodecChain leafChain(CodecChain chain) {
         return chain.sharding() == null ? chain : chain.sharding().inner();
     }
 
     /**
-     * Adds the tasks that read the box {@code [chunkStart, chunkStart+extent)} of the chunk at {@code key}
-     * into the destination at {@code at}: the chunk itself, or, for a shard, the inner chunks the box
-     * touches (the shard's index is read and decoded here, on the host).
+     * The decoder of {@code stages}, resolved for {@code stages.device()} (see {@link CodecStages#resolve}).
+     *
+     * @throws IllegalArgumentException when the stages have sharding, or a stage of a size the device
+     *                                  decoder cannot know before decoding
      */
-    public static void plan(CodecChain chain, Store store, String key, long[] chunkStart, long[] extent, long[] at,
-                            String label, List<Task> tasks) {
-        if (chain.sharding() == null) {
-            tasks.add(Task.whole(key, chunkStart, extent, at, label));
-            return;
-        }
-        List<ShardingCodec.InnerRead> reads = new ArrayList<>();
-        List<ShardingCodec.MissingRead> missing = new ArrayList<>();
-        chain.sharding().plan(new StoreChunkSource(store, key), store.size(key), chunkStart, extent, at, label, reads,
-                missing);
-        for (ShardingCodec.MissingRead m : missing) {
-            tasks.add(new Task(null, 0, 0, new long[m.at().length], m.extent(), m.at(), label));
-        }
-        for (ShardingCodec.InnerRead r : reads) {
-            tasks.add(new Task(key, r.offset(), r.length(), r.chunkStart(), r.extent(), r.at(),
-                    label + " inner chunk " + java.util.Arrays.toString(r.chunkIndex())));
-        }
-    }
-
-    public DeviceDecoder(Backend backend, Device device, CodecRegistry registry, Map<String, String> choices,
-                         CodecChain hostChain, String where) {
-        if (hostChain.sharding() != null) {
-            throw new IllegalArgumentException("chain " + hostChain.describe() + " of " + where
+    public DeviceDecoder(Backend backend, CodecStages stages, String where) {
+        if (stages.sharding() != null) {
+            throw new IllegalArgumentException("chain " + stages.describe() + " of " + where
                     + " has sharding: give the device decoder its leaf chain");
         }
         this.backend = backend;
-        this.device = device;
-        this.spec = hostChain.spec();
-        this.fill = hostChain.fill();
-        ChunkSpec cur = spec;
-        ArrayToBytesCodec a2bFound = null;
-        boolean identity = false;
-        for (CodecMetadata c : hostChain.metadata()) {
-            Codec impl = registry.resolve(c.name(), c.configuration(), device, choices, where);
-            if (!impl.device().equals(device)) {
-                hostFallbacks.add(c.name() + "@" + impl.provider());
-            }
-            switch (impl) {
-                case ArrayToArrayCodec t -> {
-                    a2a.add(t);
-                    a2aSpecs.add(cur);
-                    cur = t.encodedSpec(cur);
-                }
-                case ArrayToBytesCodec t -> {
-                    a2bFound = t;
-                    identity = BuiltinCodecs.BYTES.equals(c.name())
-                            && (cur.dataType().swapUnit() == 1 || "little".equals(c.configuration().get("endian")));
-                }
-                case BytesToBytesCodec t -> b2b.add(t);
-            }
-        }
-        this.a2b = a2bFound;
-        this.a2bSpec = cur;
-        this.a2bIdentity = identity;
-        this.stageSizes = new long[b2b.size() + 1];
-        stageSizes[0] = a2b.encodedSize(a2bSpec);
-        for (int i = 0; i < b2b.size(); i++) {
-            stageSizes[i + 1] = stageSizes[i] < 0 ? -1 : b2b.get(i).encodedSize(stageSizes[i]);
-        }
+        this.device = stages.device();
+        this.stages = stages;
+        this.spec = stages.spec();
+        this.fill = stages.fill();
+        this.a2a = stages.arrayToArray();
+        this.a2b = stages.arrayToBytes();
+        this.a2bSpec = stages.arrayToBytesSpec();
+        this.a2bIdentity = stages.arrayToBytesIsIdentity();
+        this.b2b = stages.bytesToBytes();
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
         // decoded size from the input's size alone; reading a size out of device memory is not.
         for (int i = 0; i < b2b.size(); i++) {
-            if (stageSizes[i] < 0 && b2b.get(i).decodedSize(1L << 20) < 0) {
+            if (stages.stageSize(i) < 0 && b2b.get(i).decodedSize(1L << 20) < 0) {
                 throw new IllegalArgumentException("stage " + b2b.get(i).name() + " of " + where
                         + " has no size the device decoder can know before decoding");
             }
@@ -165,29 +144,33 @@ public final class DeviceDecoder {
 
     /** The codecs of this chain that run on the CPU because the device has no implementation. */
     public List<String> hostFallbacks() {
-        return List.copyOf(hostFallbacks);
+        return stages.hostFallbacks();
     }
 
     /**
      * One batch whose encoded bytes are on the device (or known missing), ready to decode. Owns the
-     * device memory it holds: close it after {@link #decode}.
+     * device memory it holds: close it after {@link #decode}. Closing twice is harmless.
      */
     public static final class Fetched implements AutoCloseable {
         private final List<Task> present;
         private final List<Task> missing;
-        private final long[] sizes;
-        private final long[] offsets;
-        private final Buffer encoded;
+        private final List<Buffer> slices;
+        private final long encodedBytes;
         private final List<Buffer> owned;
+        private final long allocNanos;
+        private final long readNanos;
+        private final String readDetail;
 
-        private Fetched(List<Task> present, List<Task> missing, long[] sizes, long[] offsets, Buffer encoded,
-                        List<Buffer> owned) {
+        private Fetched(List<Task> present, List<Task> missing, List<Buffer> slices, long encodedBytes,
+                        List<Buffer> owned, long allocNanos, long readNanos, String readDetail) {
             this.present = present;
             this.missing = missing;
-            this.sizes = sizes;
-            this.offsets = offsets;
-            this.encoded = encoded;
+            this.slices = slices;
+            this.encodedBytes = encodedBytes;
             this.owned = owned;
+            this.allocNanos = allocNanos;
+            this.readNanos = readNanos;
+            this.readDetail = readDetail;
         }
 
         /** Tasks of this batch, present and missing. */
@@ -195,13 +178,23 @@ public final class DeviceDecoder {
             return present.size() + missing.size();
         }
 
-        /** Encoded bytes this batch moved. */
+        /** Encoded bytes this batch moved (the gaps of coalesced ranges included). */
         public long encodedBytes() {
-            long n = 0;
-            for (long s : sizes) {
-                n += s;
-            }
-            return n;
+            return encodedBytes;
+        }
+
+        /** Nanoseconds spent allocating the batch's device memory, and reading into it. */
+        public long allocNanos() {
+            return allocNanos;
+        }
+
+        public long readNanos() {
+            return readNanos;
+        }
+
+        /** How the bytes were read: ranges and reader. */
+        public String readDetail() {
+            return readDetail;
         }
 
         @Override
@@ -210,80 +203,81 @@ public final class DeviceDecoder {
         }
     }
 
-    /** Fetches and decodes one batch: {@link #fetch} then {@link #decode}. */
-    public void decodeBatch(Store store, List<Task> tasks, Buffer dest, long destOffset, long[] destShape,
-                            long[] destByteStrides) {
-        try (Fetched f = fetch(store, tasks)) {
-            decode(f, dest, destOffset, destShape, destByteStrides);
-        }
-    }
-
     /**
      * Brings the encoded bytes of {@code tasks} onto the device: through the backend's direct reader
-     * when the store has local files, else into one pinned staging buffer (chunks read in parallel)
-     * and one copy. Runs on any thread, so the next batch can be fetched while this one decodes.
+     * when the store has local files, else into one pinned staging buffer (ranges read in parallel)
+     * and one copy; each range is one request. Runs on any thread, so the next batch can be fetched
+     * while this one decodes.
      */
-    public Fetched fetch(Store store, List<Task> tasks) {
-        return fetch(store, tasks, PipelineTrace.off(), "");
-    }
-
-    /** As {@link #fetch(Store, List)}, recording its allocation and its reads as spans of {@code trace} named with {@code suffix}. */
-    public Fetched fetch(Store store, List<Task> tasks, PipelineTrace trace, String suffix) {
-        List<Task> present = new ArrayList<>();
+    public Fetched fetch(Store store, List<Range> ranges) {
         List<Task> missing = new ArrayList<>();
-        long[] sizeOf = new long[tasks.size()];
-        long total = 0;
-        for (Task t : tasks) {
-            long n = t.key() == null ? -1 : t.length() >= 0 ? t.length() : store.size(t.key());
-            if (n < 0) {
-                missing.add(t);
+        List<Range> groups = new ArrayList<>();
+        for (Range r : ranges) {
+            if (r.key() == null) {
+                missing.addAll(r.tasks());
+            } else if (r.length() >= 0) {
+                groups.add(r);
             } else {
-                sizeOf[present.size()] = n;
-                present.add(t);
-                total = Math.addExact(total, n);
+                long n = store.size(r.key());
+                if (n < 0) {
+                    missing.addAll(r.tasks());
+                } else {
+                    groups.add(new Range(r.key(), 0, n, r.tasks()));
+                }
             }
         }
-        long[] sizes = java.util.Arrays.copyOf(sizeOf, present.size());
-        long[] offsets = new long[present.size()];
-        long pos = 0;
-        for (int i = 0; i < present.size(); i++) {
-            offsets[i] = pos;
-            pos += sizes[i];
+        List<Task> present = new ArrayList<>();
+        long total = 0;
+        for (Range g : groups) {
+            present.addAll(g.tasks());
+            total = Math.addExact(total, g.length());
         }
         List<Buffer> owned = new ArrayList<>();
         if (present.isEmpty()) {
-            return new Fetched(present, missing, sizes, offsets, null, owned);
+            return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
         }
         try {
-            long ta = trace.now();
+            long t0 = System.nanoTime();
             Buffer encoded = track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, Math.max(1, total)));
-            trace.span("alloc" + suffix, ta, total + " bytes");
-            long tr = trace.now();
+            long t1 = System.nanoTime();
+            long[] groupAt = new long[groups.size()];
+            long pos = 0;
+            List<Buffer> slices = new ArrayList<>(present.size());
+            for (int g = 0; g < groups.size(); g++) {
+                groupAt[g] = pos;
+                Range group = groups.get(g);
+                for (Task t : group.tasks()) {
+                    long len = t.length() < 0 ? group.length() : t.length();
+                    slices.add(encoded.slice(pos + t.offset() - group.offset(), len));
+                }
+                pos += group.length();
+            }
+            String detail;
             DirectReader direct = backend.directReader().orElse(null);
             // once per file: a file store checks every directory of a key's path against symbolic
             // links out of its root (~12 us a key), and a shard's inner chunks share one file
             java.util.Map<String, java.util.Optional<java.nio.file.Path>> paths = new java.util.HashMap<>();
-            if (direct != null && present.stream().allMatch(t -> paths.computeIfAbsent(t.key(), store::localPath).isPresent())) {
+            if (direct != null && groups.stream().allMatch(g -> paths.computeIfAbsent(g.key(), store::localPath).isPresent())) {
                 // Files straight into device memory: no staging, no copy through the JVM.
                 List<DirectReader.Request> reqs = new ArrayList<>();
-                for (int i = 0; i < present.size(); i++) {
-                    Task t = present.get(i);
-                    reqs.add(new DirectReader.Request(paths.get(t.key()).orElseThrow(), t.offset(), sizes[i],
-                            encoded, offsets[i]));
+                for (int g = 0; g < groups.size(); g++) {
+                    Range group = groups.get(g);
+                    reqs.add(new DirectReader.Request(paths.get(group.key()).orElseThrow(), group.offset(),
+                            group.length(), encoded, groupAt[g]));
                 }
                 direct.read(reqs);
-                trace.span("read" + suffix, tr, reqs.size() + " ranges, " + direct.describe());
+                detail = reqs.size() + " ranges, " + direct.describe();
             } else {
-                // Every encoded chunk of the batch into one pinned buffer, read in parallel, then one copy.
+                // Every range of the batch into one pinned buffer, read in parallel, then one copy.
                 Buffer staging = track(owned, backend.allocateUninitialized(device, MemoryKind.HOST_PINNED, Math.max(1, total)));
                 // Every read finishes before the staging buffer can be given back, failures included.
                 java.util.concurrent.atomic.AtomicReference<RuntimeException> failed = new java.util.concurrent.atomic.AtomicReference<>();
-                java.util.stream.IntStream.range(0, present.size()).parallel().forEach(i -> {
+                java.util.stream.IntStream.range(0, groups.size()).parallel().forEach(g -> {
                     if (failed.get() != null) {
                         return;
                     }
                     try {
-                        readInto(store, present.get(i), sizes[i], offsets[i], staging);
+                        readInto(store, groups.get(g), groupAt[g], staging);
                     } catch (RuntimeException e) {
                         if (!failed.compareAndSet(null, e)) {
                             failed.get().addSuppressed(e);
@@ -297,8 +291,10 @@ public final class DeviceDecoder {
                 // The staging buffer is done with: give it back now rather than with the batch.
                 owned.remove(staging);
                 staging.close();
+                detail = groups.size() + " ranges through pinned staging";
             }
-            return new Fetched(present, missing, sizes, offsets, encoded, owned);
+            long t2 = System.nanoTime();
+            return new Fetched(present, missing, slices, total, owned, t1 - t0, t2 - t1, detail);
         } catch (RuntimeException | Error e) {
             try {
                 closeAll(owned);
@@ -309,17 +305,18 @@ public final class DeviceDecoder {
         }
     }
 
-    private static void readInto(Store store, Task t, long want, long at, Buffer staging) {
-        ByteRange range = t.length() < 0 ? ByteRange.ALL : ByteRange.of(t.offset(), t.length());
-        MemorySegment got = store.get(t.key(), range, (size, align) -> {
-            if (size != want) {
-                throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " changed size while it was read ("
-                        + want + " then " + size + " bytes)");
+    private static void readInto(Store store, Range g, long at, Buffer staging) {
+        boolean whole = g.tasks().getFirst().length() < 0;
+        ByteRange range = whole ? ByteRange.ALL : ByteRange.of(g.offset(), g.length());
+        MemorySegment got = store.get(g.key(), range, (size, align) -> {
+            if (size != g.length()) {
+                throw new ZarrDirectException("key \"" + g.key() + "\" in " + store + " changed size while it was read ("
+                        + g.length() + " then " + size + " bytes)");
             }
             return staging.segment().asSlice(at, size);
         }).orElse(null);
         if (got == null) {
-            throw new ZarrDirectException("key \"" + t.key() + "\" in " + store + " disappeared while it was read");
+            throw new ZarrDirectException("key \"" + g.key() + "\" in " + store + " disappeared while it was read");
         }
     }
 
@@ -345,14 +342,16 @@ public final class DeviceDecoder {
 
     /**
      * Decodes a fetched batch into {@code dest}, a device region of the destination tensor (the whole
-     * tensor; each task's {@code at} is relative to it), and fills the boxes of chunks never written.
+     * tensor; each place's {@code at} is relative to it), and fills the boxes of chunks never written.
      */
     public void decode(Fetched f, Buffer dest, long destOffset, long[] destShape, long[] destByteStrides) {
         int es = spec.dataType().byteSize();
         if (!f.missing.isEmpty()) {
             List<Region> fills = new ArrayList<>();
             for (Task t : f.missing) {
-                fills.add(destRegion(dest, destOffset, destByteStrides, t));
+                for (Place p : t.places()) {
+                    fills.add(destRegion(dest, destOffset, destByteStrides, p));
+                }
             }
             backend.fillRegions(fills, fill);
         }
@@ -360,23 +359,20 @@ public final class DeviceDecoder {
         if (present.isEmpty()) {
             return;
         }
-        long[] sizes = f.sizes;
-        long[] offsets = f.offsets;
-        Buffer encoded = f.encoded;
         List<Buffer> owned = f.owned;
-        List<Buffer> cur = new ArrayList<>();
-        for (int i = 0; i < present.size(); i++) {
-            cur.add(encoded.slice(offsets[i], sizes[i]));
-        }
-        // Where each chunk's final bytes go: straight into the destination when its box there is
-        // one contiguous run, else a batch buffer placed afterwards with one region copy.
+        // Where each chunk's final bytes go: straight into the destination when it has one place
+        // there and that box is one contiguous run, else a batch buffer placed afterwards with one
+        // region copy per place.
         List<Buffer> finals = new ArrayList<>();
         List<Region.Copy> place = new ArrayList<>();
         long chunkBytes = spec.byteSize();
         Buffer decodedAll = null;
+        long[] direct = new long[present.size()];
         int staged = 0;
-        for (Task t : present) {
-            if (directOffset(t, destShape, destByteStrides, es) < 0) {
+        for (int i = 0; i < present.size(); i++) {
+            Task t = present.get(i);
+            direct[i] = t.places().size() == 1 ? directOffset(t.places().getFirst(), destShape, destByteStrides, es) : -1;
+            if (direct[i] < 0) {
                 staged++;
             }
         }
@@ -385,23 +381,25 @@ public final class DeviceDecoder {
         }
         int k = 0;
         long[] cShape = spec.shape();
-        for (Task t : present) {
-            long d = directOffset(t, destShape, destByteStrides, es);
-            if (d >= 0) {
-                finals.add(dest.slice(destOffset + d, chunkBytes));
-            } else {
-                Buffer b = decodedAll.slice(k++ * chunkBytes, chunkBytes);
-                finals.add(b);
-                long[] cs = StridedCopy.cByteStrides(cShape, es);
+        long[] cs = StridedCopy.cByteStrides(cShape, es);
+        for (int i = 0; i < present.size(); i++) {
+            Task t = present.get(i);
+            if (direct[i] >= 0) {
+                finals.add(dest.slice(destOffset + direct[i], chunkBytes));
+                continue;
+            }
+            Buffer b = decodedAll.slice(k++ * chunkBytes, chunkBytes);
+            finals.add(b);
+            for (Place p : t.places()) {
                 long so = 0;
-                for (int i = 0; i < cs.length; i++) {
-                    so += t.chunkStart()[i] * cs[i];
+                for (int d = 0; d < cs.length; d++) {
+                    so += p.chunkStart()[d] * cs[d];
                 }
-                place.add(new Region.Copy(new Region(b, so, t.extent(), cs), destRegion(dest, destOffset, destByteStrides, t)));
+                place.add(new Region.Copy(new Region(b, so, p.extent(), cs), destRegion(dest, destOffset, destByteStrides, p)));
             }
         }
         List<String> labels = present.stream().map(Task::label).toList();
-        runStages(cur, finals, labels, owned);
+        runStages(new ArrayList<>(f.slices), finals, labels, owned);
         if (!place.isEmpty()) {
             backend.copyRegions(place, es);
         }
@@ -414,7 +412,7 @@ public final class DeviceDecoder {
             BytesToBytesCodec c = b2b.get(s);
             long[] sizes = new long[n];
             for (int i = 0; i < n; i++) {
-                sizes[i] = stageSizes[s] >= 0 ? stageSizes[s] : c.decodedSize(cur.get(i).byteSize());
+                sizes[i] = stages.stageSize(s) >= 0 ? stages.stageSize(s) : c.decodedSize(cur.get(i).byteSize());
                 if (sizes[i] < 0) {
                     throw new CorruptChunkException(c.name(), labels.get(i) + " is too short for \"" + c.name()
                             + "\": " + cur.get(i).byteSize() + " bytes");
@@ -431,19 +429,19 @@ public final class DeviceDecoder {
             if (a2bIdentity && cur == finals) {
                 return;
             }
-            checkSizes(cur, stageSizes[0], labels);
+            checkSizes(cur, stages.stageSize(0), labels);
             List<Buffer> src = cur;
             run(a2b, src, finals, labels, owned, b -> a2b.decode(a2bSpec, b));
             return;
         }
-        checkSizes(cur, stageSizes[0], labels);
+        checkSizes(cur, stages.stageSize(0), labels);
         List<Buffer> arr = slices(track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, Math.max(1, a2bSpec.byteSize() * n))),
                 a2bSpec.byteSize(), n);
         List<Buffer> src0 = cur;
         run(a2b, src0, arr, labels, owned, b -> a2b.decode(a2bSpec, b));
         cur = arr;
         for (int i = a2a.size() - 1; i >= 0; i--) {
-            ChunkSpec decodedSpec = a2aSpecs.get(i);
+            ChunkSpec decodedSpec = stages.arrayToArrayDecodedSpec(i);
             List<Buffer> out = i == 0 ? finals : slices(track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE,
                     Math.max(1, decodedSpec.byteSize() * n))), decodedSpec.byteSize(), n);
             ArrayToArrayCodec c = a2a.get(i);
@@ -510,7 +508,7 @@ public final class DeviceDecoder {
         }
     }
 
-    private long directOffset(Task t, long[] destShape, long[] destByteStrides, int es) {
+    private long directOffset(Place t, long[] destShape, long[] destByteStrides, int es) {
         long[] shape = spec.shape();
         for (int i = 0; i < shape.length; i++) {
             if (t.chunkStart()[i] != 0 || t.extent()[i] != shape[i]) {
@@ -537,7 +535,7 @@ public final class DeviceDecoder {
         return off;
     }
 
-    private static Region destRegion(Buffer dest, long destOffset, long[] destByteStrides, Task t) {
+    private static Region destRegion(Buffer dest, long destOffset, long[] destByteStrides, Place t) {
         long off = destOffset;
         for (int i = 0; i < destByteStrides.length; i++) {
             off += t.at()[i] * destByteStrides[i];

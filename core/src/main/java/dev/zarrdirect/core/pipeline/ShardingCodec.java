@@ -30,7 +30,6 @@ final class ShardingCodec {
 
     /** Two inner-chunk ranges closer than this are read as one, trading a few wasted bytes for a request. */
     static final long COALESCE_GAP = 64 * 1024;
-    private static final long MISSING = -1L;
 
     private final ChunkSpec shardSpec;
     private final long[] shardShape;
@@ -44,7 +43,7 @@ final class ShardingCodec {
     private final MemorySegment fill;
     private final ShardingConfig config;
 
-    ShardingCodec(ChunkSpec shardSpec, ShardingConfig cfg, MemorySegment fill, CodecChain.Context ctx, String where) {
+    ShardingCodec(ChunkSpec shardSpec, ShardingConfig cfg, MemorySegment fill, CodecStages.Context ctx, String where) {
         this.shardSpec = shardSpec;
         this.config = cfg;
         this.shardShape = shardSpec.shape();
@@ -82,7 +81,8 @@ final class ShardingCodec {
     private record Need(long offset, long length, long[] chunkIndex, long[] boxStart, long[] boxExtent, long[] at) {
     }
 
-    void decodeRegion(ChunkSource src, long[] boxStart, long[] boxExtent, HostRegion target, long[] at, String label) {
+    void decodeRegion(ChunkSource src, long[] boxStart, long[] boxExtent, HostRegion target, long[] at, String label,
+                      HostScratch scratch) {
         int rank = shardShape.length;
         boolean full = true;
         for (int i = 0; i < rank; i++) {
@@ -114,7 +114,7 @@ final class ShardingCodec {
                 }
             }
             MemorySegment idx = arena.allocate(innerCount * 16, 8);
-            index.decode(indexEnc, idx, "index of shard " + label);
+            index.decode(indexEnc, idx, "index of shard " + label, scratch);
 
             MemorySegment shardBytes = whole;
             List<Need> needs = locate(idx, boxStart, boxExtent, at, shardBytes == null ? -1 : shardBytes.byteSize(),
@@ -122,7 +122,7 @@ final class ShardingCodec {
             if (shardBytes != null) {
                 for (Need n : needs) {
                     decodeInner(ChunkSource.ofMemory(shardBytes.asSlice(n.offset, n.length), "bytes " + n.offset + "-"
-                            + (n.offset + n.length) + " of " + src.describe()), n, target, label);
+                            + (n.offset + n.length) + " of " + src.describe()), n, target, label, scratch);
                 }
                 return;
             }
@@ -150,7 +150,7 @@ final class ShardingCodec {
                 for (int k = i; k <= j; k++) {
                     Need n = needs.get(k);
                     decodeInner(ChunkSource.ofMemory(group.asSlice(n.offset - start, n.length), "bytes " + n.offset
-                            + "-" + (n.offset + n.length) + " of " + src.describe()), n, target, label);
+                            + "-" + (n.offset + n.length) + " of " + src.describe()), n, target, label, scratch);
                 }
                 i = j + 1;
             }
@@ -170,6 +170,7 @@ final class ShardingCodec {
      */
     private List<Need> locate(MemorySegment idx, long[] boxStart, long[] boxExtent, long[] at, long shardSize,
                               MissingBox missing, ChunkSource src, String label) {
+        ShardIndex index = shardIndex(idx, shardSize, src, label);
         int rank = shardShape.length;
         List<Need> needs = new ArrayList<>();
         long[] boxStop = new long[rank];
@@ -177,50 +178,37 @@ final class ShardingCodec {
             boxStop[i] = boxStart[i] + boxExtent[i];
         }
         new RegularChunkGrid(innerShape).forEachChunk(shardShape, boxStart, boxStop, (ci, cs, ce, out) -> {
-            long lin = Shapes.linearIndex(ci, innerGrid);
-            long off = idx.get(ValueLayout.JAVA_LONG_UNALIGNED, lin * 16);
-            long len = idx.get(ValueLayout.JAVA_LONG_UNALIGNED, lin * 16 + 8);
             long[] ext = new long[rank];
             long[] pos = new long[rank];
             for (int i = 0; i < rank; i++) {
                 ext[i] = ce[i] - cs[i];
                 pos[i] = at[i] + out[i];
             }
-            if (off == MISSING && len == MISSING) {
+            ShardIndex.Entry e = index.entry(ci);
+            if (e == null) {
                 missing.accept(pos, ext);
-                return;
+            } else {
+                needs.add(new Need(e.offset(), e.length(), ci, cs, ext, pos));
             }
-            // With the shard's size known, an entry must lie in the data part: not past the end, and
-            // not over the index itself.
-            long dataStart = indexAtEnd ? 0 : indexBytes;
-            long dataEnd = shardSize < 0 ? Long.MAX_VALUE : indexAtEnd ? shardSize - indexBytes : shardSize;
-            if (off < 0 || len < 0 || (shardSize >= 0 && (off < dataStart || off > dataEnd - len))) {
-                throw corrupt(label, src, "has an index entry for inner chunk " + Arrays.toString(ci)
-                        + " at offset " + Long.toUnsignedString(off) + " length " + Long.toUnsignedString(len)
-                        + (shardSize >= 0 ? ", outside its " + shardSize + " bytes" : ""));
-            }
-            needs.add(new Need(off, len, ci, cs, ext, pos));
         });
         return needs;
     }
 
-    /** An inner chunk a read needs: where its bytes are in the shard, which box of it, and where that box goes. */
-    public record InnerRead(long offset, long length, long[] chunkIndex, long[] chunkStart, long[] extent, long[] at) {
-    }
-
-    /** A box of the destination that no written inner chunk covers. */
-    public record MissingRead(long[] at, long[] extent) {
+    private ShardIndex shardIndex(MemorySegment idx, long shardSize, ChunkSource src, String label) {
+        long dataStart = indexAtEnd ? 0 : indexBytes;
+        long dataEnd = shardSize < 0 ? -1 : indexAtEnd ? shardSize - indexBytes : shardSize;
+        return new ShardIndex(shardShape, innerShape, innerGrid, idx, dataStart, dataEnd, shardSize,
+                "shard " + label + " (" + src.describe() + ")");
     }
 
     /**
-     * Plans a read of part of a shard without decoding anything: reads and decodes only the index,
-     * and lists the inner chunks needed (by byte range) and the boxes to fill. A missing shard is one
-     * missing box. Lets a device backend fetch and decode the inner chunks in its own batches.
+     * Reads and decodes the index of the shard {@code src} ({@code shardSize} bytes, -1 when not
+     * known); null when the shard was never written. Lets a planner list the inner chunks a read
+     * needs, by byte range, without decoding any.
      */
-    void plan(ChunkSource src, long shardSize, long[] boxStart, long[] boxExtent, long[] at, String label,
-              List<InnerRead> reads, List<MissingRead> missing) {
+    ShardIndex readIndex(ChunkSource src, long shardSize, String label) {
+        MemorySegment indexEnc;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment indexEnc;
             try {
                 indexEnc = src.read(indexAtEnd ? ByteRange.suffix(indexBytes) : ByteRange.of(0, indexBytes), arena);
             } catch (StoreException | IndexOutOfBoundsException e) {
@@ -228,20 +216,18 @@ final class ShardingCodec {
                         + ") is shorter than its " + indexBytes + "-byte index", e);
             }
             if (indexEnc == null) {
-                missing.add(new MissingRead(at.clone(), boxExtent.clone()));
-                return;
+                return null;
             }
-            MemorySegment idx = arena.allocate(innerCount * 16, 8);
-            index.decode(indexEnc, idx, "index of shard " + label);
-            for (Need n : locate(idx, boxStart, boxExtent, at, shardSize, (p, e) -> missing.add(new MissingRead(p, e)), src, label)) {
-                reads.add(new InnerRead(n.offset, n.length, n.chunkIndex, n.boxStart, n.boxExtent, n.at));
-            }
+            // the index outlives this arena: decode it into memory of its own
+            MemorySegment idx = Arena.ofAuto().allocate(innerCount * 16, 8);
+            index.decode(indexEnc, idx, "index of shard " + label, new HostScratch());
+            return shardIndex(idx, shardSize, src, label);
         }
     }
 
-    private void decodeInner(ChunkSource src, Need n, HostRegion target, String label) {
+    private void decodeInner(ChunkSource src, Need n, HostRegion target, String label, HostScratch scratch) {
         inner.decodeRegion(src, n.boxStart, n.boxExtent, target, n.at,
-                label + " inner chunk " + Arrays.toString(n.chunkIndex) + " (" + src.describe() + ")");
+                label + " inner chunk " + Arrays.toString(n.chunkIndex) + " (" + src.describe() + ")", scratch);
     }
 
     private static CorruptChunkException corrupt(String label, ChunkSource src, String what) {
@@ -252,7 +238,7 @@ final class ShardingCodec {
      * Encodes a whole shard (C-order, {@code shardSpec}) into memory from {@code arena}; inner chunks
      * equal to the fill value are left out. Null when every inner chunk is left out.
      */
-    MemorySegment encode(MemorySegment shard, Arena arena, String label) {
+    MemorySegment encode(MemorySegment shard, Arena arena, String label, HostScratch scratch) {
         int rank = shardShape.length;
         int es = shardSpec.dataType().byteSize();
         ChunkSpec innerSpec = inner.spec();
@@ -275,7 +261,7 @@ final class ShardingCodec {
                 if (FillCheck.isAll(stage, fill)) {
                     continue;
                 }
-                MemorySegment enc = inner.encode(stage, arena, label + " inner chunk " + Arrays.toString(ci));
+                MemorySegment enc = inner.encode(stage, arena, label + " inner chunk " + Arrays.toString(ci), scratch);
                 if (enc == null) {
                     continue;
                 }
@@ -302,7 +288,7 @@ final class ShardingCodec {
             pos += parts.get(p).byteSize();
         }
         MemorySegment out = arena.allocate(indexBytes + dataBytes, 8);
-        MemorySegment idxEnc = index.encode(idx, arena, "index of shard " + label);
+        MemorySegment idxEnc = index.encode(idx, arena, "index of shard " + label, scratch);
         if (idxEnc.byteSize() != indexBytes) {
             throw new IllegalStateException("index codecs wrote " + idxEnc.byteSize() + " bytes, expected " + indexBytes);
         }

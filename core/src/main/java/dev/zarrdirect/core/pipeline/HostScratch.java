@@ -4,15 +4,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Per-thread reusable native memory for the decode and encode hot paths, so that a steady read
- * allocates nothing per chunk. Each slot grows to the largest size asked of it and is reused;
- * the memory is left to the garbage collector ({@link Arena#ofAuto()}) when the thread ends.
+ * Reusable native memory for the host decode and encode paths, so that a steady read allocates
+ * nothing per chunk. Owned by whoever runs the work (the read engine keeps a pool and lends one to
+ * each task) and handed down to {@link CodecChain}: there are no hidden per-thread slots.
  *
- * <p>Slots have fixed jobs so that nested stages never hand each other the same memory:
- * see the constants. A segment from a slot is valid until the same slot is asked for again on the
- * same thread.
+ * <p>Not thread-safe: one task uses a scratch at a time. Each slot grows to the largest size asked
+ * of it and is reused; its memory is left to the garbage collector ({@link Arena#ofAuto()}) when
+ * the scratch is dropped. Slots have fixed jobs so that nested stages never hand each other the
+ * same memory; a segment from a slot is valid until the same slot is asked for again.
  */
-final class Scratch {
+public final class HostScratch {
 
     /** Encoded bytes of a whole chunk as fetched from the store. */
     static final int ENCODED = 0;
@@ -28,22 +29,17 @@ final class Scratch {
     static final int GATHER = 6;
     private static final int SLOTS = 7;
 
-    private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
-
-    private final MemorySegment[] slots = new MemorySegment[SLOTS];
-
-    static MemorySegment get(int slot, long bytes) {
-        return LOCAL.get().slot(slot, bytes);
-    }
-
     /**
      * Slots keep at most this much each: larger requests (chunks of hundreds of MiB) get memory of
      * their own that the garbage collector frees, so one huge chunk does not pin its size for the
-     * life of every worker thread.
+     * life of the scratch.
      */
     static final long RETAIN_LIMIT = 256L << 20;
 
-    private MemorySegment slot(int slot, long bytes) {
+    private final MemorySegment[] slots = new MemorySegment[SLOTS];
+
+    /** Memory of {@code bytes} bytes for the job {@code slot}, valid until that slot is asked for again. */
+    MemorySegment get(int slot, long bytes) {
         if (bytes > RETAIN_LIMIT) {
             return Arena.ofAuto().allocate(bytes, 64);
         }
@@ -57,6 +53,17 @@ final class Scratch {
         return s.asSlice(0, bytes);
     }
 
-    private Scratch() {
+    /** A staged chunk of {@code bytes}, for callers outside this package that place parts of a decoded chunk. */
+    public MemorySegment chunk(long bytes) {
+        return get(CHUNK, bytes);
+    }
+
+    /** Bytes this scratch holds now. */
+    public long retainedBytes() {
+        long n = 0;
+        for (MemorySegment s : slots) {
+            n += s == null ? 0 : s.byteSize();
+        }
+        return n;
     }
 }

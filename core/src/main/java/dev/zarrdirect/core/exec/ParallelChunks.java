@@ -1,4 +1,4 @@
-package dev.zarrdirect.core;
+package dev.zarrdirect.core.exec;
 
 import dev.zarrdirect.api.ZarrDirectException;
 
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * read of millions of chunks neither queues millions of tasks nor holds their memory. The first
  * failure stops the submission of further tasks and is rethrown, with later ones suppressed.
  */
-final class ParallelChunks implements AutoCloseable {
+public final class ParallelChunks implements AutoCloseable {
 
     private final ExecutorService workers;
     private final Semaphore slots;
@@ -29,7 +29,7 @@ final class ParallelChunks implements AutoCloseable {
     }
 
     /** Submits a task, waiting while the bound is reached; returns false once something failed. */
-    boolean submit(Runnable task) {
+    public boolean submit(Runnable task) {
         if (failure.get() != null) {
             return false;
         }
@@ -74,7 +74,7 @@ final class ParallelChunks implements AutoCloseable {
     }
 
     /** Waits for every submitted task and rethrows the first failure. */
-    void await() {
+    public void await() {
         slots.acquireUninterruptibly(capacity);
         slots.release(capacity);
         Throwable t = failure.get();

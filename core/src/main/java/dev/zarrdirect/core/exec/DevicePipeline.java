@@ -1,0 +1,456 @@
+package dev.zarrdirect.core.exec;
+
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.StridedCopy;
+import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.pipeline.DeviceDecoder;
+import dev.zarrdirect.core.pipeline.Futures;
+import dev.zarrdirect.core.plan.ChunkRead;
+import dev.zarrdirect.core.plan.FetchRange;
+import dev.zarrdirect.core.plan.FillBox;
+import dev.zarrdirect.core.plan.Placement;
+import dev.zarrdirect.core.plan.ReadPlan;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * The device side of the read engine: one coordinator thread runs every device read of an engine
+ * as one stream of batches. Fetches run ahead of the batch handed to a decoder, one after another
+ * in order (one fetch keeps the reader busy, and the batch needed next should land first); batches
+ * decode on the workers, each on its own stream, with as many at once as hold {@code decodeDepth}
+ * full batches' worth of chunks, so the device starts on the next batch while the last blocks of
+ * the one before still run. Reads queued one after another share that window, so a loader's next
+ * request is fetched while the current one decodes.
+ *
+ * <p>A read whose batch fails stops issuing batches; its future fails once every batch of it that
+ * was fetched or decoding has ended. Other reads go on.
+ */
+final class DevicePipeline implements AutoCloseable {
+
+    /** One device read: its batches, its destination and how far it has got. */
+    final class Job implements ReadEngine.PendingRead {
+        final long id;
+        final Store store;
+        final DeviceDecoder decoder;
+        final Buffer dest;
+        final long[] destShape;
+        final long[] byteStrides;
+        final int batchSize;
+        final ArrayDeque<List<DeviceDecoder.Range>> batches;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        /** Guarded by the pipeline's coordinator (and {@link #cancel} under the job's lock). */
+        int issued;
+        int inFlight;
+        Throwable failure;
+        boolean finished;
+
+        Job(long id, Store store, DeviceDecoder decoder, Buffer dest, long[] destShape, int batchSize,
+            ArrayDeque<List<DeviceDecoder.Range>> batches) {
+            this.id = id;
+            this.store = store;
+            this.decoder = decoder;
+            this.dest = dest;
+            this.destShape = destShape;
+            this.byteStrides = StridedCopy.cByteStrides(destShape, decoder.elementSize());
+            this.batchSize = batchSize;
+            this.batches = batches;
+        }
+
+        @Override
+        public CompletableFuture<Void> done() {
+            return done;
+        }
+
+        @Override
+        public void cancel() {
+            boolean idle;
+            synchronized (this) {
+                fail(new java.util.concurrent.CancellationException("device read cancelled"));
+                idle = inFlight == 0;
+            }
+            if (idle) {
+                // nothing of it is in flight, so nothing else will end it
+                finish(this);
+            }
+        }
+
+        synchronized void fail(Throwable t) {
+            if (failure == null) {
+                failure = t;
+            } else if (failure != t && failure.getSuppressed().length < 8) {
+                failure.addSuppressed(t);
+            }
+            batches.clear();
+        }
+
+        synchronized boolean failed() {
+            return failure != null;
+        }
+
+        synchronized List<DeviceDecoder.Range> nextBatch() {
+            List<DeviceDecoder.Range> b = batches.poll();
+            if (b != null) {
+                issued++;
+                inFlight++;
+            }
+            return b;
+        }
+
+        @Override
+        public void await() {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    done.get();
+                    break;
+                } catch (InterruptedException e) {
+                    // the caller frees dest: every batch still writing into it must end first
+                    interrupted = true;
+                    cancel();
+                } catch (ExecutionException e) {
+                    break;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            Futures.await(done, "a device read failed", "interrupted while reading to the device");
+        }
+    }
+
+    /** A batch handed to the fetcher, and what its fetch gives. */
+    private record Fetching(Job job, int index, CompletableFuture<DeviceDecoder.Fetched> fetched) {
+    }
+
+    /** A batch handed to a decoder, and its share of the decode window. */
+    private record Decoding(Job job, Future<?> done, double share) {
+    }
+
+    private final ReadEngine engine;
+    private final LinkedBlockingQueue<Job> queue = new LinkedBlockingQueue<>();
+    private Thread coordinator;
+    private volatile boolean closed;
+
+    DevicePipeline(ReadEngine engine) {
+        this.engine = engine;
+    }
+
+    /** Plans the batches of {@code plan} and queues it. */
+    Job submit(ReadPlan plan, Store store, DeviceDecoder decoder, Buffer dest, String what) {
+        int size = engine.batchSize(decoder.chunkBytes());
+        int first = engine.settings().deviceFirstBatch() > 0 ? engine.settings().deviceFirstBatch() : size;
+        Job job = new Job(engine.nextReadId(), store, decoder, dest, plan.destShape(), size, batches(plan, size, first));
+        engine.listener().readStarted(job.id, what, plan);
+        if (job.batches.isEmpty()) {
+            finish(job);
+            return job;
+        }
+        synchronized (this) {
+            if (closed) {
+                throw ReadEngine.closedException(engine.backend());
+            }
+            queue.add(job);
+            if (coordinator == null) {
+                coordinator = Thread.ofPlatform().daemon().name("zarr-direct-device-pipeline").start(this::run);
+            }
+        }
+        return job;
+    }
+
+    /**
+     * The batches of {@code plan}: its requests in order, cut at {@code size} chunks (a request
+     * holding more is split), the first batch {@code first} chunks and each next one twice as many
+     * up to {@code size}. The fill boxes ride with the first batch.
+     */
+    static ArrayDeque<List<DeviceDecoder.Range>> batches(ReadPlan plan, int size, int first) {
+        ArrayDeque<List<DeviceDecoder.Range>> out = new ArrayDeque<>();
+        List<DeviceDecoder.Range> cur = new ArrayList<>();
+        if (!plan.fills().isEmpty()) {
+            List<DeviceDecoder.Task> fills = new ArrayList<>();
+            for (FillBox f : plan.fills()) {
+                fills.add(new DeviceDecoder.Task(null, 0, 0, "fill", List.of(new DeviceDecoder.Place(
+                        new long[f.at().length], f.extent(), f.at()))));
+            }
+            cur.add(new DeviceDecoder.Range(null, 0, 0, fills));
+        }
+        int want = Math.clamp(first, 1, size);
+        int inCur = 0;
+        for (FetchRange r : plan.ranges()) {
+            List<ChunkRead> chunks = r.chunks();
+            int from = 0;
+            while (from < chunks.size()) {
+                int take = Math.min(want - inCur, chunks.size() - from);
+                cur.add(range(r, chunks.subList(from, from + take), take == chunks.size()));
+                from += take;
+                inCur += take;
+                if (inCur == want) {
+                    out.add(cur);
+                    cur = new ArrayList<>();
+                    inCur = 0;
+                    want = (int) Math.min(size, 2L * want);
+                }
+            }
+        }
+        if (!cur.isEmpty()) {
+            out.add(cur);
+        }
+        return out;
+    }
+
+    /** The part {@code chunks} of request {@code r} as one read (the whole request when {@code all}). */
+    private static DeviceDecoder.Range range(FetchRange r, List<ChunkRead> chunks, boolean all) {
+        List<DeviceDecoder.Task> tasks = new ArrayList<>(chunks.size());
+        for (ChunkRead c : chunks) {
+            List<DeviceDecoder.Place> places = new ArrayList<>(c.placements().size());
+            for (Placement p : c.placements()) {
+                places.add(new DeviceDecoder.Place(p.chunkStart(), p.extent(), p.at()));
+            }
+            tasks.add(new DeviceDecoder.Task(c.key(), c.offset(), c.length(), c.label(), places));
+        }
+        if (r.whole()) {
+            return DeviceDecoder.Range.whole(tasks.getFirst());
+        }
+        if (all) {
+            return new DeviceDecoder.Range(r.key(), r.offset(), r.length(), tasks);
+        }
+        // a request split over batches: each part reads only the span of its own chunks
+        long start = Long.MAX_VALUE;
+        long end = 0;
+        for (ChunkRead c : chunks) {
+            start = Math.min(start, c.offset());
+            end = Math.max(end, c.offset() + c.length());
+        }
+        return new DeviceDecoder.Range(r.key(), start, end - start, tasks);
+    }
+
+    private void run() {
+        int depth = engine.settings().decodeDepth();
+        ArrayDeque<Fetching> fetching = new ArrayDeque<>();
+        ArrayDeque<Decoding> decoding = new ArrayDeque<>();
+        double decodingShare = 0;
+        CompletableFuture<?> lastFetch = CompletableFuture.completedFuture(null);
+        Job current = null;
+        try {
+            while (true) {
+                // Fetches run up to `depth` batches ahead of the batch handed to a decoder.
+                while (fetching.size() <= depth) {
+                    if (current == null || current.batches.isEmpty()) {
+                        boolean idle = fetching.isEmpty() && decoding.isEmpty();
+                        Job next = idle ? queue.take() : queue.poll();
+                        if (next == null) {
+                            break;
+                        }
+                        current = next;
+                        continue;
+                    }
+                    List<DeviceDecoder.Range> batch = current.nextBatch();
+                    if (batch == null) {
+                        continue;
+                    }
+                    Fetching f = fetch(current, current.issued - 1, batch, lastFetch);
+                    lastFetch = f.fetched();
+                    fetching.add(f);
+                }
+                if (fetching.isEmpty()) {
+                    if (!decoding.isEmpty()) {
+                        decodingShare -= finishOldest(decoding);
+                    }
+                    continue;
+                }
+                Fetching f = fetching.removeFirst();
+                DeviceDecoder.Fetched got = await(f);
+                if (got == null) {
+                    batchEnded(f.job());
+                    continue;
+                }
+                Decoding d = decode(f, got);
+                if (d == null) {
+                    continue;
+                }
+                decoding.add(d);
+                decodingShare += d.share();
+                while (decodingShare >= depth - 1e-9 && !decoding.isEmpty()) {
+                    decodingShare -= finishOldest(decoding);
+                }
+            }
+        } catch (InterruptedException e) {
+            // closed: let what was started end, then fail whatever is left
+            for (Fetching f : fetching) {
+                DeviceDecoder.Fetched got = awaitQuietly(f.fetched());
+                if (got != null) {
+                    got.close();
+                }
+                f.job().fail(ReadEngine.closedException(engine.backend()));
+                batchEnded(f.job());
+            }
+            while (!decoding.isEmpty()) {
+                finishOldest(decoding);
+            }
+            List<Job> left = new ArrayList<>();
+            queue.drainTo(left);
+            if (current != null && !left.contains(current)) {
+                left.add(current);
+            }
+            for (Job j : left) {
+                j.fail(ReadEngine.closedException(engine.backend()));
+                if (j.inFlight == 0) {
+                    finish(j);
+                }
+            }
+        }
+    }
+
+    /** Starts fetching {@code batch} of {@code job} once {@code after} has landed (whatever its outcome). */
+    private Fetching fetch(Job job, int index, List<DeviceDecoder.Range> batch, CompletableFuture<?> after) {
+        ReadListener l = engine.listener();
+        CompletableFuture<DeviceDecoder.Fetched> f = after.handleAsync((prev, ex) -> {
+            if (job.failed()) {
+                return null;
+            }
+            long t0 = System.nanoTime();
+            DeviceDecoder.Fetched got = job.decoder.fetch(job.store, batch);
+            if (engine.listening()) {
+                long t1 = System.nanoTime();
+                l.span(job.id, "alloc " + index, t0, t0 + got.allocNanos(), got.encodedBytes() + " bytes");
+                l.span(job.id, "read " + index, t1 - got.readNanos(), t1, got.readDetail());
+                l.span(job.id, "fetch " + index, t0, t1, got.taskCount() + " tasks, " + got.encodedBytes() + " encoded bytes");
+            }
+            return got;
+        }, engine.workers());
+        return new Fetching(job, index, f);
+    }
+
+    /** The fetched batch; null (the job failed) when the fetch failed or the job had failed already. */
+    private DeviceDecoder.Fetched await(Fetching f) {
+        long t0 = System.nanoTime();
+        try {
+            DeviceDecoder.Fetched got = f.fetched().join();
+            if (got != null && engine.listening()) {
+                engine.listener().span(f.job().id, "wait fetch " + f.index(), t0, System.nanoTime(), null);
+            }
+            return got;
+        } catch (RuntimeException e) {
+            f.job().fail(unwrap(e));
+            return null;
+        }
+    }
+
+    private static DeviceDecoder.Fetched awaitQuietly(CompletableFuture<DeviceDecoder.Fetched> f) {
+        try {
+            return f.join();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Hands a fetched batch to a worker to decode; null when its job has failed meanwhile. */
+    private Decoding decode(Fetching f, DeviceDecoder.Fetched got) {
+        Job job = f.job();
+        if (job.failed()) {
+            got.close();
+            batchEnded(job);
+            return null;
+        }
+        int tasks = got.taskCount();
+        try {
+            Future<?> done = engine.workers().submit(() -> {
+                long t0 = System.nanoTime();
+                try (got) {
+                    job.decoder.decode(got, job.dest, 0, job.destShape, job.byteStrides);
+                }
+                if (engine.listening()) {
+                    engine.listener().span(job.id, "decode " + f.index(), t0, System.nanoTime(), tasks + " tasks");
+                }
+                return null;
+            });
+            return new Decoding(job, done, (double) tasks / job.batchSize);
+        } catch (RuntimeException e) {
+            got.close();
+            job.fail(e);
+            batchEnded(job);
+            return null;
+        }
+    }
+
+    /** Waits for the oldest decoding batch and accounts for it; returns its share of the window. */
+    private double finishOldest(ArrayDeque<Decoding> decoding) {
+        Decoding d = decoding.removeFirst();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                d.done().get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException e) {
+                d.job().fail(e.getCause() == null ? e : e.getCause());
+                break;
+            }
+        }
+        batchEnded(d.job());
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return d.share();
+    }
+
+    /** One batch of {@code job} has ended (decoded, failed or dropped): completes the job after its last. */
+    private void batchEnded(Job job) {
+        boolean last;
+        synchronized (job) {
+            job.inFlight--;
+            last = job.inFlight == 0 && job.batches.isEmpty();
+        }
+        if (last) {
+            finish(job);
+        }
+    }
+
+    private void finish(Job job) {
+        Throwable failure;
+        synchronized (job) {
+            if (job.finished) {
+                return;
+            }
+            job.finished = true;
+            failure = job.failure;
+        }
+        engine.listener().readFinished(job.id, failure);
+        if (failure == null) {
+            job.done.complete(null);
+        } else {
+            job.done.completeExceptionally(failure);
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while ((t instanceof java.util.concurrent.CompletionException || t instanceof ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    @Override
+    public void close() {
+        Thread c;
+        synchronized (this) {
+            closed = true;
+            c = coordinator;
+        }
+        if (c != null) {
+            c.interrupt();
+            try {
+                c.join(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

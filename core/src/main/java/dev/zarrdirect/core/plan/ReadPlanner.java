@@ -1,0 +1,215 @@
+package dev.zarrdirect.core.plan;
+
+import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.grid.RegularChunkGrid;
+import dev.zarrdirect.core.metadata.ArrayMetadata;
+import dev.zarrdirect.core.pipeline.CodecChain;
+import dev.zarrdirect.core.pipeline.Futures;
+import dev.zarrdirect.core.pipeline.ShardIndex;
+import dev.zarrdirect.core.pipeline.StoreChunkSource;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+
+/**
+ * Turns reads of one array into {@link ReadPlan}s. A plan covers one or many requests at once (a
+ * loader's batch of windows is one plan): the chunks they touch are listed once, each with every
+ * place it feeds. For an array whose chain is {@code sharding_indexed} alone, each shard's index is
+ * read here (in parallel on the given workers) and the plan lists the inner chunks needed, by byte
+ * range, with nearby ranges of one shard coalesced into one request; inner chunks never written
+ * become fill boxes. Thread-safe.
+ */
+public final class ReadPlanner {
+
+    /** Two ranges of one key closer than this are read as one, trading a few wasted bytes for a request. */
+    public static final long COALESCE_GAP = 64 * 1024;
+
+    /** One region to read: the box {@code [start, stop)} of the array, to {@code at} in the destination. */
+    public record Request(long[] start, long[] stop, long[] at) {
+        public Request {
+            if (start.length != stop.length || start.length != at.length) {
+                throw new IllegalArgumentException("request of ranks " + start.length + ", " + stop.length + ", "
+                        + at.length);
+            }
+            start = start.clone();
+            stop = stop.clone();
+            at = at.clone();
+        }
+    }
+
+    private final ArrayMetadata metadata;
+    private final CodecChain chain;
+    private final Store store;
+    private final String keyPrefix;
+    private final String where;
+
+    /**
+     * @param keyPrefix what precedes a chunk key in the store ({@code "t2m/"}, or "" for a root array)
+     * @param where     the array, for labels: {@code array "/t2m" in FileSystemStore(...)}
+     */
+    public ReadPlanner(ArrayMetadata metadata, CodecChain chain, Store store, String keyPrefix, String where) {
+        this.metadata = metadata;
+        this.chain = chain;
+        this.store = store;
+        this.keyPrefix = keyPrefix;
+        this.where = where;
+    }
+
+    /** True when plans list inner chunks of shards rather than whole chunks. */
+    public boolean expandsShards() {
+        return chain.isPartiallyReadable();
+    }
+
+    /** The store key of the chunk at {@code chunkIndex}. */
+    public String chunkKey(long[] chunkIndex) {
+        return keyPrefix + metadata.chunkKey(chunkIndex);
+    }
+
+    /** {@code chunk [0, 3] of array "/t2m" in ... (key "t2m/c/0/3")}, for messages. */
+    public String label(long[] chunkIndex) {
+        return "chunk " + Arrays.toString(chunkIndex) + " of " + where + " (key \"" + chunkKey(chunkIndex) + "\")";
+    }
+
+    /** The boxes of one chunk (or shard) that the requests need. */
+    private record Touched(long[] chunkIndex, List<Placement> boxes) {
+    }
+
+    /**
+     * Plans {@code requests} into a destination of {@code destShape}.
+     *
+     * @param workers where shard indexes are read in parallel; null to read them on this thread
+     */
+    public ReadPlan plan(List<Request> requests, long[] destShape, ExecutorService workers) {
+        long[] shape = metadata.shape();
+        RegularChunkGrid grid = metadata.chunkGrid();
+        Map<String, Touched> touched = new LinkedHashMap<>();
+        for (Request r : requests) {
+            for (int i = 0; i < shape.length; i++) {
+                if (r.start()[i] < 0 || r.stop()[i] > shape[i] || r.start()[i] > r.stop()[i]
+                        || r.at()[i] < 0 || r.at()[i] + r.stop()[i] - r.start()[i] > destShape[i]) {
+                    throw new IllegalArgumentException("request " + Arrays.toString(r.start()) + ".." + Arrays.toString(r.stop())
+                            + " to " + Arrays.toString(r.at()) + " does not fit " + where + " or the destination "
+                            + Arrays.toString(destShape));
+                }
+            }
+            grid.forEachChunk(shape, r.start(), r.stop(), (ci, cs, ce, out) -> {
+                long[] ext = new long[cs.length];
+                long[] at = new long[cs.length];
+                for (int i = 0; i < ext.length; i++) {
+                    ext[i] = ce[i] - cs[i];
+                    at[i] = r.at()[i] + out[i];
+                }
+                touched.computeIfAbsent(chunkKey(ci), k -> new Touched(ci.clone(), new ArrayList<>()))
+                        .boxes().add(new Placement(cs.clone(), ext, at));
+            });
+        }
+        if (!expandsShards()) {
+            List<FetchRange> ranges = new ArrayList<>(touched.size());
+            touched.forEach((key, t) -> ranges.add(new FetchRange(key, 0, -1,
+                    List.of(new ChunkRead(key, 0, -1, t.chunkIndex(), label(t.chunkIndex()), t.boxes())))));
+            return new ReadPlan(destShape, false, ranges, List.of());
+        }
+        List<Map.Entry<String, Touched>> shards = new ArrayList<>(touched.entrySet());
+        List<ShardPlan> parts = new ArrayList<>(shards.size());
+        if (workers == null || shards.size() < 2) {
+            for (var e : shards) {
+                parts.add(planShard(e.getKey(), e.getValue()));
+            }
+        } else {
+            List<Future<ShardPlan>> futures = new ArrayList<>(shards.size());
+            try {
+                for (var e : shards) {
+                    futures.add(workers.submit(() -> planShard(e.getKey(), e.getValue())));
+                }
+                for (Future<ShardPlan> f : futures) {
+                    parts.add(Futures.await(f, "planning a shard of " + where + " failed",
+                            "interrupted while planning a read of " + where));
+                }
+            } finally {
+                futures.forEach(f -> f.cancel(false));
+            }
+        }
+        List<FetchRange> ranges = new ArrayList<>();
+        List<FillBox> fills = new ArrayList<>();
+        for (ShardPlan p : parts) {
+            ranges.addAll(p.ranges());
+            fills.addAll(p.fills());
+        }
+        return new ReadPlan(destShape, true, ranges, fills);
+    }
+
+    private record ShardPlan(List<FetchRange> ranges, List<FillBox> fills) {
+    }
+
+    /** Reads one shard's index and lists the inner chunks its boxes need, coalesced by byte range. */
+    private ShardPlan planShard(String key, Touched shard) {
+        String label = label(shard.chunkIndex());
+        List<FillBox> fills = new ArrayList<>();
+        long size = store.size(key);
+        ShardIndex index = size < 0 ? null : chain.readShardIndex(new StoreChunkSource(store, key), size, label);
+        if (index == null) {
+            for (Placement b : shard.boxes()) {
+                fills.add(new FillBox(b.at(), b.extent()));
+            }
+            return new ShardPlan(List.of(), fills);
+        }
+        long[] shardShape = index.shardShape();
+        RegularChunkGrid inner = new RegularChunkGrid(index.innerShape());
+        record Inner(long[] index, ShardIndex.Entry entry, List<Placement> boxes) {
+        }
+        Map<List<Long>, Inner> needed = new LinkedHashMap<>();
+        for (Placement b : shard.boxes()) {
+            long[] stop = new long[shardShape.length];
+            for (int i = 0; i < stop.length; i++) {
+                stop[i] = b.chunkStart()[i] + b.extent()[i];
+            }
+            inner.forEachChunk(shardShape, b.chunkStart(), stop, (ci, cs, ce, out) -> {
+                long[] ext = new long[cs.length];
+                long[] at = new long[cs.length];
+                for (int i = 0; i < ext.length; i++) {
+                    ext[i] = ce[i] - cs[i];
+                    at[i] = b.at()[i] + out[i];
+                }
+                ShardIndex.Entry e = index.entry(ci);
+                if (e == null) {
+                    fills.add(new FillBox(at, ext));
+                } else {
+                    needed.computeIfAbsent(Arrays.stream(ci).boxed().toList(), k -> new Inner(ci.clone(), e, new ArrayList<>()))
+                            .boxes().add(new Placement(cs.clone(), ext, at));
+                }
+            });
+        }
+        List<ChunkRead> reads = new ArrayList<>(needed.size());
+        for (Inner n : needed.values()) {
+            reads.add(new ChunkRead(key, n.entry().offset(), n.entry().length(), n.index(),
+                    label + " inner chunk " + Arrays.toString(n.index()), n.boxes()));
+        }
+        return new ShardPlan(coalesce(key, reads), fills);
+    }
+
+    /** {@code reads} of one key as requests: sorted by offset, merged while the gap is at most {@link #COALESCE_GAP}. */
+    static List<FetchRange> coalesce(String key, List<ChunkRead> reads) {
+        List<ChunkRead> sorted = new ArrayList<>(reads);
+        sorted.sort(Comparator.comparingLong(ChunkRead::offset));
+        List<FetchRange> out = new ArrayList<>();
+        int i = 0;
+        while (i < sorted.size()) {
+            long start = sorted.get(i).offset();
+            long end = start + sorted.get(i).length();
+            int j = i;
+            while (j + 1 < sorted.size() && sorted.get(j + 1).offset() - end <= COALESCE_GAP) {
+                j++;
+                end = Math.max(end, sorted.get(j).offset() + sorted.get(j).length());
+            }
+            out.add(new FetchRange(key, start, end - start, sorted.subList(i, j + 1)));
+            i = j + 1;
+        }
+        return out;
+    }
+}
