@@ -3,6 +3,7 @@ package dev.zarrdirect.core;
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
@@ -17,6 +18,7 @@ import dev.zarrdirect.core.pipeline.ChunkIO;
 import dev.zarrdirect.core.pipeline.CodecChain;
 import dev.zarrdirect.core.pipeline.CodecStages;
 import dev.zarrdirect.core.pipeline.DeviceDecoder;
+import dev.zarrdirect.core.pipeline.Futures;
 import dev.zarrdirect.core.pipeline.HostRegion;
 import dev.zarrdirect.core.plan.ReadPlan;
 import dev.zarrdirect.core.plan.ReadPlanner;
@@ -25,6 +27,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A Zarr v3 array in a store: its metadata, and reads and writes of any hyper-rectangle.
@@ -182,42 +185,116 @@ public final class ZarrArray {
      * backend refuses more than the device has free).
      */
     public Tensor readToDevice(Selection selection, MemoryKind kind) {
+        selection.checkWithin(shape(), describe());
+        DeviceRead r = readToDevice(plan(List.of(request(selection)), selection.shape()), kind, "readToDevice " + selection);
+        try {
+            return Futures.await(r.tensor(), "a device read of " + describe() + " failed", "");
+        } catch (ZarrDirectException e) {
+            if (!(e.getCause() instanceof InterruptedException)) {
+                throw e;
+            }
+            // the device may still write into the destination: stop the read and let it end first
+            r.cancel();
+            r.tensor().handle((t, x) -> t).join();
+            r.tensor().thenAccept(Tensor::close);
+            throw new ZarrDirectException("interrupted while reading " + selection + " of " + describe() + " to the device", e.getCause());
+        }
+    }
+
+    /** A device read under way: the tensor it will give, and how to stop it. */
+    private record DeviceRead(CompletableFuture<Tensor> tensor, Runnable stop) {
+        void cancel() {
+            stop.run();
+        }
+    }
+
+    /**
+     * Plans reading several boxes of this array into one destination of {@code destShape}, e.g. the
+     * windows of a training batch stacked along a new first axis: each chunk is read and decoded once
+     * however many requests need it. Run the plan with {@link #read(ReadPlan, Tensor)} or
+     * {@link #readToDeviceAsync(ReadPlan)}.
+     */
+    public ReadPlan plan(List<ReadPlanner.Request> requests, long[] destShape) {
+        return ctx.engine().plan(planner, requests, destShape);
+    }
+
+    /** Runs {@code plan} (of this array) into {@code dest}, a host tensor of the plan's destination shape. */
+    public void read(ReadPlan plan, Tensor dest) {
+        if (!Arrays.equals(dest.shape(), plan.destShape()) || !dest.dataType().equals(dataType())
+                || !dest.buffer().kind().hostAccessible()) {
+            throw new IllegalArgumentException("cannot read a plan of shape " + Shapes.format(plan.destShape()) + " of "
+                    + describe() + " into " + dest + ": a " + dataType() + " host tensor of that shape is needed");
+        }
+        ctx.engine().read(plan, store, chain, HostRegion.of(dest), "read " + describe() + " " + plan);
+    }
+
+    /**
+     * Starts reading {@code selection} into a new C-order tensor on the context's device and returns
+     * at once: reads queued one after another overlap (the next one is fetched while the one before
+     * decodes), which is what a prefetching loader wants. The tensor, which the caller closes, comes
+     * when it is complete; on failure its memory is freed.
+     */
+    public CompletableFuture<Tensor> readToDeviceAsync(Selection selection) {
+        selection.checkWithin(shape(), describe());
+        return readToDeviceAsync(plan(List.of(request(selection)), selection.shape()));
+    }
+
+    /** As {@link #readToDeviceAsync(Selection)}, for a plan of this array ({@link #plan}). */
+    public CompletableFuture<Tensor> readToDeviceAsync(ReadPlan plan) {
+        return readToDevice(plan, MemoryKind.DEVICE, "readToDeviceAsync " + plan).tensor();
+    }
+
+    private DeviceRead readToDevice(ReadPlan plan, MemoryKind kind, String what) {
         if (kind != MemoryKind.DEVICE && kind != MemoryKind.MANAGED) {
             throw new IllegalArgumentException("readToDevice needs DEVICE or MANAGED memory, not " + kind
                     + "; use read() for host memory");
         }
         Backend b = ctx.backend();
         Device dev = b.defaultDevice();
-        if (dev.isHost()) {
-            return read(selection);
-        }
-        selection.checkWithin(shape(), describe());
-        long[] outShape = selection.shape();
+        long[] outShape = plan.destShape();
         long bytes = Shapes.product(outShape) * dataType().byteSize();
-        DeviceDecoder decoder = deviceDecoder();
+        DeviceDecoder decoder = dev.isHost() ? null : deviceDecoder();
         if (decoder == null) {
-            try (Tensor host = read(selection)) {
-                Buffer buf = b.allocateUninitialized(dev, kind, Math.max(1, bytes));
-                try {
-                    b.copy(host.buffer(), 0, buf, 0, bytes);
-                    return Tensor.owning(buf, 0, dataType(), outShape, host.strides());
-                } catch (RuntimeException | Error e) {
-                    buf.close();
-                    throw e;
+            // decode on the host, then (on a device) one copy
+            Tensor host = newHostTensor(outShape);
+            try {
+                read(plan, host);
+                if (dev.isHost()) {
+                    return new DeviceRead(CompletableFuture.completedFuture(host), () -> { });
                 }
+                try (host) {
+                    Buffer buf = b.allocateUninitialized(dev, kind, Math.max(1, bytes));
+                    try {
+                        b.copy(host.buffer(), 0, buf, 0, bytes);
+                        return new DeviceRead(CompletableFuture.completedFuture(
+                                Tensor.owning(buf, 0, dataType(), outShape, host.strides())), () -> { });
+                    } catch (RuntimeException | Error e) {
+                        buf.close();
+                        throw e;
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                host.close();
+                throw e;
             }
         }
         // Every element is written: decoded chunks, or fills for chunks never written.
-        ReadEngine engine = ctx.engine();
-        ReadPlan plan = engine.plan(planner, List.of(request(selection)), outShape);
         Buffer dest = b.allocateUninitialized(dev, kind, Math.max(1, bytes));
+        ReadEngine.PendingRead pending;
         try {
-            engine.readToDevice(plan, store, decoder, dest, "readToDevice " + describe() + " " + selection);
-            return Tensor.owning(dest, 0, dataType(), outShape, Tensor.contiguousStrides(outShape));
+            pending = ctx.engine().readToDeviceAsync(plan, store, decoder, dest, what + " of " + describe());
         } catch (RuntimeException | Error e) {
             dest.close();
             throw e;
         }
+        return new DeviceRead(pending.done().handle((ok, failure) -> {
+            if (failure != null) {
+                dest.close();
+                throw failure instanceof java.util.concurrent.CompletionException c ? c
+                        : new java.util.concurrent.CompletionException(failure);
+            }
+            return Tensor.owning(dest, 0, dataType(), outShape, Tensor.contiguousStrides(outShape));
+        }), pending::cancel);
     }
 
     /** The request that reads {@code selection} into a destination of its own shape. */
@@ -263,9 +340,8 @@ public final class ZarrArray {
     public void read(Selection selection, Tensor dest) {
         selection.checkWithin(shape(), describe());
         checkTensor(selection, dest, "read into");
-        ReadEngine engine = ctx.engine();
-        ReadPlan plan = engine.plan(planner, List.of(request(selection)), selection.shape());
-        engine.read(plan, store, chain, HostRegion.of(dest), "read " + describe() + " " + selection);
+        ctx.engine().read(plan(List.of(request(selection)), selection.shape()), store, chain, HostRegion.of(dest),
+                "read " + describe() + " " + selection);
     }
 
     /** Writes the whole array from {@code source}. */

@@ -29,13 +29,13 @@ public final class ZarrContext implements AutoCloseable {
     private final ReadEngine engine;
     private volatile boolean closed;
 
-    private ZarrContext(BackendRegistry backends, Backend backend, int parallelism) {
+    private ZarrContext(BackendRegistry backends, Backend backend, int parallelism, ReadSettings readSettings) {
         this.backends = backends;
         this.backend = backend;
         ClassLoader cl = ZarrContext.class.getClassLoader();
         this.codecs = CodecRegistry.discover(List.of(backend.codecs()), cl);
         this.parallelism = parallelism;
-        this.readSettings = ReadSettings.defaults();
+        this.readSettings = readSettings;
         this.engine = new ReadEngine(backend, parallelism, readSettings);
     }
 
@@ -45,11 +45,22 @@ public final class ZarrContext implements AutoCloseable {
     }
 
     public static ZarrContext open(String backendName, int threads) {
+        return open(backendName, threads, ReadSettings.defaults());
+    }
+
+    /** Starts the backend named {@code backendName} with {@code threads} workers and reads that run as {@code readSettings} says. */
+    public static ZarrContext open(String backendName, int threads, ReadSettings readSettings) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
         BackendRegistry reg = BackendRegistry.discover(ZarrContext.class.getClassLoader());
-        return new ZarrContext(reg, reg.open(backendName), threads);
+        Backend b = reg.open(backendName);
+        try {
+            return new ZarrContext(reg, b, threads, readSettings);
+        } catch (RuntimeException | Error e) {
+            b.close();
+            throw e;
+        }
     }
 
     /** A process-wide context on the best backend, started on first use and never closed. */

@@ -10,6 +10,7 @@ import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.ArrayChecksum;
 import dev.zarrdirect.core.Selection;
 import dev.zarrdirect.core.Zarr;
+import dev.zarrdirect.core.ReadSettings;
 import dev.zarrdirect.core.ZarrArray;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
@@ -88,16 +89,13 @@ class DeviceReadConformanceTest {
         for (BackendRegistry.Entry e : BackendRegistry.discover().entries()) {
             if (!e.name().equals("cpu") && e.probe().available()) {
                 tests.add(DynamicTest.dynamicTest(e.name() + " in batches of 7, 3 decoding at once",
-                        () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_PROPERTY, "7", ZarrArray.DECODE_DEPTH_PROPERTY, "3"),
-                                () -> checkManyBatches(e.name()))));
+                        () -> checkManyBatches(e.name(), new ReadSettings(3, 7, 0, 0, false))));
                 // 1, 2, 4, 7, 7, ...: up to five small batches decode at once (3 x 7 tasks in flight)
                 tests.add(DynamicTest.dynamicTest(e.name() + " in batches ramping from 1 to 7",
-                        () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_PROPERTY, "7", ZarrArray.FIRST_BATCH_PROPERTY, "1",
-                                ZarrArray.DECODE_DEPTH_PROPERTY, "3"), () -> checkManyBatches(e.name()))));
+                        () -> checkManyBatches(e.name(), new ReadSettings(3, 7, 0, 1, false))));
                 // chunks of 128 decoded bytes: batches of 5 by bytes, whatever the backend's count
                 tests.add(DynamicTest.dynamicTest(e.name() + " in batches cut at 700 decoded bytes",
-                        () -> withProperties(Map.of(ZarrArray.DEVICE_BATCH_BYTES_PROPERTY, "700"),
-                                () -> checkManyBatches(e.name()))));
+                        () -> checkManyBatches(e.name(), new ReadSettings(3, 0, 700, 0, false))));
             }
         }
         return tests.stream();
@@ -108,7 +106,7 @@ class DeviceReadConformanceTest {
      * three batches decoding at once: the same bytes as the CPU, missing chunks filled; a corrupt
      * chunk in a middle batch fails the read naming that chunk, and the next read works.
      */
-    private void checkManyBatches(String name) {
+    private void checkManyBatches(String name, ReadSettings settings) {
         Random rnd = new Random(SEED);
         long[] shape = {9, 12, 40};
         CodecMetadata le = c("bytes", Map.of("endian", "little"));
@@ -117,7 +115,7 @@ class DeviceReadConformanceTest {
                 List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 4L, 8L),
                         "codecs", List.of(le.toJson(), zstd.toJson()),
                         "index_codecs", List.of(le.toJson(), c("crc32c", Map.of()).toJson()), "index_location", "end"))));
-        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 3)) {
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 3, settings)) {
             for (List<CodecMetadata> codecs : chains) {
                 boolean sharded = codecs.size() == 1;
                 long[] chunks = sharded ? new long[]{1, 12, 40} : new long[]{1, 4, 8};
@@ -161,21 +159,6 @@ class DeviceReadConformanceTest {
         }
     }
 
-    private static void withProperties(Map<String, String> props, Runnable body) {
-        Map<String, String> old = new java.util.HashMap<>();
-        props.forEach((k, v) -> old.put(k, System.setProperty(k, v)));
-        try {
-            body.run();
-        } finally {
-            old.forEach((k, v) -> {
-                if (v == null) {
-                    System.clearProperty(k);
-                } else {
-                    System.setProperty(k, v);
-                }
-            });
-        }
-    }
 
     private void checkBackend(String name) {
         Random rnd = new Random(SEED);
