@@ -5,7 +5,8 @@
 # conf:    the CUDA, device-read and OpenCL conformance suites
 # e2e:     `bench` of both ERA5 layouts ([32,16,721,1440] float32, zstd 3) on cuda, against cpu + copy
 #          in the same run, with the read and host-to-device limits (E2E_PASSES passes, default 5)
-# windows: the same stores read in calls of 2 time steps (what a training loader asks for)
+# windows: the same stores read in calls of 2 time steps (what a training loader asks for); with
+#          AHEAD=N also with N reads queued at once (bench --ahead: read-ahead across successive reads)
 # opencl:  the plain layout on the opencl backend
 # Logs under $OUT; the last lines summarise.
 set -u
@@ -40,6 +41,8 @@ for layout in era5 era5-sharded; do
   if has windows; then
     bench "$OUT/gen-$layout.txt" $store --generate $layout --backend cpu --passes 1 --batch 32 > /dev/null
     summary+=("windows of 2 steps $layout cuda: $(bench "$OUT/win-$layout.txt" $store --backend cuda --passes "$passes" --batch 2)")
+    [ "${AHEAD:-1}" -gt 1 ] && summary+=("windows of 2 steps $layout cuda, $AHEAD queued: $(bench "$OUT/win-ahead-$layout.txt" $store \
+      --backend cuda --passes "$passes" --batch 2 --ahead "$AHEAD")")
   fi
 done
 if has opencl; then

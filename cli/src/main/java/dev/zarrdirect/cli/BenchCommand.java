@@ -76,6 +76,12 @@ final class BenchCommand implements Callable<Integer> {
             description = "Extent of the first dimension read per call. Default: ${DEFAULT-VALUE}.")
     long batch;
 
+    @Option(names = "--ahead", paramLabel = "N", defaultValue = "1",
+            description = "On a device backend, keep up to N reads queued (readToDeviceAsync), as a prefetching "
+                    + "loader does: the next read is fetched while the one before decodes. Default: ${DEFAULT-VALUE} "
+                    + "(one read after another).")
+    int ahead;
+
     @Option(names = "--generate", paramLabel = "LAYOUT",
             description = "Write the store first (unless a complete one is there): era5 (one time step per chunk) or "
                     + "era5-sharded (one shard per time step, one [1, 1, lat, lon] inner chunk per channel).")
@@ -103,8 +109,8 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (passes < 1 || batch < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--passes and --batch must be at least 1");
+        if (passes < 1 || batch < 1 || ahead < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--passes, --batch and --ahead must be at least 1");
         }
         try (ZarrContext ctx = threads == null ? ZarrContext.open(backend) : ZarrContext.open(backend, threads)) {
             if (generate != null) {
@@ -123,8 +129,8 @@ final class BenchCommand implements Callable<Integer> {
                         ctx.parallelism(), a.devicePath());
                 // the cpu+copy figure and the read limit move with the host (2x between machines of one pool)
                 out.printf(Locale.ROOT, "host:     %s, %d cores%n", cpuModel(), Runtime.getRuntime().availableProcessors());
-                out.printf(Locale.ROOT, "reading:  %s in calls of %d along dimension 0, %d passes after one warm-up%n",
-                        sel, batch, passes);
+                out.printf(Locale.ROOT, "reading:  %s in calls of %d along dimension 0%s, %d passes after one warm-up%n",
+                        sel, batch, ahead > 1 ? ", " + ahead + " queued at once" : "", passes);
                 out.flush();
                 double main = report(out, ctx.backend().name(), timePasses(a, sel, ctx, null));
                 if (compareCpu && !ctx.device().isHost()) {
@@ -175,8 +181,21 @@ final class BenchCommand implements Callable<Integer> {
                                 Buffer[] staging) {
         double[] gbps = new double[passes];
         for (int p = -1; p < passes; p++) {
-            long bytes = 0;
             long t0 = System.nanoTime();
+            long bytes = pass(a, sel, ctx, copyTo, reuse, staging);
+            long nanos = System.nanoTime() - t0;
+            if (p >= 0) {
+                gbps[p] = bytes / (double) nanos;
+            }
+        }
+        return gbps;
+    }
+
+    /** One pass over {@code sel} in calls of {@link #batch} along dimension 0; returns the bytes read. */
+    private long pass(ZarrArray a, Selection sel, ZarrContext ctx, Backend copyTo, Tensor reuse, Buffer[] staging) {
+        long bytes = 0;
+        java.util.ArrayDeque<java.util.concurrent.CompletableFuture<Tensor>> queued = new java.util.ArrayDeque<>();
+        try {
             long[] start = sel.start();
             long[] stop = sel.stop();
             for (long t = start.length == 0 ? 0 : start[0]; t < (start.length == 0 ? 1 : stop[0]); t += batch) {
@@ -193,6 +212,11 @@ final class BenchCommand implements Callable<Integer> {
                     // A data loader reads into the same host batch buffer again and again.
                     a.read(part, reuse);
                     bytes += reuse.byteSize();
+                } else if (copyTo == null && ahead > 1) {
+                    queued.add(a.readToDeviceAsync(part));
+                    while (queued.size() >= ahead) {
+                        bytes += drain(queued.removeFirst());
+                    }
                 } else if (copyTo == null) {
                     try (Tensor got = a.readToDevice(part)) {
                         bytes += got.byteSize();
@@ -201,12 +225,23 @@ final class BenchCommand implements Callable<Integer> {
                     bytes += readOnCpuThenCopy(a, part, copyTo, staging);
                 }
             }
-            long nanos = System.nanoTime() - t0;
-            if (p >= 0) {
-                gbps[p] = bytes / (double) nanos;
+            while (!queued.isEmpty()) {
+                bytes += drain(queued.removeFirst());
             }
+            return bytes;
+        } finally {
+            // after a failure, the reads still queued end and their tensors are freed
+            queued.forEach(q -> q.handle((t, x) -> t).join());
+            queued.forEach(q -> q.thenAccept(Tensor::close));
         }
-        return gbps;
+    }
+
+    /** Waits for a queued read, frees its tensor and returns its bytes. */
+    private static long drain(java.util.concurrent.CompletableFuture<Tensor> read) {
+        try (Tensor got = dev.zarrdirect.core.pipeline.Futures.await(read, "a queued device read failed",
+                "interrupted while waiting for a queued device read")) {
+            return got.byteSize();
+        }
     }
 
     /** The CPU path a user has without a device decoder: decode into pinned host memory, then copy. */
