@@ -42,16 +42,17 @@ final class DevicePipeline implements AutoCloseable {
         final long[] destShape;
         final long[] byteStrides;
         final int batchSize;
-        final ArrayDeque<List<DeviceDecoder.Range>> batches;
+        /** Cut by the coordinator only. */
+        private final Batches batches;
         final CompletableFuture<Void> done = new CompletableFuture<>();
-        /** Guarded by the pipeline's coordinator (and {@link #cancel} under the job's lock). */
-        int issued;
-        int inFlight;
-        Throwable failure;
-        boolean finished;
+        private volatile Throwable failure;
+        /** Guarded by this job. */
+        private int issued;
+        private int inFlight;
+        private boolean exhausted;
+        private boolean finished;
 
-        Job(long id, Store store, DeviceDecoder decoder, Buffer dest, long[] destShape, int batchSize,
-            ArrayDeque<List<DeviceDecoder.Range>> batches) {
+        Job(long id, Store store, DeviceDecoder decoder, Buffer dest, long[] destShape, int batchSize, Batches batches) {
             this.id = id;
             this.store = store;
             this.decoder = decoder;
@@ -75,7 +76,7 @@ final class DevicePipeline implements AutoCloseable {
                 idle = inFlight == 0;
             }
             if (idle) {
-                // nothing of it is in flight, so nothing else will end it
+                // nothing of it is in flight, and no batch of it will be issued now
                 finish(this);
             }
         }
@@ -86,20 +87,58 @@ final class DevicePipeline implements AutoCloseable {
             } else if (failure != t && failure.getSuppressed().length < 8) {
                 failure.addSuppressed(t);
             }
-            batches.clear();
         }
 
-        synchronized boolean failed() {
+        boolean failed() {
             return failure != null;
         }
 
-        synchronized List<DeviceDecoder.Range> nextBatch() {
-            List<DeviceDecoder.Range> b = batches.poll();
-            if (b != null) {
+        /**
+         * The next batch, counted in flight; null once the plan is used up or the read failed. Called
+         * by the coordinator only; may wait for the plan's next shards, holding no lock meanwhile.
+         */
+        List<DeviceDecoder.Range> nextBatch() {
+            List<DeviceDecoder.Range> b = null;
+            if (!failed()) {
+                try {
+                    b = batches.next();
+                } catch (RuntimeException | Error e) {
+                    fail(e);
+                }
+            }
+            synchronized (this) {
+                if (b == null || failure != null) {
+                    exhausted = true;
+                    return null;
+                }
                 issued++;
                 inFlight++;
+                return b;
             }
-            return b;
+        }
+
+        synchronized int issued() {
+            return issued;
+        }
+
+        /** One batch has ended; true when it was the last and the read can be finished. */
+        synchronized boolean batchEnded() {
+            inFlight--;
+            return inFlight == 0 && exhausted;
+        }
+
+        /** True when the plan is used up and nothing is in flight. */
+        synchronized boolean idleAndExhausted() {
+            return inFlight == 0 && exhausted;
+        }
+
+        /** True the first time only: the read's end is reported once. */
+        synchronized boolean markFinished() {
+            if (finished) {
+                return false;
+            }
+            finished = true;
+            return true;
         }
 
         @Override
@@ -124,6 +163,74 @@ final class DevicePipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * Cuts a plan into device batches as its parts are planned: its requests in order, cut at
+     * {@code size} chunks (a request holding more is split), the first batch {@code first} chunks
+     * and each next one twice as many up to {@code size}; a part's fill boxes ride with the batch
+     * that takes its first request. A batch is handed out as soon as the parts it needs are planned,
+     * so the first fetch does not wait for the last shard's index. Not thread-safe.
+     */
+    static final class Batches {
+        private final List<CompletableFuture<ReadPlan.Part>> parts;
+        private final int size;
+        private int want;
+        private int part;
+        private List<FetchRange> ranges = List.of();
+        private int range;
+        private int from;
+
+        Batches(ReadPlan plan, int size, int first) {
+            this.parts = plan.parts();
+            this.size = size;
+            this.want = Math.clamp(first, 1, size);
+        }
+
+        /** The next batch, waiting for the parts it needs; null once every part is handed out. */
+        List<DeviceDecoder.Range> next() {
+            List<DeviceDecoder.Range> batch = new ArrayList<>();
+            int inBatch = 0;
+            while (inBatch < want) {
+                if (range == ranges.size()) {
+                    if (part == parts.size()) {
+                        break;
+                    }
+                    ReadPlan.Part p = Futures.await(parts.get(part++), "planning a device read failed",
+                            "interrupted while planning a device read");
+                    if (!p.fills().isEmpty()) {
+                        batch.add(fills(p.fills()));
+                    }
+                    ranges = p.ranges();
+                    range = 0;
+                    from = 0;
+                    continue;
+                }
+                FetchRange r = ranges.get(range);
+                int take = Math.min(want - inBatch, r.chunks().size() - from);
+                batch.add(range(r, r.chunks().subList(from, from + take), take == r.chunks().size()));
+                from += take;
+                inBatch += take;
+                if (from == r.chunks().size()) {
+                    range++;
+                    from = 0;
+                }
+            }
+            if (batch.isEmpty()) {
+                return null;
+            }
+            want = (int) Math.min(size, 2L * want);
+            return batch;
+        }
+
+        private static DeviceDecoder.Range fills(List<FillBox> boxes) {
+            List<DeviceDecoder.Task> fills = new ArrayList<>(boxes.size());
+            for (FillBox f : boxes) {
+                fills.add(new DeviceDecoder.Task(null, 0, 0, "fill", List.of(new DeviceDecoder.Place(
+                        new long[f.at().length], f.extent(), f.at()))));
+            }
+            return new DeviceDecoder.Range(null, 0, 0, fills);
+        }
+    }
+
     /** A batch handed to the fetcher, and what its fetch gives. */
     private record Fetching(Job job, int index, CompletableFuture<DeviceDecoder.Fetched> fetched) {
     }
@@ -141,16 +248,12 @@ final class DevicePipeline implements AutoCloseable {
         this.engine = engine;
     }
 
-    /** Plans the batches of {@code plan} and queues it. */
+    /** Queues {@code plan}; its batches are cut as its parts are planned. */
     Job submit(ReadPlan plan, Store store, DeviceDecoder decoder, Buffer dest, String what) {
         int size = engine.batchSize(decoder.chunkBytes());
         int first = engine.settings().deviceFirstBatch() > 0 ? engine.settings().deviceFirstBatch() : size;
-        Job job = new Job(engine.nextReadId(), store, decoder, dest, plan.destShape(), size, batches(plan, size, first));
+        Job job = new Job(engine.nextReadId(), store, decoder, dest, plan.destShape(), size, new Batches(plan, size, first));
         engine.listener().readStarted(job.id, what, plan);
-        if (job.batches.isEmpty()) {
-            finish(job);
-            return job;
-        }
         synchronized (this) {
             if (closed) {
                 throw ReadEngine.closedException(engine.backend());
@@ -163,42 +266,12 @@ final class DevicePipeline implements AutoCloseable {
         return job;
     }
 
-    /**
-     * The batches of {@code plan}: its requests in order, cut at {@code size} chunks (a request
-     * holding more is split), the first batch {@code first} chunks and each next one twice as many
-     * up to {@code size}. The fill boxes ride with the first batch.
-     */
+    /** Every batch of {@code plan}, for tests: waits for its parts. */
     static ArrayDeque<List<DeviceDecoder.Range>> batches(ReadPlan plan, int size, int first) {
+        Batches b = new Batches(plan, size, first);
         ArrayDeque<List<DeviceDecoder.Range>> out = new ArrayDeque<>();
-        List<DeviceDecoder.Range> cur = new ArrayList<>();
-        if (!plan.fills().isEmpty()) {
-            List<DeviceDecoder.Task> fills = new ArrayList<>();
-            for (FillBox f : plan.fills()) {
-                fills.add(new DeviceDecoder.Task(null, 0, 0, "fill", List.of(new DeviceDecoder.Place(
-                        new long[f.at().length], f.extent(), f.at()))));
-            }
-            cur.add(new DeviceDecoder.Range(null, 0, 0, fills));
-        }
-        int want = Math.clamp(first, 1, size);
-        int inCur = 0;
-        for (FetchRange r : plan.ranges()) {
-            List<ChunkRead> chunks = r.chunks();
-            int from = 0;
-            while (from < chunks.size()) {
-                int take = Math.min(want - inCur, chunks.size() - from);
-                cur.add(range(r, chunks.subList(from, from + take), take == chunks.size()));
-                from += take;
-                inCur += take;
-                if (inCur == want) {
-                    out.add(cur);
-                    cur = new ArrayList<>();
-                    inCur = 0;
-                    want = (int) Math.min(size, 2L * want);
-                }
-            }
-        }
-        if (!cur.isEmpty()) {
-            out.add(cur);
+        for (List<DeviceDecoder.Range> next = b.next(); next != null; next = b.next()) {
+            out.add(next);
         }
         return out;
     }
@@ -240,20 +313,22 @@ final class DevicePipeline implements AutoCloseable {
             while (true) {
                 // Fetches run up to `depth` batches ahead of the batch handed to a decoder.
                 while (fetching.size() <= depth) {
-                    if (current == null || current.batches.isEmpty()) {
+                    if (current == null) {
                         boolean idle = fetching.isEmpty() && decoding.isEmpty();
-                        Job next = idle ? queue.take() : queue.poll();
-                        if (next == null) {
+                        current = idle ? queue.take() : queue.poll();
+                        if (current == null) {
                             break;
                         }
-                        current = next;
-                        continue;
                     }
                     List<DeviceDecoder.Range> batch = current.nextBatch();
                     if (batch == null) {
+                        if (current.idleAndExhausted()) {
+                            finish(current);
+                        }
+                        current = null;
                         continue;
                     }
-                    Fetching f = fetch(current, current.issued - 1, batch, lastFetch);
+                    Fetching f = fetch(current, current.issued() - 1, batch, lastFetch);
                     lastFetch = f.fetched();
                     fetching.add(f);
                 }
@@ -299,7 +374,7 @@ final class DevicePipeline implements AutoCloseable {
             }
             for (Job j : left) {
                 j.fail(ReadEngine.closedException(engine.backend()));
-                if (j.inFlight == 0) {
+                if (j.nextBatch() == null && j.idleAndExhausted()) {
                     finish(j);
                 }
             }
@@ -402,25 +477,16 @@ final class DevicePipeline implements AutoCloseable {
 
     /** One batch of {@code job} has ended (decoded, failed or dropped): completes the job after its last. */
     private void batchEnded(Job job) {
-        boolean last;
-        synchronized (job) {
-            job.inFlight--;
-            last = job.inFlight == 0 && job.batches.isEmpty();
-        }
-        if (last) {
+        if (job.batchEnded()) {
             finish(job);
         }
     }
 
     private void finish(Job job) {
-        Throwable failure;
-        synchronized (job) {
-            if (job.finished) {
-                return;
-            }
-            job.finished = true;
-            failure = job.failure;
+        if (!job.markFinished()) {
+            return;
         }
+        Throwable failure = job.failure;
         engine.listener().readFinished(job.id, failure);
         if (failure == null) {
             job.done.complete(null);

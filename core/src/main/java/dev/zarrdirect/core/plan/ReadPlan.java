@@ -1,42 +1,47 @@
 package dev.zarrdirect.core.plan;
 
 import dev.zarrdirect.core.grid.Shapes;
+import dev.zarrdirect.core.pipeline.Futures;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * What one read does, computed once before anything is fetched: the store requests
- * ({@link FetchRange}s, nearby ranges of one key coalesced), the chunks each request holds (each
- * read and decoded once, however many places of the destination need it), and the boxes of the
- * destination that read as the fill value. Immutable; built by {@link ReadPlanner}.
+ * What one read does, computed once: the store requests ({@link FetchRange}s, nearby ranges of one
+ * key coalesced), the chunks each request holds (each read and decoded once, however many places
+ * of the destination need it), and the boxes of the destination that read as the fill value.
+ * Immutable; built by {@link ReadPlanner}.
  *
- * <p>When {@link #innerChunks()} is true the chunks are inner chunks of shards (their shards'
- * indexes were read while planning) and decode with the shard's inner chain.
+ * <h2>Parts</h2>
+ * A plan is a sequence of {@link Part}s in plan order: one per shard of a sharded array (whose index
+ * must be read before its requests are known), one in all otherwise. Parts may still be being
+ * planned on worker threads when the plan is handed over: a consumer that streams ({@link #parts()})
+ * starts on the first parts while later shards' indexes are read; {@link #ranges()} and the other
+ * totals wait for every part.
+ *
+ * <p>When {@link #innerChunks()} is true the chunks are inner chunks of shards and decode with the
+ * shard's inner chain.
  */
 public final class ReadPlan {
 
+    /** The requests and fills of one shard (or of a whole plan without shards). */
+    public record Part(List<FetchRange> ranges, List<FillBox> fills) {
+        public Part {
+            ranges = List.copyOf(ranges);
+            fills = List.copyOf(fills);
+        }
+    }
+
     private final long[] destShape;
     private final boolean innerChunks;
-    private final List<FetchRange> ranges;
-    private final List<FillBox> fills;
-    private final int chunkCount;
-    private final int placementCount;
+    private final List<CompletableFuture<Part>> parts;
+    private volatile Part all;
 
-    ReadPlan(long[] destShape, boolean innerChunks, List<FetchRange> ranges, List<FillBox> fills) {
+    ReadPlan(long[] destShape, boolean innerChunks, List<CompletableFuture<Part>> parts) {
         this.destShape = destShape.clone();
         this.innerChunks = innerChunks;
-        this.ranges = List.copyOf(ranges);
-        this.fills = List.copyOf(fills);
-        int chunks = 0;
-        int places = 0;
-        for (FetchRange r : ranges) {
-            chunks += r.chunks().size();
-            for (ChunkRead c : r.chunks()) {
-                places += c.placements().size();
-            }
-        }
-        this.chunkCount = chunks;
-        this.placementCount = places;
+        this.parts = List.copyOf(parts);
     }
 
     /** The shape of the destination the placements and fills address. */
@@ -49,30 +54,68 @@ public final class ReadPlan {
         return innerChunks;
     }
 
+    /** The parts, in plan order, each complete once its shard is planned (or failed, with why). */
+    public List<CompletableFuture<Part>> parts() {
+        return parts;
+    }
+
+    /** Every part, waiting for those still being planned; a part that failed throws its failure. */
+    private Part all() {
+        Part a = all;
+        if (a == null) {
+            List<FetchRange> ranges = new ArrayList<>();
+            List<FillBox> fills = new ArrayList<>();
+            for (CompletableFuture<Part> f : parts) {
+                Part p = Futures.await(f, "planning a read failed", "interrupted while planning a read");
+                ranges.addAll(p.ranges());
+                fills.addAll(p.fills());
+            }
+            a = new Part(ranges, fills);
+            all = a;
+        }
+        return a;
+    }
+
     /** The store requests, in plan order. */
     public List<FetchRange> ranges() {
-        return ranges;
+        return all().ranges();
     }
 
     /** The boxes known, while planning, to hold only the fill value. */
     public List<FillBox> fills() {
-        return fills;
+        return all().fills();
     }
 
     /** Chunks read and decoded. */
     public int chunkCount() {
-        return chunkCount;
+        int n = 0;
+        for (FetchRange r : ranges()) {
+            n += r.chunks().size();
+        }
+        return n;
     }
 
     /** Boxes of decoded chunks placed into the destination. */
     public int placementCount() {
-        return placementCount;
+        int n = 0;
+        for (FetchRange r : ranges()) {
+            for (ChunkRead c : r.chunks()) {
+                n += c.placements().size();
+            }
+        }
+        return n;
     }
 
+    /** Never waits: a plan whose parts are still being planned says so. */
     @Override
     public String toString() {
-        return "ReadPlan[" + Shapes.format(destShape) + ": " + ranges.size() + " requests, " + chunkCount
-                + (innerChunks ? " inner chunks, " : " chunks, ") + placementCount + " placements, " + fills.size()
-                + " fills]";
+        for (CompletableFuture<Part> f : parts) {
+            if (!f.isDone() || f.isCompletedExceptionally()) {
+                return "ReadPlan[" + Shapes.format(destShape) + ": " + parts.size() + " parts, planning]";
+            }
+        }
+        return "ReadPlan[" + Shapes.format(destShape) + ": " + ranges().size() + " requests, " + chunkCount()
+                + (innerChunks ? " inner chunks, " : " chunks, ") + placementCount() + " placements, "
+                + fills().size() + " fills]";
     }
 }

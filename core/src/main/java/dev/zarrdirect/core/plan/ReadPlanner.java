@@ -4,7 +4,6 @@ import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.grid.RegularChunkGrid;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.pipeline.CodecChain;
-import dev.zarrdirect.core.pipeline.Futures;
 import dev.zarrdirect.core.pipeline.ShardIndex;
 import dev.zarrdirect.core.pipeline.StoreChunkSource;
 
@@ -15,7 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Turns reads of one array into {@link ReadPlan}s. A plan covers one or many requests at once (a
@@ -81,9 +80,12 @@ public final class ReadPlanner {
     }
 
     /**
-     * Plans {@code requests} into a destination of {@code destShape}.
+     * Plans {@code requests} into a destination of {@code destShape}. With {@code workers}, the
+     * shards' indexes are read there in parallel and the plan is returned at once, its parts
+     * completing as their shards are planned; without, everything is planned here, and a corrupt
+     * shard index throws here.
      *
-     * @param workers where shard indexes are read in parallel; null to read them on this thread
+     * @param workers where shard indexes are read; null to read them on this thread
      */
     public ReadPlan plan(List<Request> requests, long[] destShape, ExecutorService workers) {
         long[] shape = metadata.shape();
@@ -113,42 +115,22 @@ public final class ReadPlanner {
             List<FetchRange> ranges = new ArrayList<>(touched.size());
             touched.forEach((key, t) -> ranges.add(new FetchRange(key, 0, -1,
                     List.of(new ChunkRead(key, 0, -1, t.chunkIndex(), label(t.chunkIndex()), t.boxes())))));
-            return new ReadPlan(destShape, false, ranges, List.of());
+            return new ReadPlan(destShape, false, List.of(CompletableFuture.completedFuture(
+                    new ReadPlan.Part(ranges, List.of()))));
         }
-        List<Map.Entry<String, Touched>> shards = new ArrayList<>(touched.entrySet());
-        List<ShardPlan> parts = new ArrayList<>(shards.size());
-        if (workers == null || shards.size() < 2) {
-            for (var e : shards) {
-                parts.add(planShard(e.getKey(), e.getValue()));
-            }
-        } else {
-            List<Future<ShardPlan>> futures = new ArrayList<>(shards.size());
-            try {
-                for (var e : shards) {
-                    futures.add(workers.submit(() -> planShard(e.getKey(), e.getValue())));
-                }
-                for (Future<ShardPlan> f : futures) {
-                    parts.add(Futures.await(f, "planning a shard of " + where + " failed",
-                            "interrupted while planning a read of " + where));
-                }
-            } finally {
-                futures.forEach(f -> f.cancel(false));
+        List<CompletableFuture<ReadPlan.Part>> parts = new ArrayList<>(touched.size());
+        for (var e : touched.entrySet()) {
+            if (workers == null || touched.size() < 2) {
+                parts.add(CompletableFuture.completedFuture(planShard(e.getKey(), e.getValue())));
+            } else {
+                parts.add(CompletableFuture.supplyAsync(() -> planShard(e.getKey(), e.getValue()), workers));
             }
         }
-        List<FetchRange> ranges = new ArrayList<>();
-        List<FillBox> fills = new ArrayList<>();
-        for (ShardPlan p : parts) {
-            ranges.addAll(p.ranges());
-            fills.addAll(p.fills());
-        }
-        return new ReadPlan(destShape, true, ranges, fills);
-    }
-
-    private record ShardPlan(List<FetchRange> ranges, List<FillBox> fills) {
+        return new ReadPlan(destShape, true, parts);
     }
 
     /** Reads one shard's index and lists the inner chunks its boxes need, coalesced by byte range. */
-    private ShardPlan planShard(String key, Touched shard) {
+    private ReadPlan.Part planShard(String key, Touched shard) {
         String label = label(shard.chunkIndex());
         List<FillBox> fills = new ArrayList<>();
         long size = store.size(key);
@@ -157,7 +139,7 @@ public final class ReadPlanner {
             for (Placement b : shard.boxes()) {
                 fills.add(new FillBox(b.at(), b.extent()));
             }
-            return new ShardPlan(List.of(), fills);
+            return new ReadPlan.Part(List.of(), fills);
         }
         long[] shardShape = index.shardShape();
         RegularChunkGrid inner = new RegularChunkGrid(index.innerShape());
@@ -190,7 +172,7 @@ public final class ReadPlanner {
             reads.add(new ChunkRead(key, n.entry().offset(), n.entry().length(), n.index(),
                     label + " inner chunk " + Arrays.toString(n.index()), n.boxes()));
         }
-        return new ShardPlan(coalesce(key, reads), fills);
+        return new ReadPlan.Part(coalesce(key, reads), fills);
     }
 
     /** {@code reads} of one key as requests: sorted by offset, merged while the gap is at most {@link #COALESCE_GAP}. */
