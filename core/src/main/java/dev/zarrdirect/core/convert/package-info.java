@@ -17,8 +17,8 @@
  *     throw new IllegalStateException("stopped early; run it again to resume");
  * }
  * }
- * (From {@code ConverterTest.theJavadocExampleShardsOneStepChunksFourToAShard}, between its
- * {@code example-begin convert} and {@code example-end convert} markers.) Options left unset keep
+ * (The code {@code ConverterTest.theJavadocExampleShardsOneStepChunksFourToAShard} runs between its
+ * {@code example-begin} and {@code example-end} markers; a test checks that the two agree.) Options left unset keep
  * what the source has; codec configuration left out gets defaults that other readers need spelled
  * out (zstd level 3, gzip level 5, blosc lz4 level 5 with shuffle).
  *

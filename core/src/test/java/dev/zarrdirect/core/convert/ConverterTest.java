@@ -193,7 +193,7 @@ class ConverterTest {
         Path source = source("era5.zarr");
         Path destination = tmp.resolve("era5-train.zarr");
 
-        // example-begin convert
+        // example-begin: the package-info snippet
         ConvertOptions options = ConvertOptions.builder()
                 .chunks(1, -1, -1, -1)                 // one time step per chunk, -1: the whole dimension
                 .shard(4, -1, -1, -1)                  // four chunks to a shard
@@ -203,13 +203,31 @@ class ConverterTest {
         if (!result.complete()) {
             throw new IllegalStateException("stopped early; run it again to resume");
         }
-        // example-end convert
+        // example-end
 
         ArrayMetadata md = metadata(destination, "");
         assertArrayEquals(new long[]{4, C, LAT, LON}, md.chunkShape());
         assertEquals(8, result.unitsTotal());
         assertEquals("shards", result.unitName());
         assertEquals(checksum(source, ""), checksum(destination, ""), seed());
+    }
+
+    @Test
+    void thePackageSnippetIsTheCodeTheExampleRuns() throws Exception {
+        List<String> test = Files.readAllLines(Path.of("src/test/java/dev/zarrdirect/core/convert/ConverterTest.java"));
+        List<String> doc = Files.readAllLines(Path.of("src/main/java/dev/zarrdirect/core/convert/package-info.java"));
+
+        List<String> ran = test.subList(test.indexOf("        // example-begin: the package-info snippet") + 1,
+                test.indexOf("        // example-end")).stream().map(String::strip).toList();
+        int open = doc.indexOf(" * {@snippet :");
+        int close = open + 1;
+        while (!doc.get(close + 1).startsWith(" * (The code")) {
+            close++;
+        }
+        // The snippet ends with its own " * }" line, just before the sentence that names this test.
+        List<String> shown = doc.subList(open + 1, close).stream().map(l -> l.substring(2).strip()).toList();
+
+        assertEquals(ran, shown);
     }
 
     @Test
