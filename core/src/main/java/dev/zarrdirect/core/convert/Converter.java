@@ -151,12 +151,20 @@ public final class Converter {
      * @param destination an empty writable store, a store holding an unfinished conversion of the
      *                    same source with the same options, or, with {@link ConvertOptions#overwrite()},
      *                    a Zarr store to empty first
+     * @throws ConvertOptionsException when the options do not fit the source, or the destination is
+     *                                 the source store
+     * @throws ConvertException        when the source holds no Zarr node, the destination holds something
+     *                                 else, or verification finds different elements
      * @see #convert(String, Path)
      */
     public ConvertResult convert(Store source, String sourceName, Store destination) {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(sourceName, "sourceName");
         Objects.requireNonNull(destination, "destination");
+        if (source == destination) {
+            throw new ConvertOptionsException("the destination " + destination + " is the source store; give a"
+                    + " destination apart from the source");
+        }
         return run(source, sourceName, null, destination);
     }
 

@@ -443,6 +443,7 @@ class ConverterTest {
             ConvertException other = assertThrows(ConvertException.class,
                     () -> new Converter(options).convert(in, "src", out));
             assertTrue(other.getMessage().contains("a Zarr store) and holds no unfinished conversion"), other.getMessage());
+            assertThrows(ConvertOptionsException.class, () -> new Converter(options).convert(in, "src", in));
         }
     }
 
