@@ -5,7 +5,9 @@
  * {@link dev.zarrdirect.core.Zarr} opens and creates nodes in a {@link dev.zarrdirect.api.store.Store};
  * {@link dev.zarrdirect.core.ZarrArray} reads and writes {@link dev.zarrdirect.core.Selection}s
  * into and from {@link dev.zarrdirect.api.Tensor}s; {@link dev.zarrdirect.core.ArrayChecksum}
- * gives an implementation-independent SHA-256 of an array's elements.
+ * gives an implementation-independent SHA-256 of an array's elements;
+ * {@link dev.zarrdirect.core.convert.Converter} rewrites an array or group with other chunks,
+ * sharding, codecs or Zarr format.
  *
  * <h2>Contexts</h2>
  * A {@link dev.zarrdirect.core.ZarrContext} holds the started backend, the codec registry resolved

@@ -1,4 +1,4 @@
-package dev.zarrdirect.cli;
+package dev.zarrdirect.core.convert;
 
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.json.Json;
@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The record of an unfinished {@code convert}, kept at {@value #KEY} in the destination: which source
+ * The record of an unfinished conversion, kept at {@value #KEY} in the destination: which source
  * (its location and a SHA-256 of its metadata), which target (a SHA-256 of the target metadata), and
  * for each array the destination shards (or chunks) already written, as half-open ranges of their
  * C-order indices:
@@ -32,7 +32,7 @@ import java.util.Optional;
  */
 final class ConvertJournal {
 
-    static final String KEY = ".zarr-direct-convert.json";
+    static final String KEY = Converter.JOURNAL_KEY;
     static final long FORMAT = 1;
 
     final String source;
@@ -117,7 +117,7 @@ final class ConvertJournal {
     /**
      * The journal in {@code store}, if there is one.
      *
-     * @throws ZarrDirectCli.CliFailure when it is there but cannot be read, naming the key
+     * @throws ConvertException when it is there but cannot be read, naming the key
      */
     static Optional<ConvertJournal> read(Store store) {
         String text;
@@ -152,8 +152,8 @@ final class ConvertJournal {
             });
             return Optional.of(j);
         } catch (RuntimeException e) {
-            throw new ZarrDirectCli.CliFailure(what + " cannot be read (" + e.getMessage() + "); delete it or use"
-                    + " --overwrite to start the conversion over");
+            throw new ConvertException(what + " cannot be read (" + e.getMessage() + "); delete it or use"
+                    + " --overwrite to start the conversion over", e);
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.zarrdirect.cli;
+package dev.zarrdirect.core.convert;
 
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
@@ -19,6 +19,7 @@ import dev.zarrdirect.core.metadata.v2.V2DataType;
 
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +27,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * What {@code convert} makes of one source array: the target's metadata (Zarr v3 or v2), derived
+ * What a conversion makes of one source array: the target's metadata (Zarr v3 or v2), derived
  * from the source's and the options, and the shapes the streaming works in.
  *
  * <h2>Derivation</h2>
@@ -40,18 +41,14 @@ import java.util.TreeSet;
  *
  * <h2>Errors</h2>
  * Anything the options ask that cannot be done throws {@link IllegalArgumentException} with a
- * message naming the option and the values seen; the command turns it into a usage error.
+ * message naming the option (as the CLI spells it) and the values seen; {@link Converter} turns it
+ * into a {@link ConvertOptionsException}.
  */
 final class ConvertPlan {
 
     /** Bytes-to-bytes codecs that Zarr v2 calls compressors. */
     private static final List<String> V2_COMPRESSORS = List.of(BuiltinCodecs.ZSTD, BuiltinCodecs.GZIP, V2Codecs.BLOSC,
             V2Codecs.NUMCODECS_ZLIB);
-
-    /** The options that shape the target, as given (null when not given). */
-    record Options(long[] chunks, long[] shard, boolean noShard, List<CodecMetadata> codecs, String endian,
-                   int zarrFormat) {
-    }
 
     /**
      * The source's chain taken apart.
@@ -86,7 +83,7 @@ final class ConvertPlan {
 
         /** The target's metadata document(s) as text, for the journal's identity of the target. */
         String describeJson() {
-            return v3 != null ? v3.toJson() : v2.toZarrayJson() + Text.compactJson(v2.attributes());
+            return v3 != null ? v3.toJson() : v2.toZarrayJson() + compactJson(v2.attributes());
         }
 
         /** {@code chunks [1, 8, 181, 360] in shards [4, 8, 181, 360]; bytes, zstd}. */
@@ -97,14 +94,14 @@ final class ConvertPlan {
             if (sharded) {
                 CodecMetadata sh = codecs.getFirst();
                 codecs = ConvertPlan.codecList(sh.configuration().get("codecs"));
-                layout = "chunks " + Text.compactJson(sh.configuration().get("chunk_shape")) + " in shards "
+                layout = "chunks " + compactJson(sh.configuration().get("chunk_shape")) + " in shards "
                         + Shapes.format(md.chunkShape());
             } else {
                 layout = "chunks " + Shapes.format(md.chunkShape());
             }
             List<String> names = new ArrayList<>();
             for (CodecMetadata c : codecs) {
-                names.add(c.configuration().isEmpty() ? c.name() : c.name() + " " + Text.compactJson(c.configuration()));
+                names.add(c.configuration().isEmpty() ? c.name() : c.name() + " " + compactJson(c.configuration()));
             }
             return layout + "; " + String.join(", ", names);
         }
@@ -171,14 +168,14 @@ final class ConvertPlan {
      * @param matchRank when false, layout options of another rank leave this array's layout as it is
      *                  (a coordinate array in a group); when true they are an error
      */
-    static Target target(String path, ZarrArray source, Options o, boolean matchRank) {
+    static Target target(String path, ZarrArray source, ConvertOptions o, boolean matchRank) {
         String where = "/" + path;
         ArrayMetadata md = source.metadata();
         Layout src = layout(md, "array \"" + where + "\"");
         int rank = md.rank();
         String note = null;
-        long[] chunks = o.chunks();
-        long[] shard = o.shard();
+        long[] chunks = o.chunks().orElse(null);
+        long[] shard = o.shard().orElse(null);
         boolean rankMismatch = (chunks != null && chunks.length != rank) || (shard != null && shard.length != rank);
         if (rankMismatch) {
             String opt = chunks != null && chunks.length != rank ? "--chunks " + join(chunks) : "--shard " + join(shard);
@@ -211,14 +208,15 @@ final class ConvertPlan {
             note = "Zarr v2 has no sharding: the inner chunks " + Shapes.format(src.innerChunks()) + " become chunks";
         }
         CodecMetadata a2b = src.arrayToBytes();
-        if (o.endian() != null) {
+        String endian = o.endian().map(ConvertPlan::endianName).orElse(null);
+        if (endian != null) {
             if (!a2b.name().equals(BuiltinCodecs.BYTES)) {
-                throw new IllegalArgumentException("--endian " + o.endian() + " needs the bytes codec, but array \""
+                throw new IllegalArgumentException("--endian " + endian + " needs the bytes codec, but array \""
                         + where + "\" is encoded with \"" + a2b.name() + "\"");
             }
-            a2b = CodecMetadata.of(BuiltinCodecs.BYTES, Map.of("endian", o.endian()));
+            a2b = CodecMetadata.of(BuiltinCodecs.BYTES, Map.of("endian", endian));
         }
-        List<CodecMetadata> b2b = o.codecs() != null ? withDefaults(o.codecs(), md.dataType()) : src.bytesToBytes();
+        List<CodecMetadata> b2b = o.codecs().map(c -> withDefaults(c, md.dataType())).orElse(src.bytesToBytes());
         List<CodecMetadata> leaf = new ArrayList<>(src.arrayToArray());
         leaf.add(a2b);
         leaf.addAll(b2b);
@@ -354,48 +352,7 @@ final class ConvertPlan {
         return out;
     }
 
-    // ---- --codec ----
-
-    /**
-     * Parses one {@code --codec}: {@code none}, or {@code NAME[:KEY=VALUE,...]} with integer,
-     * {@code true}/{@code false} or text values ({@code zstd:level=3,checksum=false}).
-     * Returns an empty list for {@code none}.
-     */
-    static List<CodecMetadata> parseCodec(String text) {
-        String t = text.trim();
-        if (t.equalsIgnoreCase("none")) {
-            return List.of();
-        }
-        int colon = t.indexOf(':');
-        String name = (colon < 0 ? t : t.substring(0, colon)).trim().toLowerCase(Locale.ROOT);
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("--codec \"" + text + "\" has no codec name; write NAME or"
-                    + " NAME:KEY=VALUE,..., such as zstd:level=3");
-        }
-        Map<String, Object> cfg = new LinkedHashMap<>();
-        if (colon >= 0 && !t.substring(colon + 1).isBlank()) {
-            for (String kv : t.substring(colon + 1).split(",")) {
-                int eq = kv.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("--codec \"" + text + "\": \"" + kv.trim()
-                            + "\" is not KEY=VALUE, such as level=3");
-                }
-                cfg.put(kv.substring(0, eq).trim(), value(kv.substring(eq + 1).trim()));
-            }
-        }
-        return List.of(CodecMetadata.of(name, cfg));
-    }
-
-    private static Object value(String v) {
-        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(v);
-        }
-        try {
-            return Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            return v;
-        }
-    }
+    // ---- codecs ----
 
     /**
      * Checks that every codec is a bytes-to-bytes codec some provider implements with that
@@ -411,7 +368,7 @@ final class ConvertPlan {
                 ctx.codecs().resolve(c.name(), BuiltinCodecs.validate(c, new dev.zarrdirect.api.codec.ChunkSpec(anyType,
                         new long[]{1}), "--codec").configuration(), Device.CPU, Map.of(), "--codec " + c.name());
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("--codec " + c.name() + " " + Text.compactJson(c.configuration())
+                throw new IllegalArgumentException("--codec " + c.name() + " " + compactJson(c.configuration())
                         + ": " + e.getMessage(), e);
             }
         }
@@ -495,6 +452,76 @@ final class ConvertPlan {
             out.add(x);
         }
         return out;
+    }
+
+    /** {@code "little"} or {@code "big"}, as the bytes codec spells a byte order. */
+    static String endianName(ByteOrder order) {
+        return order == ByteOrder.BIG_ENDIAN ? "big" : "little";
+    }
+
+    /**
+     * JSON on one line, {@code {"level": 3, "checksum": false}}: the form of the journal's metadata
+     * digests (so it must not change) and of the summaries.
+     */
+    static String compactJson(Object v) {
+        StringBuilder sb = new StringBuilder();
+        appendJson(sb, v);
+        return sb.toString();
+    }
+
+    private static void appendJson(StringBuilder sb, Object v) {
+        switch (v) {
+            case null -> sb.append("null");
+            case String s -> quote(sb, s);
+            case Map<?, ?> m -> {
+                sb.append('{');
+                boolean first = true;
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    if (!first) {
+                        sb.append(", ");
+                    }
+                    first = false;
+                    quote(sb, String.valueOf(e.getKey()));
+                    sb.append(": ");
+                    appendJson(sb, e.getValue());
+                }
+                sb.append('}');
+            }
+            case Collection<?> c -> {
+                sb.append('[');
+                boolean first = true;
+                for (Object o : c) {
+                    if (!first) {
+                        sb.append(", ");
+                    }
+                    first = false;
+                    appendJson(sb, o);
+                }
+                sb.append(']');
+            }
+            default -> sb.append(v);
+        }
+    }
+
+    private static void quote(StringBuilder sb, String s) {
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        sb.append('"');
     }
 
     /** Least common multiple of two positive extents, saturating at {@code cap}. */

@@ -1,0 +1,301 @@
+package dev.zarrdirect.core.convert;
+
+import dev.zarrdirect.core.metadata.CodecMetadata;
+
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * What a {@link Converter} does: the destination's layout (chunks, shards, codecs, byte order, Zarr
+ * format) and how it runs (threads, blocks in flight, memory, overwrite, verify). Immutable; made by
+ * {@link #builder()}, which checks that the options fit together when it builds.
+ *
+ * <p>An option left unset keeps what the source has: its (inner) chunk shape, its sharding (unless
+ * {@link Builder#noShard}), its bytes-to-bytes codecs, its byte order. Each option is the CLI option
+ * of the same name ({@code --chunks}, {@code --shard}, {@code --no-shard}, {@code --codec},
+ * {@code --endian}, {@code --zarr-format}, {@code --threads}, {@code --parallel}, {@code --memory},
+ * {@code --backend}, {@code --overwrite}, {@code --verify}, {@code --max-shards}), and the messages
+ * of {@link ConvertOptionsException} name them so.
+ */
+public final class ConvertOptions {
+
+    private final long[] chunks;
+    private final long[] shard;
+    private final boolean noShard;
+    private final List<CodecMetadata> codecs;
+    private final ByteOrder endian;
+    private final int zarrFormat;
+    private final Integer threads;
+    private final int parallel;
+    private final long memoryBytes;
+    private final String backend;
+    private final boolean overwrite;
+    private final boolean verify;
+    private final Long maxShards;
+
+    private ConvertOptions(Builder b) {
+        this.chunks = b.chunks == null ? null : b.chunks.clone();
+        this.shard = b.shard == null ? null : b.shard.clone();
+        this.noShard = b.noShard;
+        this.codecs = b.codecs == null ? null : List.copyOf(b.codecs);
+        this.endian = b.endian;
+        this.zarrFormat = b.zarrFormat;
+        this.threads = b.threads;
+        this.parallel = b.parallel;
+        this.memoryBytes = b.memoryBytes;
+        this.backend = b.backend;
+        this.overwrite = b.overwrite;
+        this.verify = b.verify;
+        this.maxShards = b.maxShards;
+    }
+
+    /** The defaults: the source's layout, Zarr v3, 2 blocks in flight in 2 GiB, read with the cpu backend. */
+    public static ConvertOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these options. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.chunks = chunks;
+        b.shard = shard;
+        b.noShard = noShard;
+        b.codecs = codecs;
+        b.endian = endian;
+        b.zarrFormat = zarrFormat;
+        b.threads = threads;
+        b.parallel = parallel;
+        b.memoryBytes = memoryBytes;
+        b.backend = backend;
+        b.overwrite = overwrite;
+        b.verify = verify;
+        b.maxShards = maxShards;
+        return b;
+    }
+
+    /** The chunk shape (inner chunks when sharded), -1 for a whole dimension; empty: the source's. */
+    public Optional<long[]> chunks() {
+        return Optional.ofNullable(chunks).map(long[]::clone);
+    }
+
+    /** The shard shape, -1 for a whole dimension; empty: sharded as the source is (unless {@link #noShard()}). */
+    public Optional<long[]> shard() {
+        return Optional.ofNullable(shard).map(long[]::clone);
+    }
+
+    /** True when the destination is not sharded: the inner chunks of a sharded source become chunks. */
+    public boolean noShard() {
+        return noShard;
+    }
+
+    /** The bytes-to-bytes codecs, in order (empty list: none); empty: the source's. */
+    public Optional<List<CodecMetadata>> codecs() {
+        return Optional.ofNullable(codecs);
+    }
+
+    /** The byte order of the {@code bytes} codec; empty: the source's. */
+    public Optional<ByteOrder> endian() {
+        return Optional.ofNullable(endian);
+    }
+
+    /** 2 or 3; default 3. */
+    public int zarrFormat() {
+        return zarrFormat;
+    }
+
+    /** Threads decoding and encoding chunks; empty: one per processor. */
+    public OptionalInt threads() {
+        return threads == null ? OptionalInt.empty() : OptionalInt.of(threads);
+    }
+
+    /** Blocks of destination shards in flight at once; default 2. */
+    public int parallel() {
+        return parallel;
+    }
+
+    /** Memory for the blocks in flight; blocks shrink to fit. Default 2 GiB. */
+    public long memoryBytes() {
+        return memoryBytes;
+    }
+
+    /** The backend that reads the source; default {@code cpu}. The destination is always encoded on the CPU. */
+    public String backend() {
+        return backend;
+    }
+
+    /**
+     * True when a destination holding a Zarr store (and not an unfinished conversion of this source
+     * with these options) is emptied first; a directory holding anything but a Zarr store is refused
+     * even so.
+     */
+    public boolean overwrite() {
+        return overwrite;
+    }
+
+    /** True when, at the end, the SHA-256 of every array's elements is compared in source and destination. */
+    public boolean verify() {
+        return verify;
+    }
+
+    /**
+     * Stop after writing this many shards (chunks when unsharded) and leave the destination to be
+     * resumed; for testing resumption. Empty: no limit.
+     */
+    public OptionalLong maxShards() {
+        return maxShards == null ? OptionalLong.empty() : OptionalLong.of(maxShards);
+    }
+
+    @Override
+    public String toString() {
+        return "ConvertOptions[chunks=" + (chunks == null ? "source" : ConvertPlan.join(chunks))
+                + ", shard=" + (shard == null ? (noShard ? "none" : "source") : ConvertPlan.join(shard))
+                + ", codecs=" + (codecs == null ? "source" : codecs) + ", endian=" + (endian == null ? "source"
+                : ConvertPlan.endianName(endian)) + ", zarrFormat=" + zarrFormat + ", threads="
+                + (threads == null ? "default" : threads) + ", parallel=" + parallel + ", memoryBytes=" + memoryBytes
+                + ", backend=" + backend + ", overwrite=" + overwrite + ", verify=" + verify + ", maxShards="
+                + (maxShards == null ? "none" : maxShards) + "]";
+    }
+
+    /** Builds {@link ConvertOptions}; {@link #build()} checks them. Not thread-safe. */
+    public static final class Builder {
+        private long[] chunks;
+        private long[] shard;
+        private boolean noShard;
+        private List<CodecMetadata> codecs;
+        private ByteOrder endian;
+        private int zarrFormat = 3;
+        private Integer threads;
+        private int parallel = 2;
+        private long memoryBytes = 2048L << 20;
+        private String backend = "cpu";
+        private boolean overwrite;
+        private boolean verify;
+        private Long maxShards;
+
+        private Builder() {
+        }
+
+        /** The chunk shape (the inner chunks when sharded), -1 for a whole dimension; null: the source's. */
+        public Builder chunks(long... chunks) {
+            this.chunks = chunks == null ? null : chunks.clone();
+            return this;
+        }
+
+        /** Shard with this shard shape, a multiple of the chunk shape, -1 for a whole dimension; null: as the source. */
+        public Builder shard(long... shard) {
+            this.shard = shard == null ? null : shard.clone();
+            return this;
+        }
+
+        /** Remove sharding: the inner chunks become the chunks (unless {@link #chunks}). */
+        public Builder noShard(boolean noShard) {
+            this.noShard = noShard;
+            return this;
+        }
+
+        /**
+         * The bytes-to-bytes codecs of the new chain, in order; an empty list for none, null for the
+         * source's. Configuration left out gets the defaults readers elsewhere need spelled out
+         * (zstd level 3 without checksum, gzip level 5, blosc lz4 level 5 with shuffle).
+         */
+        public Builder codecs(List<CodecMetadata> codecs) {
+            this.codecs = codecs == null ? null : List.copyOf(codecs);
+            return this;
+        }
+
+        /** The byte order of the {@code bytes} codec; null: the source's. */
+        public Builder endian(ByteOrder endian) {
+            this.endian = endian;
+            return this;
+        }
+
+        /** The Zarr format of the destination, 2 or 3. */
+        public Builder zarrFormat(int zarrFormat) {
+            this.zarrFormat = zarrFormat;
+            return this;
+        }
+
+        /** Threads decoding and encoding chunks, at least 1. */
+        public Builder threads(int threads) {
+            this.threads = threads;
+            return this;
+        }
+
+        /** Blocks of destination shards in flight at once, at least 1. */
+        public Builder parallel(int parallel) {
+            this.parallel = parallel;
+            return this;
+        }
+
+        /** Memory for the blocks in flight, in bytes, at least 1; blocks shrink to fit. */
+        public Builder memoryBytes(long memoryBytes) {
+            this.memoryBytes = memoryBytes;
+            return this;
+        }
+
+        /** The backend that reads the source, by name ({@code cpu}, {@code cuda}, {@code opencl}). */
+        public Builder backend(String backend) {
+            this.backend = Objects.requireNonNull(backend, "backend");
+            return this;
+        }
+
+        public Builder overwrite(boolean overwrite) {
+            this.overwrite = overwrite;
+            return this;
+        }
+
+        public Builder verify(boolean verify) {
+            this.verify = verify;
+            return this;
+        }
+
+        /** Stop after writing this many shards (chunks when unsharded), 0 or more. */
+        public Builder maxShards(long maxShards) {
+            this.maxShards = maxShards;
+            return this;
+        }
+
+        /**
+         * The options.
+         *
+         * @throws ConvertOptionsException when they do not fit together: a shard and no shard, a Zarr
+         *                                 format other than 2 or 3, a shard in Zarr v2, counts below 1,
+         *                                 a shard that is not a multiple of the chunks
+         */
+        public ConvertOptions build() {
+            if (shard != null && noShard) {
+                throw new ConvertOptionsException("--shard and --no-shard exclude each other");
+            }
+            if (zarrFormat != 2 && zarrFormat != 3) {
+                throw new ConvertOptionsException("--zarr-format must be 2 or 3, got " + zarrFormat);
+            }
+            if (shard != null && zarrFormat == 2) {
+                throw new ConvertOptionsException("--shard needs --zarr-format 3: Zarr v2 has no sharding");
+            }
+            if (parallel < 1 || (threads != null && threads < 1) || memoryBytes < 1) {
+                throw new ConvertOptionsException("--parallel, --threads and --memory must be at least 1");
+            }
+            if (maxShards != null && maxShards < 0) {
+                throw new ConvertOptionsException("--max-shards must be 0 or more");
+            }
+            if (chunks != null && shard != null && chunks.length == shard.length) {
+                for (int i = 0; i < chunks.length; i++) {
+                    if (chunks[i] > 0 && shard[i] > 0 && shard[i] % chunks[i] != 0) {
+                        throw new ConvertOptionsException("--shard " + ConvertPlan.join(shard)
+                                + " is not a multiple of --chunks " + ConvertPlan.join(chunks) + " in dimension " + i
+                                + " (" + shard[i] + " % " + chunks[i] + " = " + shard[i] % chunks[i] + ")");
+                    }
+                }
+            }
+            return new ConvertOptions(this);
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package dev.zarrdirect.core.convert;
+
+/**
+ * Options that do not fit together or do not fit the source: a shard that is not a multiple of the
+ * chunks, a chunk shape of another rank than the array's, a codec nobody provides, a codec chain
+ * Zarr v2 cannot express, a destination inside the source. Thrown before anything is written. The
+ * message names the option as the CLI spells it ({@code --shard} for
+ * {@link ConvertOptions.Builder#shard}) and the values seen.
+ */
+public class ConvertOptionsException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    public ConvertOptionsException(String message) {
+        super(message);
+    }
+
+    public ConvertOptionsException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
