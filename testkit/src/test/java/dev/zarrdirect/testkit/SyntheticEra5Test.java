@@ -37,7 +37,7 @@ class SyntheticEra5Test {
             "5,   7,   0, 3, 9,  770ec40202ccbb79be6dc1d4f0fc2c75cca5a76674088867bc401f8bafb7d14e",
             "181, 360, 0, 3, 8,  ade96aa981841d36b2cd45f46e313001428a4064da9a7c8eca6c641138fcee95",
             "4,   6,   5, 2, 17, de0032df255156d6f4339eed3e8c1271166061ed1ca661f0e809e927e9c88569"})
-    void fillWritesTheBytesThatEra5SynthWrote(int lat, int lon, long t0, int steps, int channels, String sha256) {
+    void fillWritesTheBytesThatTheCliGeneratorWrote(int lat, int lon, long t0, int steps, int channels, String sha256) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate((long) steps * channels * lat * lon * 4);
             new SyntheticEra5(lat, lon).fill(s, t0, steps, channels);
@@ -46,7 +46,7 @@ class SyntheticEra5Test {
     }
 
     @Test
-    void valueEqualsTheElementThatFillWritesAndThatEra5SynthComputed() {
+    void valueEqualsTheElementThatFillWritesAndThatTheCliGeneratorComputed() {
         SyntheticEra5 g = new SyntheticEra5(181, 360);
         assertEquals(1204334592, Float.floatToRawIntBits(g.value(2, 3, 90, 180)));
         assertEquals(1203879936, Float.floatToRawIntBits(g.value(0, 7, 180, 359)));

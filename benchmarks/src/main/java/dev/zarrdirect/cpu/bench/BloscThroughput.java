@@ -10,19 +10,17 @@ import dev.zarrdirect.cpu.codec.bytestobytes.blosc.BloscWorkspace;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /**
- * Single-core blosc decode throughput of {@link BloscCodec} on ERA5-like float32 chunks (a smooth
- * temperature field in kelvin with 0.05 K noise, as {@link ZstdThroughput} makes them), typesize 4.
+ * Single-core blosc decode throughput of {@link BloscCodec} on ERA5-like float32 chunks (as
+ * {@link ZstdThroughput} makes them), typesize 4.
  * Chunks are encoded once, then decoded on one thread, one chunk per batch, after a warm-up; the
  * figure is decoded bytes per second. Run it with
- * {@code java -cp <test and main classes, dependencies> dev.zarrdirect.cpu.bench.BloscThroughput [totalMiB] [chunkKiB] [cname] [shuffle] [clevel]}.
+ * {@code java -cp <benchmarks classes, dependencies> dev.zarrdirect.cpu.bench.BloscThroughput [totalMiB] [chunkKiB] [cname] [shuffle] [clevel]}.
  */
 public final class BloscThroughput {
 
@@ -46,9 +44,8 @@ public final class BloscThroughput {
                      codec.maxEncodedSize(chunkBytes));
              HostBuffer out = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST, chunkBytes)) {
             long encodedTotal = 0;
-            SplittableRandom random = new SplittableRandom(2020);
             for (int c = 0; c < chunks; c++) {
-                ZstdThroughput.era5Like(raw.segment(), c, random);
+                ZstdThroughput.era5Like(raw.segment(), c);
                 CodecBatch b = CodecBatch.of(raw, scratch, "bench chunk " + c);
                 codec.encode(b);
                 b.throwIfFailed();
@@ -81,8 +78,6 @@ public final class BloscThroughput {
             encoded.forEach(HostBuffer::close);
         }
     }
-
-
 
     /** {@code BloscThroughput [totalMiB=256] [chunkKiB=1024] [cname=lz4] [shuffle=shuffle] [clevel=5]}. */
     public static void main(String[] args) {

@@ -24,7 +24,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.ServiceLoader;
 
 /**
@@ -99,9 +98,8 @@ public final class ZstdKernelBench {
                     Codec enc = cpu.create("zstd", Map.of("level", (long) level), Device.CPU).orElseThrow();
                     List<byte[]> data = new ArrayList<>(fileData.subList(0, framesFrom != null ? distinct : 0));
                     List<byte[]> frames = new ArrayList<>(fileFrames.subList(0, framesFrom != null ? distinct : 0));
-                    Random rnd = new Random(seed + size * 31 + level);
                     for (int i = data.size(); i < distinct; i++) {
-                        byte[] d = Data.era5Like(rnd, (int) size);
+                        byte[] d = Data.era5Like(seed + size * 31 + level, i, (int) size);
                         data.add(d);
                         frames.add(encode((BytesToBytesCodec) enc, d));
                     }

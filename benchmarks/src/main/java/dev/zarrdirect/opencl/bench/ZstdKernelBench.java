@@ -5,6 +5,7 @@ import dev.zarrdirect.api.backend.ProbeResult;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.OpenClBackendProvider;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClZstdCodec;
+import dev.zarrdirect.testkit.SyntheticEra5;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -12,13 +13,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.SplittableRandom;
 
 import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
 
 /**
  * Throughput of the OpenCL zstd decoder ({@code zd_zstd_decode_batch}) alone: {@code N} frames of
- * {@code S} bytes of ERA5-like float32 data (a smooth field plus noise) are compressed at level
+ * {@code S} bytes of ERA5-like float32 data ({@link SyntheticEra5}) are compressed at level
  * {@code L} with zstd-jni, uploaded once into one device buffer, then decoded in one launch per
  * batch, {@code R} times after a warm-up launch (which also compiles the program). Reported: decoded
  * GB/s (10^9 bytes per second) from the kernel's device time (queue profiling), and from the wall
@@ -63,9 +63,8 @@ public final class ZstdKernelBench {
         byte[][] raw = new byte[frames][];
         byte[][] enc = new byte[frames][];
         long encTotal = 0;
-        SplittableRandom random = new SplittableRandom(2020);
         for (int f = 0; f < frames; f++) {
-            raw[f] = era5Like(frameBytes, f, random);
+            raw[f] = era5Like(frameBytes, f);
             enc[f] = Zstd.compress(raw[f], level);
             encTotal += enc[f].length;
         }
@@ -129,19 +128,13 @@ public final class ZstdKernelBench {
         }
     }
 
-    /** Float32 values of a smooth field over a grid, with small noise; frame {@code f} shifts the phase. */
-    static byte[] era5Like(int bytes, int f, SplittableRandom random) {
-        byte[] b = new byte[bytes];
-        MemorySegment s = MemorySegment.ofArray(b);
-        int n = bytes / 4;
-        int lon = 1440;
-        for (int i = 0; i < n; i++) {
-            double lat = (i / lon) * 0.25;
-            double lo = (i % lon) * 0.25;
-            float v = (float) (273.15 + 20 * Math.cos(Math.toRadians(lat - 45 + f)) + 5 * Math.sin(Math.toRadians(3 * lo))
-                    + random.nextDouble() * 0.05);
-            s.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, v);
-        }
-        return b;
+    /**
+     * Frame {@code f}'s decoded bytes: the ERA5-like array ({@link SyntheticEra5}, a quarter-degree
+     * grid, sixteen channels, seed 2020) from the start of time step {@code f}.
+     */
+    static byte[] era5Like(int bytes, int f) {
+        return DATA.bytes(bytes, f, 16);
     }
+
+    private static final SyntheticEra5 DATA = new SyntheticEra5(721, 1440, 2020);
 }
