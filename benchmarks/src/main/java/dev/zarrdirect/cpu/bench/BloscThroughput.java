@@ -6,7 +6,7 @@ import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.cpu.CpuBackend;
 import dev.zarrdirect.cpu.codec.bytestobytes.BloscCodec;
-import dev.zarrdirect.cpu.codec.bytestobytes.blosc.BloscWorkspace;
+import net.jpountz.lz4.LZ4Factory;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +17,8 @@ import java.util.Map;
 
 /**
  * Single-core blosc decode throughput of {@link BloscCodec} on ERA5-like float32 chunks (as
- * {@link ZstdThroughput} makes them), typesize 4.
+ * {@link ZstdThroughput} makes them), typesize 4. The log names the LZ4 implementation that the
+ * codec uses (lz4-java's fastest instance, as in {@code BloscWorkspace}).
  * Chunks are encoded once, then decoded on one thread, one chunk per batch, after a warm-up; the
  * figure is decoded bytes per second. Run it with
  * {@code java -cp <benchmarks classes, dependencies> dev.zarrdirect.cpu.bench.BloscThroughput [totalMiB] [chunkKiB] [cname] [shuffle] [clevel]}.
@@ -56,7 +57,7 @@ public final class BloscThroughput {
                 encodedTotal += n;
             }
             log.printf(Locale.ROOT, "blosc %s/%s clevel %d (%s): %d chunks of %d bytes, ratio %.2f%n", cname, shuffle,
-                    clevel, BloscWorkspace.lz4Implementation(), chunks, chunkBytes,
+                    clevel, LZ4Factory.fastestInstance(), chunks, chunkBytes,
                     (double) chunks * chunkBytes / encodedTotal);
             ZstdThroughput.decodeAll(codec, encoded, out, Math.max(3, 256 / chunks));
             int rounds = 1;

@@ -229,10 +229,10 @@ public final class ZstdKernelBench {
                                     drv.eventRecord(e1, stream);
                                     drv.eventSynchronize(e1);
                                     if (r >= 0) {
-                                        ms[r] = drv.eventElapsedMillis(e0, e1);
+                                        ms[r] = CudaEvents.elapsedMillis(drv, e0, e1);
                                         if (mp) {
                                             for (int k = 0; k < at1[0]; k++) {
-                                                passMs[r][k] = drv.eventElapsedMillis(k == 0 ? e0 : passEv[k - 1], passEv[k]);
+                                                passMs[r][k] = CudaEvents.elapsedMillis(drv, k == 0 ? e0 : passEv[k - 1], passEv[k]);
                                             }
                                         }
                                     }
