@@ -31,8 +31,10 @@ import java.util.ServiceLoader;
  * a batch of at least {@code --batch-gib} (default 1) GiB decoded, uploaded once; only the launches
  * are timed, with CUDA events, over {@code --reps} repetitions after {@code --warmup}. Prints decoded
  * GB/s (median, min, max) and the fraction of the memory bandwidth used (bytes in plus out per
- * second over {@code --peak-tbs}, 4.8 TB/s for an H200). The CPU encoder (backend-cpu, found with
- * ServiceLoader) writes the frames; every output is checked against the input once.
+ * second over {@code --peak-tbs}, 4.8 TB/s for an H200). The frames' data is ERA5-like
+ * ({@link dev.zarrdirect.testkit.SyntheticEra5}, see {@link Data#era5Like}); the CPU encoder
+ * (backend-cpu, found with ServiceLoader) writes the frames; every output is checked against the
+ * input once.
  *
  * <pre>bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench [--batch-gib 1] [--reps 10] [--warmup 2]
  *     [--sizes 65536,1048576,4194304] [--levels 1,3,9] [--threads 32] [--peak-tbs 4.8] [--frames-from DIR]</pre>
