@@ -63,7 +63,6 @@ public final class OpenClBackend implements Backend {
 
     /** The resource holding this backend's byte-level kernels. */
     static final String KERNELS = "dev/zarrdirect/opencl/zd_backend.cl";
-    private static final long CL_QUEUE_PROFILING_ENABLE = 1L << 1;
     private static final int MAX_GROUPS_PER_ROW = 1024;
 
     private record Live(long id, MemoryKind kind, long bytes, String thread, Throwable allocatedAt,
@@ -97,7 +96,7 @@ public final class OpenClBackend implements Backend {
             // a driver may start its compiler here (PoCL: LLVM), which replaces signal handlers
             ctx = SignalHandlers.keep(() -> clCreateContext(props, info.id(), null, 0, err));
             ClErrors.check(err.get(0), "clCreateContext", "for " + info);
-            q = clCreateCommandQueue(ctx, info.id(), CL_QUEUE_PROFILING_ENABLE, err);
+            q = clCreateCommandQueue(ctx, info.id(), 0, err);
             ClErrors.check(err.get(0), "clCreateCommandQueue", "for " + info);
             ok = true;
         } finally {
@@ -186,7 +185,7 @@ public final class OpenClBackend implements Backend {
         return context;
     }
 
-    /** The in-order {@code cl_command_queue}, created with profiling enabled. */
+    /** The in-order {@code cl_command_queue}. */
     public long queue() {
         checkOpen();
         return queue;
@@ -523,28 +522,6 @@ public final class OpenClBackend implements Backend {
                     throw new OpenClException(what + " on " + device + " failed: clWaitForEvents returned " + rc + " "
                             + ClErrors.name(rc) + ", command status " + st.get(0) + " " + ClErrors.name(st.get(0)), rc);
                 }
-            }
-        } finally {
-            clReleaseEvent(event);
-        }
-    }
-
-    /**
-     * Waits for {@code event} as {@link #await} does and returns the device time of its command
-     * (profiling end minus start, nanoseconds; the queue is created with profiling enabled).
-     */
-    public long awaitTimed(long event, String what) {
-        clRetainEvent(event);
-        try {
-            await(event, what);
-            try (MemoryStack stack = MemoryStack.stackPush()) {
-                java.nio.LongBuffer t = stack.mallocLong(1);
-                ClErrors.check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, t, null),
-                        "clGetEventProfilingInfo", "of " + what);
-                long start = t.get(0);
-                ClErrors.check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, t, null),
-                        "clGetEventProfilingInfo", "of " + what);
-                return t.get(0) - start;
             }
         } finally {
             clReleaseEvent(event);

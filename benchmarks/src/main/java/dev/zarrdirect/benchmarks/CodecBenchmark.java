@@ -10,6 +10,7 @@ import dev.zarrdirect.cpu.codec.bytestobytes.BloscCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.Crc32cCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.GzipCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdCodec;
+import dev.zarrdirect.testkit.SyntheticEra5;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -23,14 +24,13 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * CPU codecs on one 1 MiB ERA5-like float32 chunk ({@link Era5Like#chunk}), one chunk per
- * operation on one thread. Each op is {@link Era5Like#CHUNK_ELEMENTS} * 4 = 1,048,576 decoded bytes,
+ * CPU codecs on one 1 MiB ERA5-like float32 chunk ({@link #chunk}: the t2m field of
+ * {@link SyntheticEra5} on a 512 x 512 grid), one chunk per operation on one thread. Each op is
+ * {@link #CHUNK_ELEMENTS} * 4 = 1,048,576 decoded bytes,
  * so MB/s = 1,048,576 / (µs per op).
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -39,6 +39,14 @@ import java.util.concurrent.TimeUnit;
 public class CodecBenchmark {
 
     static final long SEED = 42;
+
+    /** Elements in the 1 MiB float32 chunk. */
+    static final int CHUNK_ELEMENTS = 512 * 512;
+
+    /** Writes the chunk into {@code out}: time step 0 of t2m ({@link SyntheticEra5}, 512 x 512, seed {@value #SEED}). */
+    static void chunk(MemorySegment out) {
+        new SyntheticEra5(512, 512, SEED).fill(out, 0, 1, 1);
+    }
 
     /** The chunk, encoded once by a codec, with buffers for decoding it and encoding it again. */
     public abstract static class CodecState {
@@ -56,11 +64,9 @@ public class CodecBenchmark {
         public void setUp() {
             backend = new CpuBackend();
             codec = codec();
-            float[] chunk = Era5Like.chunk(SEED);
-            long n = chunk.length * 4L;
+            long n = CHUNK_ELEMENTS * 4L;
             decoded = backend.allocate(Device.CPU, MemoryKind.HOST, n);
-            MemorySegment.copy(chunk, 0, decoded.segment(),
-                    ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 0, chunk.length);
+            chunk(decoded.segment());
             encoded = backend.allocate(Device.CPU, MemoryKind.HOST, codec.maxEncodedSize(n));
             CodecBatch b = CodecBatch.of(decoded, encoded, "era5-like chunk");
             codec.encode(b);

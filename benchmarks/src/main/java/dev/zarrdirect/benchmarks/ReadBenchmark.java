@@ -11,6 +11,7 @@ import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.metadata.FillValue;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
 import dev.zarrdirect.core.store.memory.MemoryStore;
+import dev.zarrdirect.testkit.SyntheticEra5;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,9 +26,6 @@ import org.openjdk.jmh.annotations.TearDown;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -38,7 +36,7 @@ import java.util.stream.Stream;
 
 /**
  * {@link ZarrArray#read()} of a whole {@code [64, 8, 181, 360]} float32 array (time, level, lat,
- * lon; 133,447,680 bytes) of ERA5-like fields, from a {@link MemoryStore} or a
+ * lon; 133,447,680 bytes) of ERA5-like fields ({@link SyntheticEra5}, seed {@value #SEED}), from a {@link MemoryStore} or a
  * {@link FileSystemStore} in a temporary directory (read through the page cache after the write),
  * with the decode spread over {@code threads} CPU workers.
  *
@@ -95,30 +93,22 @@ public class ReadBenchmark {
     }
 
     /**
-     * Creates array "t" in {@code store} and writes ERA5-like fields into it, 8 time steps at a
+     * Creates array "t" in {@code store} and writes ERA5-like fields ({@link SyntheticEra5}) into it, 8 time steps at a
      * time (whole shards for the sharded layout).
      */
     static ZarrArray write(ZarrContext ctx, Store store, String layout, long[] shape) {
         ZarrArray a = Zarr.createArray(ctx, store, "t", metadata(layout, shape));
+        SyntheticEra5 data = new SyntheticEra5((int) shape[2], (int) shape[3], SEED);
         long step = Math.min(8, shape[0]);
         for (long t0 = 0; t0 < shape[0]; t0 += step) {
             long nt = Math.min(step, shape[0] - t0);
             try (Tensor slab = Tensor.allocateHost(DataType.FLOAT32, nt, shape[1], shape[2], shape[3])) {
-                long off = 0;
-                for (long t = t0; t < t0 + nt; t++) {
-                    for (long lev = 0; lev < shape[1]; lev++) {
-                        float[] f = Era5Like.field(t, lev, (int) shape[2], (int) shape[3], SEED);
-                        MemorySegment.copy(f, 0, slab.segment(), FLOATS, off, f.length);
-                        off += f.length * 4L;
-                    }
-                }
+                data.fill(slab.segment(), t0, (int) nt, (int) shape[1]);
                 a.write(new long[]{t0, 0, 0, 0}, slab);
             }
         }
         return a;
     }
-
-    static final ValueLayout.OfFloat FLOATS = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.nativeOrder());
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {

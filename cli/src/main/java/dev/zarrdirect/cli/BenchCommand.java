@@ -1,6 +1,5 @@
 package dev.zarrdirect.cli;
 
-import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.api.backend.Backend;
@@ -14,8 +13,9 @@ import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.grid.Shapes;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.CodecMetadata;
-import dev.zarrdirect.core.metadata.FillValue;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
+import dev.zarrdirect.testkit.Era5Layout;
+import dev.zarrdirect.testkit.SyntheticEra5;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -38,7 +38,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.stream.IntStream;
 
 /**
  * Reads a whole array (or a region) several times and reports decoded GB/s, median and spread; on
@@ -321,9 +320,9 @@ final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--shape needs 4 extents T,C,Y,X, got "
                     + Arrays.toString(shape));
         }
-        boolean sharded = switch (generate) {
-            case "era5" -> false;
-            case "era5-sharded" -> true;
+        Era5Layout layout = switch (generate) {
+            case "era5" -> Era5Layout.PLAIN;
+            case "era5-sharded" -> Era5Layout.SHARDED;
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--generate must be era5 or era5-sharded, got \"" + generate + "\"");
         };
@@ -354,8 +353,7 @@ final class BenchCommand implements Callable<Integer> {
             int c = (int) shape[1];
             int y = (int) shape[2];
             int x = (int) shape[3];
-            CodecMetadata bytes = CodecMetadata.of("bytes", Map.of("endian", "little"));
-            List<CodecMetadata> leaf = new ArrayList<>(List.of(bytes));
+            List<CodecMetadata> leaf = new ArrayList<>(List.of(CodecMetadata.of("bytes", Map.of("endian", "little"))));
             switch (compressor) {
                 case "zstd" -> leaf.add(CodecMetadata.of("zstd", Map.of("level", level, "checksum", false)));
                 case "blosc" -> leaf.add(CodecMetadata.of("blosc", Map.of("cname", "lz4", "clevel", Math.min(9, level),
@@ -365,25 +363,11 @@ final class BenchCommand implements Callable<Integer> {
                 default -> throw new CommandLine.ParameterException(spec.commandLine(),
                         "--compressor must be zstd, blosc, gzip or none, got \"" + compressor + "\"");
             }
-            List<CodecMetadata> codecs = sharded
-                    ? List.of(CodecMetadata.of("sharding_indexed", Map.of("chunk_shape", List.of(1L, 1L, (long) y, (long) x),
-                    "codecs", leaf.stream().map(CodecMetadata::toJson).toList(),
-                    "index_codecs", List.of(bytes.toJson(), CodecMetadata.of("crc32c", Map.of()).toJson()),
-                    "index_location", "end")))
-                    : List.copyOf(leaf);
-            ArrayMetadata md = ArrayMetadata.create(shape, DataType.FLOAT32, new long[]{1, c, y, x},
-                            FillValue.parse("NaN", DataType.FLOAT32, "bench"), codecs)
-                    .withDimensionNames(List.of("time", "channel", "lat", "lon"));
+            ArrayMetadata md = layout.metadata(shape, leaf);
             ZarrArray a = Zarr.createArray(ctx, store, "", md.withAttributes(Map.of(MARKER, generate + "/" + compressor, "complete", false)));
-            Era5Synth synth = new Era5Synth(y, x);
             Progress p = new Progress(err, Progress.stderrIsTerminal(), "generating", "steps", t);
             long[] done = {0};
-            // Time steps in parallel: generation is as costly as compression.
-            IntStream.range(0, t).parallel().forEach(step -> {
-                try (Tensor slab = Tensor.allocateHost(DataType.FLOAT32, 1, c, y, x)) {
-                    synth.fill(slab.segment(), step, 1, c);
-                    a.write(new long[]{step, 0, 0, 0}, slab);
-                }
+            new SyntheticEra5(y, x).writeAll(a, step -> {
                 synchronized (done) {
                     p.update(++done[0], done[0] * (long) c * y * x * 4);
                 }

@@ -14,6 +14,7 @@ import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.metadata.FillValue;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
+import dev.zarrdirect.testkit.SyntheticEra5;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -46,7 +47,7 @@ final class DemoCommand implements Callable<Integer> {
 
     static final String ARRAY = "era5";
     static final String MARKER = "zarr_direct_demo";
-    static final int CHANNELS = Era5Synth.CHANNELS.size();
+    static final int CHANNELS = SyntheticEra5.CHANNELS.size();
     static final int LAT = 181;
     static final int LON = 360;
     static final int WRITE_SLAB_STEPS = 4;
@@ -215,23 +216,23 @@ final class DemoCommand implements Callable<Integer> {
         attrs.put(MARKER, 1L);
         attrs.put("complete", false);
         attrs.put("title", "synthetic ERA5-like fields on a 1-degree grid, written by zarr-direct demo");
-        attrs.put("channel_names", List.copyOf(Era5Synth.CHANNELS));
-        attrs.put("seed", Era5Synth.SEED);
+        attrs.put("channel_names", List.copyOf(SyntheticEra5.CHANNELS));
+        attrs.put("seed", SyntheticEra5.DEFAULT_SEED);
         Zarr.createGroup(ctx, store, "", attrs);
         ArrayMetadata md = ArrayMetadata.create(shape, DataType.FLOAT32, new long[]{1, CHANNELS, LAT, LON},
                         FillValue.parse("NaN", DataType.FLOAT32, "demo fill value"),
                         List.of(CodecMetadata.of("bytes", Map.of("endian", "little")),
                                 CodecMetadata.of("zstd", Map.of("level", 3L, "checksum", false))))
                 .withDimensionNames(List.of("time", "channel", "lat", "lon"))
-                .withAttributes(Map.of("units", List.of("K", "m s-1", "m s-1", "Pa", "m2 s-2", "K", "kg m-2", "Pa")));
+                .withAttributes(Map.of("units", SyntheticEra5.UNITS));
         ZarrArray array = Zarr.createArray(ctx, store, ARRAY, md);
-        Era5Synth synth = new Era5Synth(LAT, LON);
+        SyntheticEra5 synth = new SyntheticEra5(LAT, LON);
         Progress p = new Progress(err, terminal, "writing", "steps", steps);
         long written = 0;
         try (Tensor slab = Tensor.allocateHost(DataType.FLOAT32, WRITE_SLAB_STEPS, CHANNELS, LAT, LON)) {
             for (long t = 0; t < steps; t += WRITE_SLAB_STEPS) {
                 int n = (int) Math.min(WRITE_SLAB_STEPS, steps - t);
-                synth.fill(slab.segment(), t, n);
+                synth.fill(slab.segment(), t, n, CHANNELS);
                 if (n == WRITE_SLAB_STEPS) {
                     array.write(new long[]{t, 0, 0, 0}, slab);
                 } else {
@@ -255,7 +256,7 @@ final class DemoCommand implements Callable<Integer> {
         if (!tensor.buffer().kind().hostAccessible()) {
             return;
         }
-        Era5Synth synth = new Era5Synth(LAT, LON);
+        SyntheticEra5 synth = new SyntheticEra5(LAT, LON);
         MemorySegment seg = tensor.segment();
         ValueLayout.OfFloat f32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
         int[][] at = {{0, 0, 0, 0}, {0, 3, 90, 180}, {0, 7, LAT - 1, LON - 1}};

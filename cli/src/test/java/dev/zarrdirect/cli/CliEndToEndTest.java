@@ -276,6 +276,8 @@ class CliEndToEndTest {
 
         assertEquals(0, first.code(), first.err());
         String sha = shaLine(first.out());
+        // computed with the CLI's own generator at 732b923, before the testkit had it, so figures compare
+        assertTrue(sha.contains("ade96aa981841d36b2cd45f46e313001428a4064da9a7c8eca6c641138fcee95"), sha);
         Result check = run("checksum", dir.resolve("era5").toString());
         assertEquals(0, check.code(), check.err());
         assertEquals(sha, shaLine(check.out()));

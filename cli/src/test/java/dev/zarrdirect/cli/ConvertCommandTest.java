@@ -13,6 +13,7 @@ import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.metadata.FillValue;
 import dev.zarrdirect.core.store.Stores;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
+import dev.zarrdirect.testkit.SyntheticEra5;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -76,7 +77,7 @@ class ConvertCommandTest {
                 .withAttributes(Map.of("units", "K"));
         ZarrArray a = Zarr.createArray(store, path, md);
         try (Tensor t = Tensor.allocateHost(DataType.FLOAT32, T, C, LAT, LON)) {
-            new Era5Synth((int) LAT, (int) LON).fill(t.segment(), 0, (int) T, (int) C);
+            new SyntheticEra5((int) LAT, (int) LON).fill(t.segment(), 0, (int) T, (int) C);
             a.write(t);
         }
         return a;

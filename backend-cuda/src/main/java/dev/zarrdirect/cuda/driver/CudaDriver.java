@@ -10,7 +10,6 @@ import java.util.Optional;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -80,7 +79,7 @@ public final class CudaDriver {
     private final MethodHandle cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent, cuCtxSynchronize;
     private final MethodHandle cuDevicePrimaryCtxSetFlags;
     private final MethodHandle cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamWaitEvent;
-    private final MethodHandle cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy;
+    private final MethodHandle cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventDestroy;
     private final MethodHandle cuMemAlloc, cuMemFree, cuMemAllocAsync, cuMemFreeAsync, cuDeviceGetDefaultMemPool;
     private final MethodHandle cuMemPoolSetAttribute, cuMemPoolGetAttribute, cuMemPoolTrimTo;
     private final MethodHandle cuMemAllocManaged, cuMemGetInfo;
@@ -122,8 +121,6 @@ public final class CudaDriver {
         cuEventCreate = bind(iAI, "cuEventCreate");
         cuEventRecord = bind(iLL, "cuEventRecord");
         cuEventSynchronize = bind(iL, "cuEventSynchronize");
-        cuEventElapsedTime = bind(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG),
-                "cuEventElapsedTime_v2", "cuEventElapsedTime");
         cuEventDestroy = bind(iL, "cuEventDestroy_v2", "cuEventDestroy");
         cuMemAlloc = bind(iAL, "cuMemAlloc_v2");
         cuMemFree = bind(iL, "cuMemFree_v2");
@@ -445,17 +442,6 @@ public final class CudaDriver {
     public void eventSynchronize(long event) {
         try {
             check((int) cuEventSynchronize.invokeExact(event), "cuEventSynchronize");
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** Milliseconds between two recorded, completed events. */
-    public float eventElapsedMillis(long start, long end) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment v = a.allocate(JAVA_FLOAT);
-            check((int) cuEventElapsedTime.invokeExact(v, start, end), "cuEventElapsedTime");
-            return v.get(JAVA_FLOAT, 0);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -212,14 +212,6 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
      * ({@code out}: offset, size pairs); returns the status word of each frame.
      */
     public static int[] run(OpenClBackend b, long srcMem, long dstMem, long[] in, long[] out) {
-        return run(b, srcMem, dstMem, in, out, null);
-    }
-
-    /**
-     * As {@link #run(OpenClBackend, long, long, long[], long[])}; when {@code launchNanos} is given,
-     * its first element receives the launch's device time from the queue's profiling counters.
-     */
-    public static int[] run(OpenClBackend b, long srcMem, long dstMem, long[] in, long[] out, long[] launchNanos) {
         int n = in.length / 2;
         ClKernel k = kernel(b);
         long local = localSize(b, k);
@@ -248,11 +240,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
                     new ClKernel.Mem(dstMem), new ClKernel.Mem(subs[2]), new ClKernel.Mem(subs[3]),
                     new ClKernel.Mem(scratch), new ClKernel.U64(SCRATCH_PER_FRAME), new ClKernel.Mem(status),
                     new ClKernel.U32(n));
-            if (launchNanos != null) {
-                launchNanos[0] = b.awaitTimed(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
-            } else {
-                b.await(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
-            }
+            b.await(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
             MemorySegment st = a.allocate(4L * n, 4);
             b.read(status, 0, st, 0, 4L * n);
             int[] result = new int[n];

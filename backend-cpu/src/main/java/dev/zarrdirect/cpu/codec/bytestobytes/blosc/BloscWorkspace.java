@@ -59,11 +59,6 @@ public final class BloscWorkspace implements AutoCloseable {
         }
     }
 
-    /** Which LZ4 implementation runs, for logs and benchmarks. */
-    public static String lz4Implementation() {
-        return LZ4.toString();
-    }
-
     /** Scratch for one block of {@code bytes} bytes. */
     public MemorySegment block(long bytes) {
         if (block.byteSize() < bytes) {

@@ -157,7 +157,7 @@ public final class ReaderBench {
                     drv.eventRecord(e1, s);
                     drv.eventSynchronize(e1);
                     if (i >= 0) {
-                        gbs[i] = n / (drv.eventElapsedMillis(e0, e1) / 1e3) / 1e9;
+                        gbs[i] = n / (CudaEvents.elapsedMillis(drv, e0, e1) / 1e3) / 1e9;
                     }
                 }
             } finally {

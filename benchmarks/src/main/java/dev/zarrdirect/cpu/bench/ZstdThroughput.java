@@ -6,20 +6,18 @@ import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.cpu.CpuBackend;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdCodec;
+import dev.zarrdirect.testkit.SyntheticEra5;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /**
- * Single-core zstd decode throughput of {@link ZstdCodec} on ERA5-like float32 chunks: a smooth
- * field (a few sines over a lat/lon grid) plus small noise, which compresses about as real
- * reanalysis temperature does. Chunks are encoded once, then decoded on one thread, one chunk per
+ * Single-core zstd decode throughput of {@link ZstdCodec} on ERA5-like float32 chunks
+ * ({@link SyntheticEra5}), which compress about as real reanalysis fields do. Chunks are encoded once, then decoded on one thread, one chunk per
  * batch as the CPU backend prefers, after a warm-up; the figure is decoded bytes per second.
  */
 public final class ZstdThroughput {
@@ -45,9 +43,8 @@ public final class ZstdThroughput {
                      codec.maxEncodedSize(chunkBytes));
              HostBuffer out = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST, chunkBytes)) {
             long encodedTotal = 0;
-            SplittableRandom random = new SplittableRandom(2020);
             for (int c = 0; c < chunks; c++) {
-                era5Like(raw.segment(), c, random);
+                era5Like(raw.segment(), c);
                 CodecBatch b = CodecBatch.of(raw, scratch, "bench chunk " + c);
                 codec.encode(b);
                 b.throwIfFailed();
@@ -92,20 +89,16 @@ public final class ZstdThroughput {
         }
     }
 
-    /** A temperature-like field in kelvin on a square grid, different per chunk, with 0.05 K noise. */
-    /** One chunk of ERA5-like float32 data (smooth field plus noise); shared by the other codec harnesses. */
-    static void era5Like(MemorySegment s, int chunk, SplittableRandom random) {
-        long n = s.byteSize() / 4;
-        int side = (int) Math.max(1, Math.sqrt(n));
-        double phase = chunk * 0.37;
-        for (long i = 0; i < n; i++) {
-            double lat = (double) (i / side) / side * Math.PI;
-            double lon = (double) (i % side) / side * 2 * Math.PI;
-            double v = 250 + 30 * Math.sin(lat) + 5 * Math.sin(3 * lon + phase) * Math.cos(2 * lat)
-                    + 0.05 * random.nextGaussian();
-            s.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) v);
-        }
+    /**
+     * Chunk {@code chunk} of the bench data: the ERA5-like array ({@link SyntheticEra5} on a one-degree
+     * grid, eight channels, seed 2020) from the start of time step {@code chunk}, as much as fits;
+     * shared by the other codec harnesses.
+     */
+    static void era5Like(MemorySegment s, int chunk) {
+        DATA.fillFlat(s, chunk, SyntheticEra5.CHANNELS.size());
     }
+
+    private static final SyntheticEra5 DATA = new SyntheticEra5(181, 360, 2020);
 
     /** {@code ZstdThroughput [totalMiB=256] [chunkKiB=1024] [level=3]}. */
     public static void main(String[] args) {

@@ -1,36 +1,27 @@
 package dev.zarrdirect.cuda.bench;
 
+import dev.zarrdirect.testkit.SyntheticEra5;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Random;
 import java.util.stream.Stream;
 
-/** Bench inputs that compress like reanalysis fields: smooth float32 fields with noise in the low bits. */
+/** Bench inputs: generated ERA5-like frames, or the zstd files of a store. */
 final class Data {
 
     private Data() {
     }
 
-    static byte[] era5Like(Random rnd, int bytes) {
-        ByteBuffer b = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        double phase = rnd.nextDouble() * 6.28;
-        float base = 250f + rnd.nextFloat() * 40f;
-        int i = 0;
-        while (b.remaining() >= 4) {
-            float v = base + 10f * (float) Math.sin(phase + i * 0.001) + 2f * (float) Math.cos(i * 0.037);
-            int bits = Float.floatToRawIntBits(v) & ~0xFF | rnd.nextInt(256); // noisy mantissa tail
-            b.putInt(bits);
-            i++;
-        }
-        while (b.hasRemaining()) {
-            b.put((byte) rnd.nextInt());
-        }
-        return b.array();
+    /**
+     * Frame {@code i} of a generated set: {@code bytes} bytes of the ERA5-like array
+     * ({@link SyntheticEra5}, a quarter-degree grid as ERA5's, sixteen channels, noise from
+     * {@code seed}) from the start of time step {@code i}.
+     */
+    static byte[] era5Like(long seed, int i, int bytes) {
+        return new SyntheticEra5(721, 1440, seed).bytes(bytes, i, 16);
     }
 
     /** Regular files under {@code dir} that start with the zstd frame magic, in path order. */

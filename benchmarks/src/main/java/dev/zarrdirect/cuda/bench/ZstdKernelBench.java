@@ -24,7 +24,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.ServiceLoader;
 
 /**
@@ -32,8 +31,10 @@ import java.util.ServiceLoader;
  * a batch of at least {@code --batch-gib} (default 1) GiB decoded, uploaded once; only the launches
  * are timed, with CUDA events, over {@code --reps} repetitions after {@code --warmup}. Prints decoded
  * GB/s (median, min, max) and the fraction of the memory bandwidth used (bytes in plus out per
- * second over {@code --peak-tbs}, 4.8 TB/s for an H200). The CPU encoder (backend-cpu, found with
- * ServiceLoader) writes the frames; every output is checked against the input once.
+ * second over {@code --peak-tbs}, 4.8 TB/s for an H200). The frames' data is ERA5-like
+ * ({@link dev.zarrdirect.testkit.SyntheticEra5}, see {@link Data#era5Like}); the CPU encoder
+ * (backend-cpu, found with ServiceLoader) writes the frames; every output is checked against the
+ * input once.
  *
  * <pre>bash .device/run main dev.zarrdirect.cuda.bench.ZstdKernelBench [--batch-gib 1] [--reps 10] [--warmup 2]
  *     [--sizes 65536,1048576,4194304] [--levels 1,3,9] [--threads 32] [--peak-tbs 4.8] [--frames-from DIR]</pre>
@@ -99,9 +100,8 @@ public final class ZstdKernelBench {
                     Codec enc = cpu.create("zstd", Map.of("level", (long) level), Device.CPU).orElseThrow();
                     List<byte[]> data = new ArrayList<>(fileData.subList(0, framesFrom != null ? distinct : 0));
                     List<byte[]> frames = new ArrayList<>(fileFrames.subList(0, framesFrom != null ? distinct : 0));
-                    Random rnd = new Random(seed + size * 31 + level);
                     for (int i = data.size(); i < distinct; i++) {
-                        byte[] d = Data.era5Like(rnd, (int) size);
+                        byte[] d = Data.era5Like(seed + size * 31 + level, i, (int) size);
                         data.add(d);
                         frames.add(encode((BytesToBytesCodec) enc, d));
                     }
@@ -231,10 +231,10 @@ public final class ZstdKernelBench {
                                     drv.eventRecord(e1, stream);
                                     drv.eventSynchronize(e1);
                                     if (r >= 0) {
-                                        ms[r] = drv.eventElapsedMillis(e0, e1);
+                                        ms[r] = CudaEvents.elapsedMillis(drv, e0, e1);
                                         if (mp) {
                                             for (int k = 0; k < at1[0]; k++) {
-                                                passMs[r][k] = drv.eventElapsedMillis(k == 0 ? e0 : passEv[k - 1], passEv[k]);
+                                                passMs[r][k] = CudaEvents.elapsedMillis(drv, k == 0 ? e0 : passEv[k - 1], passEv[k]);
                                             }
                                         }
                                     }

@@ -3,6 +3,6 @@
  *
  * <h2>ZstdKernelBench</h2>
  * {@link dev.zarrdirect.opencl.bench.ZstdKernelBench}: decoded GB/s of the zstd decode kernel on
- * uploaded frames, from device time and from the wall clock of a whole batch call.
+ * uploaded frames, from the wall clock of a whole batch call.
  */
 package dev.zarrdirect.opencl.bench;

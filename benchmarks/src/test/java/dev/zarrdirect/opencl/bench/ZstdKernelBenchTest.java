@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ZstdKernelBenchTest {
 
     @Test
-    void benchDecodesVerifiesAndReportsBothFigures() {
+    void benchDecodesVerifiesAndReportsTheWallFigure() {
         OpenClBackendProvider p = new OpenClBackendProvider();
         ProbeResult r = p.probe();
         assumeTrue(r.available() || "1".equals(System.getenv("ZD_REQUIRE_OPENCL")), r.reason());
@@ -24,7 +24,7 @@ class ZstdKernelBenchTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (OpenClBackend b = p.open()) {
             var result = ZstdKernelBench.run(b, 3, 4096, 3, 1, new PrintStream(out, true, StandardCharsets.UTF_8));
-            assertTrue(result.kernelGBps() > 0 && result.wallGBps() > 0, result.toString());
+            assertTrue(result.wallGBps() > 0, result.toString());
             assertTrue(b.liveBuffers() == 0);
         }
         String log = out.toString(StandardCharsets.UTF_8);

@@ -1,0 +1,8 @@
+/**
+ * Single-core throughput harnesses of the CPU codecs, run as programs; they time, they never assert.
+ *
+ * <h2>Mains</h2>
+ * {@link dev.zarrdirect.cpu.bench.ZstdThroughput} and {@link dev.zarrdirect.cpu.bench.BloscThroughput}
+ * decode ERA5-like chunks ({@link dev.zarrdirect.testkit.SyntheticEra5}) on one thread and print GB/s.
+ */
+package dev.zarrdirect.cpu.bench;
