@@ -11,8 +11,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The dependency rules of DESIGN.md: api imports only the JDK; backends never import core; core
- * never imports a backend; the CLI reaches backends only through the registries.
+ * The dependency rules of docs/design.md: api imports only the JDK; backends never import core; core
+ * never imports a backend; the CLI reaches backends only through the registries; inside core, the
+ * read engine's packages depend downwards only (exec on plan on pipeline).
  */
 class ModuleRulesTest {
 
@@ -27,7 +28,9 @@ class ModuleRulesTest {
     @Test
     void theImportFindsEveryModule() {
         // ArchUnit before 1.4.1 silently read nothing from Java 25 class files; make sure the rules see code.
-        for (String pkg : new String[]{"dev.zarrdirect.api", "dev.zarrdirect.core", "dev.zarrdirect.cpu", "dev.zarrdirect.cli"}) {
+        for (String pkg : new String[]{"dev.zarrdirect.api", "dev.zarrdirect.core", "dev.zarrdirect.core.plan",
+                "dev.zarrdirect.core.exec", "dev.zarrdirect.cpu", "dev.zarrdirect.cuda", "dev.zarrdirect.opencl",
+                "dev.zarrdirect.cli"}) {
             assertTrue(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg)),
                     "no classes of " + pkg + " were imported; the rules below would check nothing");
         }
@@ -42,8 +45,21 @@ class ModuleRulesTest {
 
     @Test
     void backendsNeverImportCore() {
-        noClasses().that().resideInAPackage("dev.zarrdirect.cpu..")
+        // benchmark mains live in the benchmarks module under the backends' package names
+        noClasses().that().resideInAnyPackage("dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..", "dev.zarrdirect.opencl..")
+                .and().resideOutsideOfPackages("..bench..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.core..", "dev.zarrdirect.cli..")
+                .check(classes);
+    }
+
+    @Test
+    void theReadEngineIsLayeredPipelineThenPlanThenExec() {
+        // the codec pipeline knows no plan and no scheduler; plans know no scheduler
+        noClasses().that().resideInAPackage("dev.zarrdirect.core.pipeline..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.core.plan..", "dev.zarrdirect.core.exec..")
+                .check(classes);
+        noClasses().that().resideInAPackage("dev.zarrdirect.core.plan..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.core.exec..")
                 .check(classes);
     }
 
