@@ -73,8 +73,21 @@ public final class CudaDevice implements AutoCloseable {
         };
     }
 
-    /** Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use). */
+    /**
+     * Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use),
+     * with the {@link #SCHEDULE_PROPERTY} of system properties or environment.
+     */
     public CudaDevice(CudaDriver driver, int ordinal, MemorySegment fatbin) {
+        this(driver, ordinal, fatbin, dev.zarrdirect.api.settings.SettingResolver.system()
+                .get(dev.zarrdirect.cuda.CudaSettings.SCHEDULE));
+    }
+
+    /**
+     * Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use).
+     * {@code schedule} ({@link #SCHEDULE_PROPERTY}) applies only where this process retains the
+     * device's primary context for the first time.
+     */
+    public CudaDevice(CudaDriver driver, int ordinal, MemorySegment fatbin, String schedule) {
         this.driver = driver;
         this.ordinal = ordinal;
         this.handle = driver.device(ordinal);
@@ -90,7 +103,7 @@ public final class CudaDevice implements AutoCloseable {
                 && driver.deviceAttribute(handle, CudaDriver.ATTR_MEMORY_POOLS_SUPPORTED) != 0;
         this.managedMemory = driver.deviceAttribute(handle, CudaDriver.ATTR_MANAGED_MEMORY) != 0;
         this.context = PRIMARY.computeIfAbsent(handle, h -> {
-            int flags = scheduleFlags(System.getProperty(SCHEDULE_PROPERTY, "auto"));
+            int flags = scheduleFlags(schedule);
             if (flags != CudaDriver.CTX_SCHED_AUTO) {
                 driver.primaryContextSetFlags(h, flags);
             }

@@ -57,8 +57,14 @@ public final class KernelImage {
         return failure;
     }
 
+    /** The image named by the setting {@value #FILE_PROPERTY} (system property or environment), else the jar's. */
     static MemorySegment read(ClassLoader loader) throws IOException {
-        String file = System.getProperty(FILE_PROPERTY);
+        return read(loader, dev.zarrdirect.api.settings.SettingResolver.system()
+                .get(dev.zarrdirect.cuda.CudaSettings.KERNEL_IMAGE));
+    }
+
+    /** The fatbin file {@code file}, or the jar's where it is null. */
+    static MemorySegment read(ClassLoader loader, String file) throws IOException {
         if (file != null && !file.isBlank()) {
             String what = "-D" + FILE_PROPERTY + "=" + file;
             byte[] bytes;
