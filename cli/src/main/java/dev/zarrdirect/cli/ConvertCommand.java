@@ -166,7 +166,7 @@ final class ConvertCommand implements Callable<Integer> {
         int nThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         Destination dst = destination();
         String sourceId = sourceIdentity();
-        try (Store src = openSource(); ZarrContext ctx = ZarrContext.open(backend, nThreads)) {
+        try (Store src = openSource(); ZarrContext ctx = ZarrDirectCli.openContext(backend, nThreads)) {
             if (options.codecs() != null) {
                 usageRun(() -> ConvertPlan.checkCodecs(options.codecs(), ctx, DataType.FLOAT32));
             }
@@ -353,8 +353,8 @@ final class ConvertCommand implements Callable<Integer> {
         if (units == 0 || run.journal.doneCount(t.path()) == units) {
             return;
         }
-        try (ZarrContext rctx = ZarrContext.open(backend, s.readThreads);
-             ZarrContext wctx = ZarrContext.open("cpu", s.writeThreads)) {
+        try (ZarrContext rctx = ZarrDirectCli.openContext(backend, s.readThreads);
+             ZarrContext wctx = ZarrDirectCli.openContext("cpu", s.writeThreads)) {
             ZarrArray in = Zarr.openArray(rctx, src, t.path());
             ZarrArray outArray = Zarr.openArray(wctx, work, t.path());
             long blocks = Shapes.product(s.blockGrid);
@@ -589,7 +589,7 @@ final class ConvertCommand implements Callable<Integer> {
     /** Writes the metadata of every group and array, with the incomplete marker or without it. */
     private void writeMetadata(Store work, Object root, List<String> groups, Map<String, Map<String, Object>> groupAttrs,
                                List<ConvertPlan.Target> targets, boolean incomplete) {
-        try (ZarrContext cpu = ZarrContext.open("cpu", 1)) {
+        try (ZarrContext cpu = ZarrDirectCli.openContext("cpu", 1)) {
             // Arrays first and the root last, so the marker of the root is the last to go.
             for (ConvertPlan.Target t : targets) {
                 if (t.v3() != null) {
@@ -799,7 +799,7 @@ final class ConvertCommand implements Callable<Integer> {
 
     private int verify(Store src, Destination d, List<ConvertPlan.Target> targets, PrintWriter out) {
         List<String> bad = new ArrayList<>();
-        try (ZarrContext ctx = threads == null ? ZarrContext.open(backend) : ZarrContext.open(backend, threads);
+        try (ZarrContext ctx = threads == null ? ZarrDirectCli.openContext(backend) : ZarrDirectCli.openContext(backend, threads);
              Store dst = d.zip != null ? ZipStore.open(d.zip) : FileSystemStore.openReadOnly(d.dir)) {
             for (ConvertPlan.Target t : targets) {
                 String a = ArrayChecksum.sha256(Zarr.openArray(ctx, src, t.path()));

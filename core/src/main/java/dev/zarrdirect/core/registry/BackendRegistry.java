@@ -139,6 +139,22 @@ public final class BackendRegistry {
                 + ". Put the backend's jar on the class path, or choose one of " + availableNames() + ".");
     }
 
+    /**
+     * The settings of every backend provider on the class path of {@code loader}, without probing
+     * any (cheap: providers are only instantiated), for the reference table and name checks.
+     */
+    public static List<Setting<?>> providerSettings(ClassLoader loader) {
+        java.util.Map<String, Setting<?>> out = new java.util.LinkedHashMap<>();
+        for (var p : ServiceLoader.load(BackendProvider.class, loader).stream().toList()) {
+            try {
+                p.get().settings().forEach(s -> out.putIfAbsent(s.name(), s));
+            } catch (Throwable t) {
+                // a provider that cannot be created is reported by discover(); it has no settings to offer
+            }
+        }
+        return List.copyOf(out.values());
+    }
+
     /** The settings of every backend provider found (loaded or not available), for the reference and checks. */
     public List<Setting<?>> backendSettings() {
         List<Setting<?>> out = new ArrayList<>();
