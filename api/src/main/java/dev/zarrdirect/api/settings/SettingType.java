@@ -108,10 +108,8 @@ public interface SettingType<T> {
             default -> throw new NumberFormatException("unknown unit \"" + unit + "\"");
         };
         String digits = t.substring(0, end).trim();
-        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            if (!(digits.startsWith("-") && digits.length() > 1 && digits.substring(1).chars().allMatch(Character::isDigit))) {
-                throw new NumberFormatException("not a number: \"" + digits + "\"");
-            }
+        if (!digits.matches("-?[0-9]+")) {
+            throw new NumberFormatException("not a number: \"" + digits + "\"");
         }
         long n = Long.parseLong(digits);
         if (shift > 0 && (n > (Long.MAX_VALUE >> shift) || n < (Long.MIN_VALUE >> shift))) {
@@ -138,6 +136,10 @@ public interface SettingType<T> {
             String t = text.trim();
             long v;
             try {
+                if (!bytes && !t.matches("[+-]?[0-9]+")) {
+                    // Integer.parseInt also takes other scripts' digits ("٣"); settings are ASCII
+                    throw new NumberFormatException(t);
+                }
                 Object p = parser.apply(t);
                 v = ((Number) p).longValue();
             } catch (NumberFormatException | ArithmeticException e) {
