@@ -1,5 +1,6 @@
 package dev.zarrdirect.cli;
 
+import dev.zarrdirect.api.InvalidSettingException;
 import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.api.settings.ResolvedSetting;
@@ -81,6 +82,8 @@ final class DoctorCommand implements Callable<Integer> {
             }
             out.println();
             printSettings(out, ctx.settings());
+        } catch (InvalidSettingException e) {
+            throw e; // bad usage: exit code 2
         } catch (ZarrDirectException e) {
             out.println("the default backend \"" + chosen + "\" did not start: " + e.getMessage());
             status = ZarrDirectCli.EXIT_FAILURE;
