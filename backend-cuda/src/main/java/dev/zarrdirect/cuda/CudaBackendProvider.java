@@ -111,7 +111,10 @@ public final class CudaBackendProvider implements BackendProvider {
         if (!p.available()) {
             throw new MissingBackendException(p.reason());
         }
-        return new CudaBackend(CudaDriver.load().orElseThrow(), KernelImage.image(), r);
+        // the probe loaded the image of system properties or environment; an explicit one replaces it
+        MemorySegment image = explicit.get(CudaSettings.KERNEL_IMAGE.name()).isPresent()
+                ? KernelImage.file(CudaSettings.from(r).kernelImage()) : KernelImage.image();
+        return new CudaBackend(CudaDriver.load().orElseThrow(), image, r);
     }
 
     @Override

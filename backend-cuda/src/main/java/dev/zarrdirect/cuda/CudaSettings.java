@@ -33,8 +33,9 @@ import java.util.List;
  * @param schedule            how host threads wait for the device ({@code auto}, {@code spin},
  *                            {@code yield}, {@code blocking}); applies when a device's primary
  *                            context is first retained (the first probe)
- * @param kernelImage         a fatbin file to load instead of the kernels jar's, or null; read
- *                            once per process, at the first probe
+ * @param kernelImage         a fatbin file to load instead of the kernels jar's, or null (the
+ *                            probe loads the one of system properties or environment; an
+ *                            explicit one is loaded when the backend opens)
  * @param trackBuffers        record each allocation's stack for leak reports
  * @param zstd                the zstd kernel settings that were set (the device decides the rest)
  */
@@ -74,10 +75,11 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
             SettingType.bool(), false, "cuda", "fail reads of files cuFile cannot register instead of reading them threaded");
     public static final Setting<String> SCHEDULE = Setting.of(CudaDevice.SCHEDULE_PROPERTY,
             SettingType.oneOf("auto", "spin", "yield", "blocking"), "auto", "cuda",
-            "how host threads wait for the device (applies when the process first opens it)");
+            "how host threads wait for the device; applies when the process first opens it (set it as a property or"
+                    + " in the environment: an explicit value after that is reported, not applied)");
     public static final Setting<String> KERNEL_IMAGE = Setting.derived(KernelImage.FILE_PROPERTY,
             SettingType.text("a path to an nvcc fatbin"), "the kernels jar's fatbin", "cuda",
-            "a fatbin file to load instead of the kernels jar's (kernel work; read once per process)");
+            "a fatbin file to load instead of the kernels jar's (kernel work)");
 
     /** Every setting of the CUDA backend, the zstd kernel policy's included. */
     public static final List<Setting<?>> SETTINGS;

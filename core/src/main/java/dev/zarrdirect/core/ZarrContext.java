@@ -150,8 +150,7 @@ public final class ZarrContext implements AutoCloseable {
 
         /** Every component of {@code rs}, explicitly. */
         public Builder readSettings(ReadSettings rs) {
-            rs.toValues().names().forEach(n -> values.set(n, rs.toValues().get(n).orElseThrow()));
-            return this;
+            return settings(rs.toValues());
         }
 
         /**

@@ -28,6 +28,8 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 public final class CudaDevice implements AutoCloseable {
 
     private static final Map<Integer, Long> PRIMARY = new ConcurrentHashMap<>();
+    /** The {@link #SCHEDULE_PROPERTY} each primary context was retained with, by device handle. */
+    private static final Map<Integer, String> SCHEDULED = new ConcurrentHashMap<>();
 
     private final CudaDriver driver;
     private final int ordinal;
@@ -107,8 +109,16 @@ public final class CudaDevice implements AutoCloseable {
             if (flags != CudaDriver.CTX_SCHED_AUTO) {
                 driver.primaryContextSetFlags(h, flags);
             }
+            SCHEDULED.put(h, schedule.trim().toLowerCase(java.util.Locale.ROOT));
             return driver.primaryContextRetain(h);
         });
+        String applied = SCHEDULED.get(handle);
+        if (applied != null && !applied.equals(schedule.trim().toLowerCase(java.util.Locale.ROOT))) {
+            System.getLogger(CudaDevice.class.getName()).log(System.Logger.Level.WARNING, SCHEDULE_PROPERTY + "="
+                    + schedule + " is not applied to cuda:" + ordinal + ": its primary context was retained with "
+                    + applied + " when this process first opened it (the backend's probe); set it as a system"
+                    + " property or ZARRDIRECT_CUDA_SCHEDULE before the first use of CUDA instead");
+        }
         makeCurrent();
         if (fatbin != null) {
             this.module = driver.moduleLoadData(fatbin);
