@@ -5,6 +5,8 @@ import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.settings.ResolvedSetting;
+import dev.zarrdirect.api.settings.SettingResolver;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,7 +35,7 @@ import java.util.List;
  */
 public final class CpuBackend implements Backend {
 
-    /** Bytes of free host blocks kept for reuse; default 512 MiB. */
+    /** Bytes of free host blocks kept for reuse; default 512 MiB ({@link CpuSettings#POOL_RETAINED}). */
     public static final String POOL_RETAINED_PROPERTY = "zarrdirect.cpu.poolRetainedBytes";
 
     static final long DEFAULT_RETAINED = 512L << 20;
@@ -42,15 +44,37 @@ public final class CpuBackend implements Backend {
 
     private final HostBufferPool pool;
     private final CpuCodecProvider codecs = new CpuCodecProvider();
+    private final List<ResolvedSetting<?>> settings;
     private volatile boolean closed;
 
+    /** With the settings of system properties, environment and defaults. */
     public CpuBackend() {
-        this(new HostBufferPool(Long.getLong(POOL_RETAINED_PROPERTY, DEFAULT_RETAINED), MAX_POOLED_BLOCK));
+        this(SettingResolver.system());
+    }
+
+    /** With the settings {@code r} resolves (recorded for {@link #settings()}). */
+    CpuBackend(SettingResolver r) {
+        this(CpuSettings.from(r), r.resolved());
+    }
+
+    private CpuBackend(CpuSettings s, List<ResolvedSetting<?>> resolved) {
+        this(new HostBufferPool(s.poolRetainedBytes(), MAX_POOLED_BLOCK), resolved);
+        pool.trackBuffers(s.trackBuffers());
     }
 
     /** A backend drawing host memory from {@code pool}, which it closes on {@link #close()}. */
     public CpuBackend(HostBufferPool pool) {
+        this(pool, List.of());
+    }
+
+    private CpuBackend(HostBufferPool pool, List<ResolvedSetting<?>> settings) {
         this.pool = pool;
+        this.settings = List.copyOf(settings);
+    }
+
+    @Override
+    public List<ResolvedSetting<?>> settings() {
+        return settings;
     }
 
     @Override

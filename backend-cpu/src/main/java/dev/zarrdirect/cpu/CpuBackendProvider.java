@@ -5,6 +5,10 @@ import dev.zarrdirect.api.backend.BackendProvider;
 import dev.zarrdirect.api.backend.ProbeResult;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdNatives;
 
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingValues;
+
 import java.util.List;
 
 /**
@@ -42,6 +46,17 @@ public final class CpuBackendProvider implements BackendProvider {
 
     @Override
     public CpuBackend open() {
-        return new CpuBackend();
+        return open(SettingValues.none());
+    }
+
+    /** Starts with {@link CpuSettings} resolved over {@code explicit}. */
+    @Override
+    public CpuBackend open(SettingValues explicit) {
+        return new CpuBackend(SettingResolver.system(explicit));
+    }
+
+    @Override
+    public List<Setting<?>> settings() {
+        return CpuSettings.SETTINGS;
     }
 }

@@ -52,7 +52,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class HostBufferPool implements AutoCloseable {
 
-    /** System property that turns on allocation stacks and stale-segment guards. */
+    /**
+     * The setting that turns on allocation stacks and stale-segment guards; read by
+     * {@link CpuSettings} when the backend starts, which calls {@link #trackBuffers(boolean)}.
+     */
     public static final String TRACK_PROPERTY = "zarrdirect.trackBuffers";
 
     static final long ALIGNMENT = 64;
@@ -70,7 +73,7 @@ public final class HostBufferPool implements AutoCloseable {
     private final AtomicLong retained = new AtomicLong();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong reuses = new AtomicLong();
-    private volatile boolean tracking = Boolean.getBoolean(TRACK_PROPERTY);
+    private volatile boolean tracking;
     private volatile boolean closed;
 
     /**

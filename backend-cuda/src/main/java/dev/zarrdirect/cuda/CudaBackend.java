@@ -10,6 +10,9 @@ import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.buffer.Region;
 import dev.zarrdirect.api.buffer.Sizes;
 import dev.zarrdirect.api.buffer.StridedCopy;
+import dev.zarrdirect.api.settings.ResolvedSetting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.cuda.codec.ZstdKernelPolicy;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.CudaDriver;
 import dev.zarrdirect.cuda.driver.CudaException;
@@ -84,13 +87,35 @@ public final class CudaBackend implements Backend {
     private final List<PinnedHostPool> pinned;
     private final CudaCodecProvider codecs;
     private final Map<Buffer, Throwable> live = new IdentityHashMap<>();
-    private volatile boolean track = Boolean.getBoolean("zarrdirect.trackBuffers");
+    private final CudaSettings settings;
+    private final List<ResolvedSetting<?>> resolved;
+    /** Per device ordinal; empty without kernels. */
+    private final List<ZstdKernelPolicy> zstdPolicies;
+    private volatile boolean track;
     private volatile DirectReader reader;
     private volatile boolean closed;
 
-    /** Opens every device the driver reports, loading {@code fatbin} into each (null: memory and copies only). */
+    /**
+     * Opens every device the driver reports, loading {@code fatbin} into each (null: memory and
+     * copies only), with the settings of system properties, environment and defaults.
+     */
     public CudaBackend(CudaDriver driver, MemorySegment fatbin) {
+        this(driver, fatbin, SettingResolver.system());
+    }
+
+    /**
+     * Opens every device the driver reports, loading {@code fatbin} into each (null: memory and
+     * copies only), with the settings {@code r} resolves; chooses each device's
+     * {@link ZstdKernelPolicy}.
+     *
+     * @throws dev.zarrdirect.api.InvalidSettingException when a setting is bad or asks for kernel
+     *                                                    launches a device cannot run
+     */
+    public CudaBackend(CudaDriver driver, MemorySegment fatbin, SettingResolver r) {
         this.driver = driver;
+        this.settings = CudaSettings.from(r);
+        this.track = settings.trackBuffers();
+        List<ZstdKernelPolicy> policies = new ArrayList<>();
         List<CudaDevice> devs = new ArrayList<>();
         List<DeviceAllocator> allocs = new ArrayList<>();
         List<PinnedHostPool> pins = new ArrayList<>();
@@ -98,11 +123,14 @@ public final class CudaBackend implements Backend {
         try {
             int n = driver.deviceCount();
             for (int i = 0; i < n; i++) {
-                CudaDevice d = new CudaDevice(driver, i, fatbin);
+                CudaDevice d = new CudaDevice(driver, i, fatbin, settings.schedule());
                 devs.add(d);
-                allocs.add(new DeviceAllocator(d, Long.getLong(POOL_RETAINED_PROPERTY, Math.max(4L << 30, d.totalMemory() / 4))));
+                allocs.add(new DeviceAllocator(d, settings.poolRetainedBytes(d.totalMemory())));
                 pins.add(new PinnedHostPool(driver, d::makeCurrent, new Device(DeviceType.CUDA_HOST, i),
-                        Long.getLong(PINNED_RETAINED_PROPERTY, 1L << 30)));
+                        settings.pinnedRetainedBytes()));
+                if (fatbin != null) {
+                    policies.add(ZstdKernelPolicy.forDevice(ZstdKernelPolicy.DeviceProperties.of(d), settings.zstd()));
+                }
             }
             ok = true;
         } finally {
@@ -115,7 +143,48 @@ public final class CudaBackend implements Backend {
         this.devices = List.copyOf(devs);
         this.allocators = List.copyOf(allocs);
         this.pinned = List.copyOf(pins);
+        this.zstdPolicies = List.copyOf(policies);
+        this.resolved = resolvedWithDerived(r.resolved());
         this.codecs = new CudaCodecProvider(this);
+    }
+
+    /** The settings in force, with the derived defaults as device 0 has them. */
+    private List<ResolvedSetting<?>> resolvedWithDerived(List<ResolvedSetting<?>> all) {
+        List<ResolvedSetting<?>> out = new ArrayList<>();
+        for (ResolvedSetting<?> s : all) {
+            if (s.value() == null && !devices.isEmpty() && s.setting().equals(CudaSettings.POOL_RETAINED)) {
+                out.add(new ResolvedSetting<>(CudaSettings.POOL_RETAINED,
+                        settings.poolRetainedBytes(devices.getFirst().totalMemory()), s.source()));
+            } else if (s.value() == null && !zstdPolicies.isEmpty() && s.setting().equals(ZstdKernelPolicy.MP_THREADS)) {
+                out.add(new ResolvedSetting<>(ZstdKernelPolicy.MP_THREADS,
+                        zstdPolicies.getFirst().multiPass().execThreads(), s.source()));
+            } else {
+                out.add(s);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** The settings this backend started with. */
+    public CudaSettings cudaSettings() {
+        return settings;
+    }
+
+    @Override
+    public List<ResolvedSetting<?>> settings() {
+        return resolved;
+    }
+
+    /**
+     * How the zstd kernels run on {@code device}: chosen once, when the backend started.
+     *
+     * @throws IllegalStateException when the backend was opened without kernels
+     */
+    public ZstdKernelPolicy zstdPolicy(CudaDevice device) {
+        if (zstdPolicies.isEmpty()) {
+            throw new IllegalStateException("no kernels are loaded by " + this + ": no zstd kernel policy for " + device);
+        }
+        return zstdPolicies.get(device.ordinal());
     }
 
     @Override
@@ -516,7 +585,7 @@ public final class CudaBackend implements Backend {
      */
     @Override
     public int preferredBatchSize() {
-        return Integer.getInteger(BATCH_PROPERTY, 128);
+        return settings.batchSize();
     }
 
     /**
@@ -535,7 +604,7 @@ public final class CudaBackend implements Backend {
      */
     @Override
     public long preferredBatchBytes() {
-        return Long.getLong(BATCH_BYTES_PROPERTY, 1L << 30);
+        return settings.batchBytes();
     }
 
     /**
@@ -549,7 +618,7 @@ public final class CudaBackend implements Backend {
         if (r == null) {
             synchronized (this) {
                 if (reader == null) {
-                    reader = DirectReaders.open(this, System.getProperty(DirectReaders.PROPERTY, "auto"));
+                    reader = DirectReaders.open(this, settings.reader());
                 }
                 r = reader;
             }

@@ -5,6 +5,9 @@ import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.MissingBackendException;
 import dev.zarrdirect.api.backend.BackendProvider;
 import dev.zarrdirect.api.backend.ProbeResult;
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingValues;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.CudaDriver;
 import dev.zarrdirect.cuda.kernels.KernelImage;
@@ -91,11 +94,32 @@ public final class CudaBackendProvider implements BackendProvider {
 
     @Override
     public CudaBackend open() {
+        return open(SettingValues.none());
+    }
+
+    /**
+     * Starts the backend with {@link CudaSettings} resolved over {@code explicit}; each device's
+     * {@link dev.zarrdirect.cuda.codec.ZstdKernelPolicy} is chosen here.
+     *
+     * @throws dev.zarrdirect.api.InvalidSettingException when a CUDA setting has a bad value
+     */
+    @Override
+    public CudaBackend open(SettingValues explicit) {
+        SettingResolver r = SettingResolver.system(explicit);
+        CudaSettings.from(r); // bad values fail here, before the probe's cost
         ProbeResult p = probe();
         if (!p.available()) {
             throw new MissingBackendException(p.reason());
         }
-        return new CudaBackend(CudaDriver.load().orElseThrow(), KernelImage.image());
+        // the probe loaded the image of system properties or environment; an explicit one replaces it
+        MemorySegment image = explicit.get(CudaSettings.KERNEL_IMAGE.name()).isPresent()
+                ? KernelImage.file(CudaSettings.from(r).kernelImage()) : KernelImage.image();
+        return new CudaBackend(CudaDriver.load().orElseThrow(), image, r);
+    }
+
+    @Override
+    public List<Setting<?>> settings() {
+        return CudaSettings.SETTINGS;
     }
 
     @Override

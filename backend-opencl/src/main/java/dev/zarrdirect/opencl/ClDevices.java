@@ -169,13 +169,13 @@ final class ClDevices {
         return choose(all, selection());
     }
 
-    /** The user's device selection, or null. */
+    /** The user's device selection from system properties or environment ({@link OpenClSettings#DEVICE}), or null. */
     static String selection() {
-        String s = System.getProperty(DEVICE_PROPERTY);
-        if (s == null || s.isBlank()) {
-            s = System.getenv(DEVICE_ENV);
+        try {
+            return dev.zarrdirect.api.settings.SettingResolver.system().get(OpenClSettings.DEVICE);
+        } catch (dev.zarrdirect.api.InvalidSettingException e) {
+            return null; // a blank value: no selection (the backend's start reports it)
         }
-        return s == null || s.isBlank() ? null : s.trim();
     }
 
     /** Applies {@code selection} (index or name substring, or null) to {@code all}. */

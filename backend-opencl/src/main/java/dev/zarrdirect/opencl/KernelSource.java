@@ -38,7 +38,17 @@ public final class KernelSource {
 
     /** True when {@code resource} (a resource path without a leading slash) can be read. */
     public static boolean exists(String resource) {
-        return read(normalize(resource)) != null;
+        return exists(resource, systemDir());
+    }
+
+    /** {@link #exists(String)} with {@code dir} (null: none) replacing the {@value #KERNELS_PREFIX} resources. */
+    public static boolean exists(String resource, String dir) {
+        return read(normalize(resource), dir) != null;
+    }
+
+    /** The {@value #KERNELS_DIR_PROPERTY} of system properties or environment, or null. */
+    static String systemDir() {
+        return dev.zarrdirect.api.settings.SettingResolver.system().get(OpenClSettings.KERNELS_DIR);
     }
 
     /**
@@ -48,16 +58,22 @@ public final class KernelSource {
      * @throws IllegalArgumentException when it or an included file is missing, naming the includer
      */
     public static String load(String resource, String... includeRoots) {
+        return loadFrom(systemDir(), resource, includeRoots);
+    }
+
+    /** {@link #load} with {@code dir} (null: none) replacing the {@value #KERNELS_PREFIX} resources. */
+    public static String loadFrom(String dir, String resource, String... includeRoots) {
         StringBuilder out = new StringBuilder();
-        inline(normalize(resource), null, List.of(includeRoots), out, new HashSet<>());
+        inline(normalize(resource), null, List.of(includeRoots), out, new HashSet<>(), dir);
         return out.toString();
     }
 
-    private static void inline(String path, String includer, List<String> roots, StringBuilder out, Set<String> seen) {
+    private static void inline(String path, String includer, List<String> roots, StringBuilder out, Set<String> seen,
+                               String kernelsDir) {
         if (!seen.add(path)) {
             return;
         }
-        String text = read(path);
+        String text = read(path, kernelsDir);
         if (text == null) {
             throw new IllegalArgumentException("kernel source " + path + " is not on the class path"
                     + (includer == null ? "" : " (included by " + includer + ")")
@@ -78,18 +94,17 @@ public final class KernelSource {
             for (String r : roots) {
                 candidates.add(normalize(r + "/" + m.group(1)));
             }
-            String found = candidates.stream().filter(c -> read(c) != null).findFirst().orElse(null);
+            String found = candidates.stream().filter(c -> read(c, kernelsDir) != null).findFirst().orElse(null);
             if (found == null) {
                 throw new IllegalArgumentException("kernel include \"" + m.group(1) + "\" of " + path + ":" + lineNo
                         + " is not on the class path; looked at " + candidates);
             }
-            inline(found, path + ":" + lineNo, roots, out, seen);
+            inline(found, path + ":" + lineNo, roots, out, seen, kernelsDir);
             out.append('\n');
         }
     }
 
-    private static String read(String path) {
-        String dir = System.getProperty(KERNELS_DIR_PROPERTY);
+    private static String read(String path, String dir) {
         try {
             if (dir != null && !dir.isBlank() && path.startsWith(KERNELS_PREFIX)) {
                 Path f = Path.of(dir).resolve(path.substring(KERNELS_PREFIX.length()));

@@ -80,11 +80,23 @@ public final class OpenClBackend implements Backend {
     private final OpenClCodecProvider codecs;
     private final Map<Long, Live> live = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
-    private volatile boolean tracking = Boolean.getBoolean(TRACK_PROPERTY);
+    private final OpenClSettings settings;
+    private final OpenClSettings.ZstdPolicy zstdPolicy;
+    private final List<dev.zarrdirect.api.settings.ResolvedSetting<?>> resolved;
+    private volatile boolean tracking;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile String backendSource;
 
     OpenClBackend(ClDevices.Info info) {
+        this(info, dev.zarrdirect.api.settings.SettingResolver.system());
+    }
+
+    /** Opens {@code info} with the settings {@code r} resolves. */
+    OpenClBackend(ClDevices.Info info, dev.zarrdirect.api.settings.SettingResolver r) {
+        this.settings = OpenClSettings.from(r);
+        this.resolved = r.resolved();
+        this.tracking = settings.trackBuffers();
+        this.zstdPolicy = settings.zstdPolicy(info.platformName());
         this.info = info;
         this.device = info.device();
         long ctx = 0;
@@ -211,6 +223,21 @@ public final class OpenClBackend implements Backend {
         return programs;
     }
 
+    /** The settings this backend started with. */
+    public OpenClSettings openClSettings() {
+        return settings;
+    }
+
+    /** How the zstd kernel is built and launched here, chosen when the backend started. */
+    public OpenClSettings.ZstdPolicy zstdPolicy() {
+        return zstdPolicy;
+    }
+
+    @Override
+    public List<dev.zarrdirect.api.settings.ResolvedSetting<?>> settings() {
+        return resolved;
+    }
+
     /** The work-group size of the byte-level kernels (64, or less on small devices). */
     public int localSize() {
         return localSize;
@@ -220,7 +247,7 @@ public final class OpenClBackend implements Backend {
     public ClKernel backendKernel(String name) {
         String src = backendSource;
         if (src == null) {
-            src = KernelSource.load(KERNELS);
+            src = KernelSource.loadFrom(settings.kernelsDir(), KERNELS);
             backendSource = src;
         }
         return programs.kernel(KERNELS, src, "-DZD_LOCAL_SIZE=" + localSize, name);

@@ -3,6 +3,11 @@ package dev.zarrdirect.opencl;
 import dev.zarrdirect.api.MissingBackendException;
 import dev.zarrdirect.api.backend.BackendProvider;
 import dev.zarrdirect.api.backend.ProbeResult;
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingValues;
+
+import java.util.List;
 
 /**
  * The {@code opencl} backend: any OpenCL 1.2+ device, through LWJGL and the system's ICD loader.
@@ -60,11 +65,39 @@ public final class OpenClBackendProvider implements BackendProvider {
      */
     @Override
     public OpenClBackend open() {
+        return open(SettingValues.none());
+    }
+
+    /**
+     * Opens the device the settings choose ({@link OpenClSettings#DEVICE}: explicit, else the one
+     * the probe chose from system properties or environment).
+     *
+     * @throws MissingBackendException with the probe's reason when OpenCL is unavailable, or when an
+     *                                 explicit device matches none
+     * @throws dev.zarrdirect.api.InvalidSettingException when an OpenCL setting has a bad value
+     */
+    @Override
+    public OpenClBackend open(SettingValues explicit) {
+        SettingResolver r = SettingResolver.system(explicit);
+        OpenClSettings s = OpenClSettings.from(r);
         ClDevices.Found f = found();
         if (f.chosen() == null) {
             throw new MissingBackendException("backend \"opencl\" is unavailable: " + f.problem());
         }
-        return new OpenClBackend(f.chosen());
+        ClDevices.Info chosen = f.chosen();
+        if (explicit.get(OpenClSettings.DEVICE.name()).isPresent()) {
+            ClDevices.Found e = ClDevices.choose(f.devices(), s.device());
+            if (e.chosen() == null) {
+                throw new MissingBackendException("backend \"opencl\" is unavailable: " + e.problem());
+            }
+            chosen = e.chosen();
+        }
+        return new OpenClBackend(chosen, r);
+    }
+
+    @Override
+    public List<Setting<?>> settings() {
+        return OpenClSettings.SETTINGS;
     }
 
     private ClDevices.Found found() {

@@ -6,7 +6,9 @@
  * {@link dev.zarrdirect.opencl.OpenClBackendProvider} (ServiceLoader name {@code opencl}; priority 20
  * on a GPU, -10 on a CPU-type device such as PoCL) opens an {@link dev.zarrdirect.opencl.OpenClBackend}
  * on one device, chosen with {@code -Dzarrdirect.opencl.device=<index or name>} or
- * {@code ZARRDIRECT_OPENCL_DEVICE}, else the first GPU, else the first device.
+ * {@code ZARRDIRECT_OPENCL_DEVICE} (or {@code --set opencl.device=...}), else the first GPU, else the
+ * first device. Its settings ({@link dev.zarrdirect.opencl.OpenClSettings}: device, the zstd kernel's
+ * local size and build options, the kernels directory, buffer tracking) are parsed once when it starts.
  * {@link dev.zarrdirect.opencl.OpenClCodecProvider} offers {@code bytes}, {@code transpose},
  * {@code crc32c} and (decode only) {@code zstd} for {@code opencl:N}.
  *

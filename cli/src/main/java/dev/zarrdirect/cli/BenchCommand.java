@@ -111,7 +111,7 @@ final class BenchCommand implements Callable<Integer> {
         if (passes < 1 || batch < 1 || ahead < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--passes, --batch and --ahead must be at least 1");
         }
-        try (ZarrContext ctx = threads == null ? ZarrContext.open(backend) : ZarrContext.open(backend, threads)) {
+        try (ZarrContext ctx = threads == null ? ZarrDirectCli.openContext(backend) : ZarrDirectCli.openContext(backend, threads)) {
             if (generate != null) {
                 generate(ctx, err);
             }
@@ -133,7 +133,7 @@ final class BenchCommand implements Callable<Integer> {
                 out.flush();
                 double main = report(out, ctx.backend().name(), timePasses(a, sel, ctx, null));
                 if (compareCpu && !ctx.device().isHost()) {
-                    try (ZarrContext cpu = threads == null ? ZarrContext.open("cpu") : ZarrContext.open("cpu", threads)) {
+                    try (ZarrContext cpu = threads == null ? ZarrDirectCli.openContext("cpu") : ZarrDirectCli.openContext("cpu", threads)) {
                         ZarrArray onCpu = Zarr.openArray(cpu, store, "");
                         double c = report(out, "cpu+copy", timePasses(onCpu, sel, cpu, ctx.backend()));
                         out.printf(Locale.ROOT, "speedup:  %.2fx %s over cpu+copy%n", main / c, ctx.backend().name());

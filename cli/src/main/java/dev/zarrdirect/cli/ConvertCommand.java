@@ -224,6 +224,7 @@ final class ConvertCommand implements Callable<Integer> {
         }
         b.endian(endian == null ? null : endian.equals("big") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN)
                 .parallel(parallel).memoryBytes(memoryMib < 1 ? 0 : memoryMib << 20).chunks(chunks).backend(backend)
+                .settings(CliSettings.forContexts(ZarrDirectCli.explicitSettings()))
                 .overwrite(overwrite).verify(verify);
         if (threads != null) {
             b.threads(threads);

@@ -96,7 +96,7 @@ final class DemoCommand implements Callable<Integer> {
         Path root = (dir != null ? dir : Path.of(System.getProperty("java.io.tmpdir"), "zarr-direct-demo.zarr"))
                 .toAbsolutePath().normalize();
         long[] shape = {steps, CHANNELS, LAT, LON};
-        try (ZarrContext ctx = ZarrContext.open(backend); FileSystemStore store = FileSystemStore.create(root)) {
+        try (ZarrContext ctx = ZarrDirectCli.openContext(backend); FileSystemStore store = FileSystemStore.create(root)) {
             out.println("backend:  " + ctx.backend().name() + " on " + ctx.device() + " (" + ctx.parallelism()
                     + " worker threads)");
             out.println("store:    " + root);

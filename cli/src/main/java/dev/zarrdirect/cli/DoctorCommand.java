@@ -1,13 +1,18 @@
 package dev.zarrdirect.cli;
 
+import dev.zarrdirect.api.InvalidSettingException;
 import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.CodecProvider;
+import dev.zarrdirect.api.settings.ResolvedSetting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingSource;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.registry.BackendRegistry;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -43,19 +48,21 @@ final class DoctorCommand implements Callable<Integer> {
         }
         out.println();
         String chosen;
+        ResolvedSetting<String> backendSetting;
         try {
-            chosen = reg.defaultName();
+            backendSetting = SettingResolver.system(ZarrDirectCli.explicitSettings()).resolve(BackendRegistry.BACKEND);
+            chosen = reg.resolveName(backendSetting.value());
         } catch (ZarrDirectException e) {
             out.println("default backend: none (" + e.getMessage() + ")");
             hints(out);
             out.flush();
             return ZarrDirectCli.EXIT_FAILURE;
         }
-        out.println("default backend: " + chosen + " (" + why() + ")");
+        out.println("default backend: " + chosen + " (" + why(backendSetting) + ")");
         int status = ZarrDirectCli.EXIT_OK;
-        try (ZarrContext ctx = ZarrContext.open(chosen)) {
+        try (ZarrContext ctx = ZarrDirectCli.openContext(chosen)) {
             out.println("default device:  " + ctx.device());
-            out.println("worker threads:  " + ctx.parallelism() + threadsWhy());
+            out.println("worker threads:  " + ctx.parallelism() + threadsWhy(ctx));
             // What reads files into device memory (GPUDirect Storage state for CUDA), as a user wants to
             // know before trusting any figure.
             ctx.backend().directReader().ifPresentOrElse(
@@ -73,6 +80,10 @@ final class DoctorCommand implements Callable<Integer> {
                 out.println("  " + p.name() + "  devices " + new TreeSet<>(p.deviceTypes()) + "  codecs "
                         + new TreeSet<>(p.codecNames()));
             }
+            out.println();
+            printSettings(out, ctx.settings());
+        } catch (InvalidSettingException e) {
+            throw e; // bad usage: exit code 2
         } catch (ZarrDirectException e) {
             out.println("the default backend \"" + chosen + "\" did not start: " + e.getMessage());
             status = ZarrDirectCli.EXIT_FAILURE;
@@ -82,37 +93,45 @@ final class DoctorCommand implements Callable<Integer> {
         return status;
     }
 
-    private static String why() {
-        String p = System.getProperty(BackendRegistry.BACKEND_PROPERTY);
-        if (p != null && !p.isBlank() && !p.equalsIgnoreCase("auto")) {
-            return "set by -D" + BackendRegistry.BACKEND_PROPERTY + "=" + p;
-        }
-        String env = System.getenv(BackendRegistry.BACKEND_ENV);
-        if (env != null && !env.isBlank() && !env.equalsIgnoreCase("auto")) {
-            return "set by " + BackendRegistry.BACKEND_ENV + "=" + env;
+    private static String why(ResolvedSetting<String> backend) {
+        if (backend.source() != SettingSource.DEFAULT && !backend.value().equalsIgnoreCase("auto")) {
+            return "set by " + source(backend);
         }
         return "the available backend of highest priority";
     }
 
-    private static String threadsWhy() {
-        String p = System.getProperty("zarrdirect.threads");
-        if (p != null && !p.isBlank()) {
-            return " (set by -Dzarrdirect.threads)";
+    private static String threadsWhy(ZarrContext ctx) {
+        return ctx.settings().stream().filter(r -> r.setting().equals(ZarrContext.THREADS)).findFirst()
+                .map(r -> r.source() == SettingSource.DEFAULT ? " (one per available processor)" : " (set by " + source(r) + ")")
+                .orElse("");
+    }
+
+    /** {@code ZARRDIRECT_THREADS}, {@code -Dzarrdirect.threads}, {@code --set}. */
+    private static String source(ResolvedSetting<?> r) {
+        return r.source() == SettingSource.EXPLICIT ? "--set" : r.source().describe(r.setting());
+    }
+
+    /**
+     * Every setting in force, one a line: {@code decodeDepth = 3 (default)},
+     * {@code threads = 8 (ZARRDIRECT_THREADS)}, {@code cuda.batchBytes = 512m (--set)}.
+     */
+    static void printSettings(PrintWriter out, List<ResolvedSetting<?>> settings) {
+        out.println("settings in force (docs/settings.md lists them all):");
+        for (ResolvedSetting<?> r : settings) {
+            out.println("  " + r.setting().shortName() + " = " + r.valueText() + " ("
+                    + (r.source() == SettingSource.DEFAULT ? "default" : source(r)) + ")");
         }
-        String env = System.getenv("ZARRDIRECT_THREADS");
-        if (env != null && !env.isBlank()) {
-            return " (set by ZARRDIRECT_THREADS)";
-        }
-        return " (one per available processor)";
     }
 
     private static void hints(PrintWriter out) {
         out.println();
         out.println("hints:");
-        out.println("  choose a backend: --backend NAME on a command, -D" + BackendRegistry.BACKEND_PROPERTY
+        out.println("  choose a backend: --backend NAME on a command, --set backend=NAME, -D" + BackendRegistry.BACKEND_PROPERTY
                 + "=NAME, or " + BackendRegistry.BACKEND_ENV + "=NAME");
-        out.println("  choose a codec implementation: -Dzarrdirect.codec.zstd=PROVIDER or ZARRDIRECT_CODEC_ZSTD=PROVIDER");
-        out.println("  worker threads: -Dzarrdirect.threads=N or ZARRDIRECT_THREADS=N");
+        out.println("  choose a codec implementation: --set codec.zstd=PROVIDER, -Dzarrdirect.codec.zstd=PROVIDER"
+                + " or ZARRDIRECT_CODEC_ZSTD=PROVIDER");
+        out.println("  worker threads: --set threads=N, -Dzarrdirect.threads=N or ZARRDIRECT_THREADS=N");
+        out.println("  any setting: --set NAME=VALUE (docs/settings.md); --set wins over -D, which wins over the environment");
         out.println("  a backend is a jar on the class path listing a BackendProvider in META-INF/services");
     }
 }

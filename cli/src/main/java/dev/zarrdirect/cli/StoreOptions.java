@@ -51,7 +51,7 @@ final class StoreOptions {
 
     /** Starts the chosen backend; the caller closes the context. */
     ZarrContext openContext() {
-        return ZarrContext.open(backend);
+        return ZarrDirectCli.openContext(backend);
     }
 
     /** The array or group at the store's root, with a message naming the location when there is none. */

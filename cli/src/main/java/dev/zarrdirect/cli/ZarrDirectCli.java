@@ -1,6 +1,9 @@
 package dev.zarrdirect.cli;
 
+import dev.zarrdirect.api.InvalidSettingException;
 import dev.zarrdirect.api.ZarrDirectException;
+import dev.zarrdirect.api.settings.SettingValues;
+import dev.zarrdirect.core.ZarrContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -22,8 +25,9 @@ import java.util.Properties;
         description = "Reads and writes Zarr v3 arrays straight into device memory.",
         subcommands = {InfoCommand.class, ChecksumCommand.class, CatCommand.class, ConvertCommand.class, DemoCommand.class, BenchCommand.class,
                 DoctorCommand.class, CommandLine.HelpCommand.class},
-        footer = {"", "Settings: -Dzarrdirect.backend=NAME, -Dzarrdirect.threads=N, -Dzarrdirect.codec.NAME=PROVIDER "
-                + "(or ZARRDIRECT_BACKEND, ZARRDIRECT_THREADS, ZARRDIRECT_CODEC_NAME)."})
+        footer = {"", "Settings: --set NAME=VALUE on any command (e.g. --set threads=8 --set cuda.batchBytes=512m), "
+                + "or -Dzarrdirect.NAME=VALUE, or the environment (ZARRDIRECT_THREADS=8); in that order of precedence. "
+                + "'zarr-direct doctor' shows each in force and where it came from; all are listed in docs/settings.md."})
 public final class ZarrDirectCli implements Runnable {
 
     static final int EXIT_OK = 0;
@@ -33,6 +37,15 @@ public final class ZarrDirectCli implements Runnable {
     @Option(names = "--stacktrace", scope = ScopeType.INHERIT,
             description = "Print the stack trace of a failure (also -Dzarrdirect.debug=true).")
     boolean stacktrace;
+
+    @Option(names = "--set", paramLabel = "NAME=VALUE", scope = ScopeType.INHERIT,
+            description = "Set a setting for this run (repeatable), with or without the zarrdirect. prefix: "
+                    + "--set decodeDepth=4 --set zarrdirect.cuda.batchBytes=512m. Wins over -D and the environment; "
+                    + "see docs/settings.md.")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    /** The {@code --set} values of the command running, parsed (set before it runs). */
+    private static volatile SettingValues explicit = SettingValues.none();
 
     @Option(names = "-D", paramLabel = "KEY=VALUE", mapFallbackValue = "true",
             description = "Set a system property before running, e.g. -Dzarrdirect.threads=2.")
@@ -60,6 +73,16 @@ public final class ZarrDirectCli implements Runnable {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionStrategy(parseResult -> {
             root.properties.forEach(System::setProperty);
+            try {
+                explicit = CliSettings.parse(root.settings);
+            } catch (InvalidSettingException e) {
+                CommandLine.ParseResult sub = parseResult;
+                while (sub.hasSubcommand()) {
+                    sub = sub.subcommand();
+                }
+                return usageError(new CommandLine.ParameterException(sub.commandSpec().commandLine(), e.getMessage()),
+                        new String[0]);
+            }
             return new CommandLine.RunLast().execute(parseResult);
         });
         cl.setParameterExceptionHandler(ZarrDirectCli::usageError);
@@ -78,9 +101,43 @@ public final class ZarrDirectCli implements Runnable {
         return EXIT_USAGE;
     }
 
+    /**
+     * Starts a context on {@code backend} ({@code auto} or null: the settings decide) with the
+     * {@code --set} values of the command running.
+     */
+    static ZarrContext openContext(String backend) {
+        return contextBuilder(backend).open();
+    }
+
+    /** As {@link #openContext(String)}, with {@code threads} worker threads. */
+    static ZarrContext openContext(String backend, int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+        }
+        return contextBuilder(backend).threads(threads).open();
+    }
+
+    /** A context builder with the {@code --set} values of the command running, then {@code backend} unless auto. */
+    static ZarrContext.Builder contextBuilder(String backend) {
+        ZarrContext.Builder b = ZarrContext.builder().settings(CliSettings.forContexts(explicit));
+        if (backend != null && !backend.isBlank() && !backend.trim().equalsIgnoreCase("auto")) {
+            b.backend(backend);
+        }
+        return b;
+    }
+
+    /** The {@code --set} values of the command running. */
+    static SettingValues explicitSettings() {
+        return explicit;
+    }
+
     private static int failure(ZarrDirectCli root, Exception ex, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
-        boolean trace = root.stacktrace || Boolean.getBoolean("zarrdirect.debug");
+        if (ex instanceof InvalidSettingException) {
+            // a bad setting (a value, or a codec provider no jar offers) is bad usage
+            return usageError(new CommandLine.ParameterException(cmd, ex.getMessage()), new String[0]);
+        }
+        boolean trace = root.stacktrace || CliSettings.debug(explicit);
         boolean expected = ex instanceof ZarrDirectException || ex instanceof IOException
                 || ex instanceof UncheckedIOException || ex instanceof CliFailure;
         String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();

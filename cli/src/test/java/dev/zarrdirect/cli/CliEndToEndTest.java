@@ -197,7 +197,8 @@ class CliEndToEndTest {
         assertEquals(2, r.code());
         assertEquals("""
                 zarr-direct: Unknown option: '--bogus'
-                Usage: zarr-direct cat [-hV] [--stacktrace] [-b=NAME] [-n=N] [-r=START:STOP,...] PATH
+                Usage: zarr-direct cat [-hV] [--stacktrace] [-b=NAME] [-n=N] [-r=START:STOP,...]
+                                [--set=NAME=VALUE]... PATH
                 Run 'zarr-direct cat --help' for more information on usage.
                 """, r.err());
         assertEquals("", r.out());
@@ -210,7 +211,8 @@ class CliEndToEndTest {
         assertEquals(2, r.code());
         assertEquals("""
                 zarr-direct: Missing required parameter: 'PATH'
-                Usage: zarr-direct checksum [-hV] [--progress] [--stacktrace] [-b=NAME] PATH
+                Usage: zarr-direct checksum [-hV] [--progress] [--stacktrace] [-b=NAME]
+                                     [--set=NAME=VALUE]... PATH
                 Run 'zarr-direct checksum --help' for more information on usage.
                 """, r.err());
     }

@@ -1,8 +1,21 @@
 package dev.zarrdirect.core;
 
+import dev.zarrdirect.api.InvalidSettingException;
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingType;
+import dev.zarrdirect.api.settings.SettingValues;
+
+import java.util.List;
+
 /**
  * How reads run: the settings of the read engine ({@code dev.zarrdirect.core.exec}), fixed when a
- * {@link ZarrContext} starts.
+ * {@link ZarrContext} starts. Validated when made: a value out of range throws
+ * {@link InvalidSettingException} naming the setting and its range.
+ *
+ * {@snippet :
+ * ReadSettings rs = ReadSettings.defaults().withDecodeDepth(4).withDeviceBatchBytes(512L << 20);
+ * }
  *
  * @param decodeDepth      device batches of one read that decode at once (1..64; default 3)
  * @param deviceBatchSize  chunks (inner chunks of shards) per device batch; 0: the backend's
@@ -15,8 +28,83 @@ package dev.zarrdirect.core;
 public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch,
                            boolean trace) {
 
+    public static final Setting<Integer> DECODE_DEPTH = Setting.of("zarrdirect.decodeDepth",
+            SettingType.intRange(1, 64), 3, "core", "device batches of one read that decode at once");
+    public static final Setting<Integer> DEVICE_BATCH_SIZE = Setting.of("zarrdirect.deviceBatchSize",
+            SettingType.intRange(0, Integer.MAX_VALUE), 0, "core",
+            "chunks (inner chunks of shards) per device batch; 0: the backend's preferred size");
+    public static final Setting<Long> DEVICE_BATCH_BYTES = Setting.of("zarrdirect.deviceBatchBytes",
+            SettingType.byteSize(0, Long.MAX_VALUE), 0L, "core",
+            "decoded bytes a device batch holds at most; 0: the backend's preferred bytes");
+    public static final Setting<Integer> DEVICE_FIRST_BATCH = Setting.of("zarrdirect.deviceFirstBatch",
+            SettingType.intRange(0, Integer.MAX_VALUE), 0, "core",
+            "chunks in a read's first device batch, doubling up to the batch size; 0: no ramp");
+    public static final Setting<Boolean> TRACE = Setting.of("zarrdirect.trace", SettingType.bool(), false, "core",
+            "print where the time of each device read goes to standard error");
+
+    /** Every setting of this record, in component order. */
+    public static final List<Setting<?>> SETTINGS = List.of(DECODE_DEPTH, DEVICE_BATCH_SIZE, DEVICE_BATCH_BYTES,
+            DEVICE_FIRST_BATCH, TRACE);
+
+    /**
+     * @throws InvalidSettingException when a component is outside its setting's range
+     */
+    public ReadSettings {
+        check(DECODE_DEPTH, decodeDepth);
+        check(DEVICE_BATCH_SIZE, deviceBatchSize);
+        check(DEVICE_BATCH_BYTES, deviceBatchBytes);
+        check(DEVICE_FIRST_BATCH, deviceFirstBatch);
+    }
+
+    private static <T> void check(Setting<T> s, T value) {
+        s.parse(s.type().format(value));
+    }
+
     /** The defaults, with nothing read from the environment. */
     public static ReadSettings defaults() {
         return new ReadSettings(3, 0, 0, 0, false);
+    }
+
+    /**
+     * From system properties ({@code -Dzarrdirect.decodeDepth=4}), else environment variables
+     * ({@code ZARRDIRECT_DECODE_DEPTH}), else the defaults.
+     *
+     * @throws InvalidSettingException naming the setting, the value seen and what it accepts
+     */
+    public static ReadSettings fromSystem() {
+        return from(SettingResolver.system());
+    }
+
+    /** Resolved by {@code r} (explicit values first). */
+    public static ReadSettings from(SettingResolver r) {
+        return new ReadSettings(r.get(DECODE_DEPTH), r.get(DEVICE_BATCH_SIZE), r.get(DEVICE_BATCH_BYTES),
+                r.get(DEVICE_FIRST_BATCH), r.get(TRACE));
+    }
+
+    /** These settings as explicit values (every component), for a {@link ZarrContext.Builder}. */
+    public SettingValues toValues() {
+        return SettingValues.builder().set(DECODE_DEPTH, decodeDepth).set(DEVICE_BATCH_SIZE, deviceBatchSize)
+                .set(DEVICE_BATCH_BYTES, deviceBatchBytes).set(DEVICE_FIRST_BATCH, deviceFirstBatch)
+                .set(TRACE, trace).build();
+    }
+
+    public ReadSettings withDecodeDepth(int v) {
+        return new ReadSettings(v, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace);
+    }
+
+    public ReadSettings withDeviceBatchSize(int v) {
+        return new ReadSettings(decodeDepth, v, deviceBatchBytes, deviceFirstBatch, trace);
+    }
+
+    public ReadSettings withDeviceBatchBytes(long v) {
+        return new ReadSettings(decodeDepth, deviceBatchSize, v, deviceFirstBatch, trace);
+    }
+
+    public ReadSettings withDeviceFirstBatch(int v) {
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, v, trace);
+    }
+
+    public ReadSettings withTrace(boolean v) {
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, v);
     }
 }

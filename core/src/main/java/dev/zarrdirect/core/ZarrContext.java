@@ -2,10 +2,16 @@ package dev.zarrdirect.core;
 
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.settings.ResolvedSetting;
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingType;
+import dev.zarrdirect.api.settings.SettingValues;
 import dev.zarrdirect.core.exec.ReadEngine;
 import dev.zarrdirect.core.registry.BackendRegistry;
 import dev.zarrdirect.core.registry.CodecRegistry;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 
@@ -13,11 +19,29 @@ import java.util.concurrent.ExecutorService;
  * What reads and writes run on: a started backend, the codec registry resolved against it, and a
  * bounded pool of worker threads that fetch and decode chunks concurrently.
  *
- * <p>Threads: {@code zarrdirect.threads} (system property) or {@code ZARRDIRECT_THREADS}, default the
- * number of available processors. Close the context to stop its threads and its backend; closing
- * twice is harmless.
+ * <h2>Settings</h2>
+ * Parsed once, when the context starts, and fixed for its life: {@link #THREADS} (default the number
+ * of available processors), {@link BackendRegistry#BACKEND}, the {@link ReadSettings}, the codec
+ * choices {@code zarrdirect.codec.<name>} and the backend's own ({@code zarrdirect.cuda.*}...).
+ * Values given to the {@link Builder} win over system properties, which win over environment
+ * variables, which win over defaults; a bad value or an unknown explicit name fails the start with
+ * {@link dev.zarrdirect.api.InvalidSettingException}. {@link #settings()} lists every setting in
+ * force with its source, as {@code doctor} prints them.
+ *
+ * {@snippet :
+ * try (ZarrContext ctx = ZarrContext.builder().backend("cpu").threads(2)
+ *         .readSettings(ReadSettings.defaults().withDecodeDepth(2)).set("zarrdirect.trace", "false").open()) {
+ *     ctx.readSettings().decodeDepth(); // 2
+ * }
+ * }
+ *
+ * <p>Close the context to stop its threads and its backend; closing twice is harmless.
  */
 public final class ZarrContext implements AutoCloseable {
+
+    /** Worker threads that fetch and decode chunks. */
+    public static final Setting<Integer> THREADS = Setting.derived("zarrdirect.threads", SettingType.intRange(1, 4096),
+            "available processors", "core", "worker threads that fetch and decode chunks");
 
     private static volatile ZarrContext defaultContext;
 
@@ -26,41 +50,42 @@ public final class ZarrContext implements AutoCloseable {
     private final CodecRegistry codecs;
     private final int parallelism;
     private final ReadSettings readSettings;
+    private final List<ResolvedSetting<?>> coreSettings;
     private final ReadEngine engine;
     private volatile boolean closed;
 
-    private ZarrContext(BackendRegistry backends, Backend backend, int parallelism, ReadSettings readSettings) {
+    private ZarrContext(BackendRegistry backends, Backend backend, CodecRegistry codecs, int parallelism,
+                        ReadSettings readSettings, List<ResolvedSetting<?>> coreSettings) {
         this.backends = backends;
         this.backend = backend;
-        ClassLoader cl = ZarrContext.class.getClassLoader();
-        this.codecs = CodecRegistry.discover(List.of(backend.codecs()), cl);
+        this.codecs = codecs;
         this.parallelism = parallelism;
         this.readSettings = readSettings;
+        this.coreSettings = List.copyOf(coreSettings);
         this.engine = new ReadEngine(backend, parallelism, readSettings);
     }
 
-    /** Starts the backend named {@code backendName} ({@code "auto"} or null: the best available). */
+    /** A builder of a context; nothing is read or started until {@link Builder#open()}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Starts the backend named {@code backendName} ({@code "auto"} or null: the setting
+     * {@code zarrdirect.backend}, else the best available).
+     *
+     * @throws dev.zarrdirect.api.InvalidSettingException when a setting read from the system has a bad value
+     */
     public static ZarrContext open(String backendName) {
-        return open(backendName, defaultThreads());
+        return builder().backend(backendName).open();
     }
 
+    /** As {@link #open(String)}, with {@code threads} worker threads. */
     public static ZarrContext open(String backendName, int threads) {
-        return open(backendName, threads, ReadSettings.defaults());
-    }
-
-    /** Starts the backend named {@code backendName} with {@code threads} workers and reads that run as {@code readSettings} says. */
-    public static ZarrContext open(String backendName, int threads, ReadSettings readSettings) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
-        BackendRegistry reg = BackendRegistry.discover(ZarrContext.class.getClassLoader());
-        Backend b = reg.open(backendName);
-        try {
-            return new ZarrContext(reg, b, threads, readSettings);
-        } catch (RuntimeException | Error e) {
-            b.close();
-            throw e;
-        }
+        return builder().backend(backendName).threads(threads).open();
     }
 
     /** A process-wide context on the best backend, started on first use and never closed. */
@@ -78,19 +103,109 @@ public final class ZarrContext implements AutoCloseable {
         return c;
     }
 
-    static int defaultThreads() {
-        String v = System.getProperty("zarrdirect.threads");
-        if (v == null || v.isBlank()) {
-            v = System.getenv("ZARRDIRECT_THREADS");
+    /**
+     * The settings every context reads in core: threads, backend, the {@link ReadSettings} and the
+     * codec family {@code zarrdirect.codec.<name>}; for the reference table.
+     */
+    public static List<Setting<?>> coreSettingDescriptors() {
+        List<Setting<?>> out = new ArrayList<>();
+        out.add(BackendRegistry.BACKEND);
+        out.add(THREADS);
+        out.addAll(ReadSettings.SETTINGS);
+        out.add(CodecRegistry.CODEC_FAMILY);
+        return List.copyOf(out);
+    }
+
+    /** Starts a context; {@link ZarrContext#builder()}. Not thread-safe; one builder opens any number of contexts. */
+    public static final class Builder {
+        private final SettingValues.Builder values = SettingValues.builder();
+        private ClassLoader loader = ZarrContext.class.getClassLoader();
+
+        private Builder() {
         }
-        if (v != null && !v.isBlank()) {
+
+        /** The backend by name ({@code cpu}, {@code cuda}...); {@code auto} or null: the setting, else the best. */
+        public Builder backend(String name) {
+            if (name == null || name.isBlank() || name.trim().equalsIgnoreCase("auto")) {
+                values.remove(BackendRegistry.BACKEND_PROPERTY);
+            } else {
+                values.set(BackendRegistry.BACKEND_PROPERTY, name);
+            }
+            return this;
+        }
+
+        /** Worker threads, 1..4096 (checked by {@link #open()}). */
+        public Builder threads(int threads) {
+            values.set(THREADS.name(), Integer.toString(threads));
+            return this;
+        }
+
+        /** Every component of {@code rs}, explicitly. */
+        public Builder readSettings(ReadSettings rs) {
+            return settings(rs.toValues());
+        }
+
+        /**
+         * Sets setting {@code name} ({@code zarrdirect.cuda.batchBytes} or {@code cuda.batchBytes}) to
+         * {@code value}; parsed and checked by {@link #open()}.
+         */
+        public Builder set(String name, String value) {
+            values.set(name, value);
+            return this;
+        }
+
+        /** Every value of {@code explicit}, over those set before. */
+        public Builder settings(SettingValues explicit) {
+            explicit.names().forEach(n -> values.set(n, explicit.get(n).orElseThrow()));
+            return this;
+        }
+
+        /** Where backend and codec providers are looked for; by default zarr-direct's own class loader. */
+        public Builder classLoader(ClassLoader loader) {
+            this.loader = java.util.Objects.requireNonNull(loader, "loader");
+            return this;
+        }
+
+        /** The explicit values so far. */
+        public SettingValues values() {
+            return values.build();
+        }
+
+        /**
+         * Parses the settings, starts the backend and the worker threads.
+         *
+         * @throws dev.zarrdirect.api.InvalidSettingException for an unknown explicit name (listing the
+         *         known ones) or a value that does not parse, wherever it came from
+         * @throws dev.zarrdirect.api.MissingBackendException when the backend is absent or unusable
+         */
+        public ZarrContext open() {
+            SettingValues explicit = values.build();
+            BackendRegistry reg = BackendRegistry.discover(loader);
+            List<Setting<?>> known = new ArrayList<>(coreSettingDescriptors());
+            known.addAll(reg.backendSettings());
+            explicit.requireKnown(known, List.of(CodecRegistry.CODEC_PREFIX));
+            SettingResolver r = SettingResolver.system(explicit);
+            ResolvedSetting<Integer> threads = r.resolve(THREADS);
+            if (threads.value() == null) {
+                threads = threads.withValue(Runtime.getRuntime().availableProcessors());
+                r.record(threads);
+            }
+            String backendName = r.get(BackendRegistry.BACKEND);
+            ReadSettings rs = ReadSettings.from(r);
+            List<ResolvedSetting<?>> core = r.resolved();
+            Backend backend = reg.open(reg.resolveName(backendName), explicit);
+            boolean ok = false;
             try {
-                return Math.max(1, Integer.parseInt(v.trim()));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("zarrdirect.threads must be a number, got \"" + v + "\"", e);
+                CodecRegistry codecs = CodecRegistry.discover(List.of(backend.codecs()), loader, r);
+                ZarrContext ctx = new ZarrContext(reg, backend, codecs, threads.value(), rs, core);
+                ok = true;
+                return ctx;
+            } finally {
+                if (!ok) {
+                    backend.close();
+                }
             }
         }
-        return Runtime.getRuntime().availableProcessors();
     }
 
     public Backend backend() {
@@ -114,9 +229,20 @@ public final class ZarrContext implements AutoCloseable {
         return parallelism;
     }
 
-    /** How reads on this context run. */
+    /** How reads on this context run, parsed when it started. */
     public ReadSettings readSettings() {
         return readSettings;
+    }
+
+    /**
+     * Every setting in force with its value and source, for {@code doctor}: the core's (backend,
+     * threads, read settings), the backend's ({@link Backend#settings()}), then the codec choices.
+     */
+    public List<ResolvedSetting<?>> settings() {
+        List<ResolvedSetting<?>> out = new ArrayList<>(coreSettings);
+        out.addAll(backend.settings());
+        out.addAll(codecs.settings());
+        return List.copyOf(out);
     }
 
     ExecutorService workers() {

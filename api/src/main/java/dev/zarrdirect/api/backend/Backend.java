@@ -94,6 +94,14 @@ public interface Backend extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * The settings this backend started with, each with its value and source, for {@code doctor}
+     * (see {@link BackendProvider#settings()}). By default none.
+     */
+    default List<dev.zarrdirect.api.settings.ResolvedSetting<?>> settings() {
+        return List.of();
+    }
+
     /** The codec implementations that run natively on this backend's devices. */
     CodecProvider codecs();
 

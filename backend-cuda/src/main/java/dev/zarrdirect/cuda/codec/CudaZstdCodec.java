@@ -30,7 +30,8 @@ import java.util.Set;
  * per frame ({@code ZD_ZSTD_SCRATCH_PER_FRAME}), taken from the pool for the call.
  *
  * <h2>Large frames</h2>
- * Frames of more than {@value #DEFAULT_MP_MIN} decoded bytes, that is of 256 KiB and more ({@link #MP_MIN_PROPERTY}), take the
+ * Frames of more than {@value #DEFAULT_MP_MIN} decoded bytes, that is of 256 KiB and more ({@link #MP_MIN_PROPERTY};
+ * the device's {@link ZstdKernelPolicy}, chosen when the backend starts, says), take the
  * multi-pass path of zd_zstd_mp.h in the same call ({@link MultiPassLaunch}: block tables,
  * entropy decoding per block, linking, block-parallel execution, checksums), with the single-pass
  * decoder as fallback in the last launch for anything unusual or invalid, so statuses are the
@@ -88,12 +89,14 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
 
     private final CudaBackend backend;
     private final CudaDevice device;
+    private final ZstdKernelPolicy policy;
     private final int level;
     private final boolean checksum;
 
-    CudaZstdCodec(CudaBackend backend, CudaDevice device, int level, boolean checksum) {
+    CudaZstdCodec(CudaBackend backend, CudaDevice device, ZstdKernelPolicy policy, int level, boolean checksum) {
         this.backend = backend;
         this.device = device;
+        this.policy = java.util.Objects.requireNonNull(policy, "policy");
         this.level = level;
         this.checksum = checksum;
     }
@@ -102,7 +105,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     static CudaZstdCodec create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
         Config c = Config.of(NAME, configuration, Set.of("level", "checksum"));
         int level = (int) c.integer("level", -131072, 22, 0);
-        return new CudaZstdCodec(backend, device, level, c.bool("checksum", false));
+        return new CudaZstdCodec(backend, device, backend.zstdPolicy(device), level, c.bool("checksum", false));
     }
 
     public int level() {
@@ -111,6 +114,11 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
 
     public boolean checksum() {
         return checksum;
+    }
+
+    /** How the kernels run on this codec's device (chosen when the backend started). */
+    public ZstdKernelPolicy policy() {
+        return policy;
     }
 
     @Override
@@ -185,17 +193,16 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         }
         // ---- multi-pass split (zd_zstd_mp.h): frames above MP_MIN_PROPERTY go through the
         // block-parallel path, the others through zd_zstd_decode_batch below.
-        long mpMin = Long.getLong(MP_MIN_PROPERTY, DEFAULT_MP_MIN);
         int nl = 0;
         for (int k = 0; k < n; k++) {
-            if (mpMin >= 0 && ds[k] > mpMin) nl++;
+            if (policy.multiPass(ds[k])) nl++;
         }
         if (nl > 0) {
             int[] li = new int[nl];
             long[] lsa = new long[nl], lss = new long[nl], lda = new long[nl], lds = new long[nl];
             int ns = 0, m = 0;
             for (int k = 0; k < n; k++) {
-                if (mpMin >= 0 && ds[k] > mpMin) {
+                if (policy.multiPass(ds[k])) {
                     li[m] = item[k]; lsa[m] = sa[k]; lss[m] = ss[k]; lda[m] = da[k]; lds[m] = ds[k]; m++;
                 } else {
                     item[ns] = item[k]; sa[ns] = sa[k]; ss[ns] = ss[k]; da[ns] = da[k]; ds[ns] = ds[k]; ns++;
@@ -203,7 +210,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
             }
             device.makeCurrent();
             long scratchCap = Math.min(MP_SCRATCH_CAP, Math.max(1L << 30, device.driver().memGetInfo()[0] / 3));
-            MultiPassLaunch mpl = MultiPassLaunch.of(device);
+            MultiPassLaunch mpl = policy.multiPass();
             // a sub-batch with one frame large enough defers all of its frames, each with its refs:
             // counted for every frame when any could
             long largest = java.util.Arrays.stream(lds).max().orElse(0);
@@ -231,7 +238,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         // ---- end of the multi-pass split
         ItemTable t = ItemTable.of(java.util.Arrays.copyOf(sa, n), java.util.Arrays.copyOf(ss, n),
                 java.util.Arrays.copyOf(da, n), java.util.Arrays.copyOf(ds, n));
-        int threads = Integer.getInteger(BLOCK_PROPERTY, 32);
+        int threads = policy.singlePassThreads();
         try (DeviceWork w = new DeviceWork(backend, device)) {
             MemorySegment host = w.arena.allocate(t.byteSize(), 8);
             t.writeTo(host);
@@ -286,7 +293,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     private void decodeMultiPass(CodecBatch batch, MultiPassLaunch mpl, int[] item0, long[] sa0, long[] ss0, long[] da0,
                                  long[] ds0) {
         int n = item0.length;
-        int[] order = MultiPassLaunch.frameOrder(ss0);
+        int[] order = MultiPassLaunch.frameOrder(ss0, policy.sortFrames());
         int[] item = new int[n];
         long[] sa = new long[n], ss = new long[n], da = new long[n], ds = new long[n];
         for (int k = 0; k < n; k++) {

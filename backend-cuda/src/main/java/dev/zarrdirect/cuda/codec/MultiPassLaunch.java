@@ -30,9 +30,37 @@ import dev.zarrdirect.cuda.driver.KernelArgs;
  *                        sequences)
  * @param deferBlocks     batches whose largest frame has at least this many blocks execute deferred
  *                        ({@link #DEFER_PROPERTY}; 0: never)
+ * @param entropyWaves    groups of the entropy pass launched, in multiples of those resident at once
+ *                        ({@link #ENTROPY_WAVES_PROPERTY}, 1..1024)
+ * @param execGroupsPerFrame groups of the waiting execute pass per frame of the batch at most
+ *                        ({@link #EXEC_GROUPS_PER_FRAME_PROPERTY}, 1..1024)
+ * @param seqAbove        the sequence pass runs for batches of more than this many blocks; -1: the
+ *                        chains the entropy pass keeps resident ({@link #SEQ_ABOVE_PROPERTY})
+ * @param seqSized        whether the sequence pass launches only the groups a batch's blocks need
+ *                        ({@link #SEQ_SIZED_PROPERTY})
+ * @param resolveParts    slices of a block in {@code zd_zstd_mp_resolve} at most
+ *                        ({@link #RESOLVE_PARTS_PROPERTY}, 1..1024)
+ *
+ * <p>Made once per device when the backend starts ({@link ZstdKernelPolicy}); nothing here reads
+ * a setting.
  */
 public record MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound, boolean jump,
-                              boolean entropyPairs, Sequences sequences, long deferBlocks) {
+                              boolean entropyPairs, Sequences sequences, long deferBlocks, long entropyWaves,
+                              long execGroupsPerFrame, long seqAbove, boolean seqSized, int resolveParts) {
+
+    /** Default {@link #entropyWaves()}, {@link #execGroupsPerFrame()}. */
+    public static final long DEFAULT_ENTROPY_WAVES = 4, DEFAULT_EXEC_GROUPS_PER_FRAME = 2;
+
+    /**
+     * With the defaults of {@link #entropyWaves()} (4), {@link #execGroupsPerFrame()} (2),
+     * {@link #seqAbove()} (the resident chains), {@link #seqSized()} (true) and
+     * {@link #resolveParts()} ({@value #DEFAULT_RESOLVE_PARTS}).
+     */
+    public MultiPassLaunch(int multiprocessors, int execThreads, boolean window, boolean sameRound, boolean jump,
+                           boolean entropyPairs, Sequences sequences, long deferBlocks) {
+        this(multiprocessors, execThreads, window, sameRound, jump, entropyPairs, sequences, deferBlocks,
+                DEFAULT_ENTROPY_WAVES, DEFAULT_EXEC_GROUPS_PER_FRAME, -1, true, DEFAULT_RESOLVE_PARTS);
+    }
 
     /**
      * The sequence pass: blocks of at least {@code min} sequences (0: no pass) are decoded by one
@@ -232,8 +260,12 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * multiprocessors idle with one slice a block.
      */
     static int resolveParts(int n, int multiprocessors) {
-        int max = Math.max(1, Integer.getInteger(RESOLVE_PARTS_PROPERTY, DEFAULT_RESOLVE_PARTS));
-        return Math.clamp(multiprocessors / Math.max(1, n), 1, max);
+        return resolveParts(n, multiprocessors, DEFAULT_RESOLVE_PARTS);
+    }
+
+    /** {@link #resolveParts(int, int)} with at most {@code max} slices. */
+    static int resolveParts(int n, int multiprocessors, int max) {
+        return Math.clamp(multiprocessors / Math.max(1, n), 1, Math.max(1, max));
     }
 
     /**
@@ -252,15 +284,22 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
      * frames whose blocks share a group of the pairs entropy pass (neighbouring frames) are alike.
      * The two threads of a pair run their serial sequence loops in the same warp instructions, so
      * a pair costs the instructions of its longer block; the ERA5 layouts' neighbouring chunks are
-     * different variables (ratios 1.8 to 8.9 side by side). Stable; off with
-     * {@link CudaZstdCodec#MP_SORT_PROPERTY}{@code =false} (then the identity).
+     * different variables (ratios 1.8 to 8.9 side by side). Stable.
      */
     public static int[] frameOrder(long[] encodedSizes) {
+        return frameOrder(encodedSizes, true);
+    }
+
+    /**
+     * {@link #frameOrder(long[])} when {@code sort}, else the identity (the policy's
+     * {@link ZstdKernelPolicy#sortFrames()}, {@link CudaZstdCodec#MP_SORT_PROPERTY}{@code =false}).
+     */
+    public static int[] frameOrder(long[] encodedSizes, boolean sort) {
         Integer[] order = new Integer[encodedSizes.length];
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        if (Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_SORT_PROPERTY, "true"))) {
+        if (sort) {
             java.util.Arrays.sort(order, java.util.Comparator.comparingLong(i -> encodedSizes[i]));
         }
         int[] out = new int[order.length];
@@ -282,59 +321,24 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
                     + " [32, 1024], got " + execThreads + " (" + CudaZstdCodec.MP_THREADS_PROPERTY + ")");
         }
         java.util.Objects.requireNonNull(sequences, "sequences");
+        if (multiprocessors < 1 || deferBlocks < 0 || entropyWaves < 1 || execGroupsPerFrame < 1 || seqAbove < -1
+                || resolveParts < 1) {
+            throw new IllegalArgumentException("multi-pass launch: multiprocessors " + multiprocessors + ", defer "
+                    + deferBlocks + ", entropy waves " + entropyWaves + ", execute groups a frame " + execGroupsPerFrame
+                    + ", sequence pass above " + seqAbove + ", resolve parts " + resolveParts);
+        }
     }
 
     /**
-     * The launches for {@code device}: blocks are built in shared memory where a group may have
-     * {@link #WIN_SHARED_BYTES} (H100, H200, B200: yes; A100: 163 KiB, no) unless
-     * {@link CudaZstdCodec#MP_WINDOW_PROPERTY} is false; same-round marks only when
-     * {@link CudaZstdCodec#MP_SAME_ROUND_PROPERTY} is true; pointer jumping unless
-     * {@link CudaZstdCodec#MP_JUMP_PROPERTY} is false; the entropy pass in pairs unless
-     * {@link CudaZstdCodec#MP_ENTROPY_PAIRS_PROPERTY} is false; a sequence pass as
-     * {@link #SEQ_MIN_PROPERTY}, {@link #SEQ_LANES_PROPERTY} and {@link #SEQ_ITEMS_PROPERTY} ask,
-     * with as many items as a multiprocessor's shared memory holds.
+     * The launches for {@code device} with the settings of system properties, environment and
+     * defaults: {@link ZstdKernelPolicy#forDevice}. For tools (the kernel bench); the backend makes
+     * its policy once per device when it starts and the codec uses that.
      *
-     * @throws IllegalArgumentException when {@link CudaZstdCodec#MP_THREADS_PROPERTY} asks for more
-     *                                  threads than the execute kernel can launch, or the sequence
-     *                                  properties for a pass that cannot run
+     * @throws dev.zarrdirect.api.InvalidSettingException when a setting asks for a launch the device cannot run
      */
     public static MultiPassLaunch of(CudaDevice device) {
-        boolean fits = device.maxSharedMemoryPerBlockOptin() >= WIN_SHARED_BYTES;
-        boolean wanted = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_WINDOW_PROPERTY, "true"));
-        boolean window = fits && wanted;
-        int execThreads = Integer.getInteger(CudaZstdCodec.MP_THREADS_PROPERTY,
-                window ? DEFAULT_WINDOW_THREADS : DEFAULT_IN_PLACE_THREADS);
-        String kernel = window ? "zd_zstd_mp_exec_win" : "zd_zstd_mp_exec";
-        int max = device.maxThreadsPerBlock(kernel);
-        if (execThreads > max) {
-            throw new IllegalArgumentException(CudaZstdCodec.MP_THREADS_PROPERTY + "=" + execThreads + " is more than the "
-                    + max + " threads " + kernel + " can run in one group on " + device + " (its registers)");
-        }
-        // off by default: within noise on the H200 (sharded ERA5 frames 15.8 against 15.7 GB/s), and
-        // its fence-ordered marks are outside what compute-sanitizer racecheck can check
-        boolean sameRound = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_SAME_ROUND_PROPERTY, "false"));
-        boolean jump = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_JUMP_PROPERTY, "true"));
-        boolean pairs = Boolean.parseBoolean(System.getProperty(CudaZstdCodec.MP_ENTROPY_PAIRS_PROPERTY, "true"));
-        int seqMin = Integer.getInteger(SEQ_MIN_PROPERTY, DEFAULT_SEQ_MIN);
-        Sequences seq = Sequences.OFF;
-        if (seqMin > 0) {
-            boolean asked = System.getProperty(SEQ_LANES_PROPERTY) != null || System.getProperty(SEQ_ITEMS_PROPERTY) != null;
-            try {
-                seq = Sequences.fit(seqMin, Integer.getInteger(SEQ_LANES_PROPERTY, DEFAULT_SEQ_LANES),
-                        Integer.getInteger(SEQ_ITEMS_PROPERTY, DEFAULT_SEQ_ITEMS), device.maxSharedMemoryPerMultiprocessor(),
-                        device.maxThreadsPerMultiprocessor(), device.maxSharedMemoryPerBlockOptin(),
-                        device.maxThreadsPerBlock("zd_zstd_mp_sequences"));
-            } catch (IllegalArgumentException e) {
-                // a device too small for the default pass decodes sequences in the entropy pass;
-                // settings someone chose are reported
-                if (asked) throw e;
-            }
-        }
-        long defer = Math.max(0, Long.getLong(DEFER_PROPERTY, DEFAULT_DEFER_BLOCKS));
-        if (!window || device.maxSharedMemoryPerBlockOptin() < DEFER_SHARED_BYTES) {
-            defer = 0;
-        }
-        return new MultiPassLaunch(device.multiprocessors(), execThreads, window, sameRound, jump, pairs, seq, defer);
+        return ZstdKernelPolicy.forDevice(ZstdKernelPolicy.DeviceProperties.of(device),
+                ZstdKernelPolicy.Overrides.from(dev.zarrdirect.api.settings.SettingResolver.system())).multiPass();
     }
 
     /**
@@ -376,9 +380,9 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         // round: a chain is longer there (~1150 cycles a sequence on the H200 against ~870), so it
         // wins on throughput, not on the latency of a batch whose blocks all start at once
         long chains = (long) entropyPerSm * multiprocessors * (entropyPairs ? 2 : 1);
-        boolean seqPass = sequences.on() && minBlocks > Long.getLong(SEQ_ABOVE_PROPERTY, chains);
+        boolean seqPass = sequences.on() && minBlocks > (seqAbove >= 0 ? seqAbove : chains);
         int seqMin = seqPass ? sequences.min() : 0;
-        long waves = Math.max(1, Long.getLong(ENTROPY_WAVES_PROPERTY, 4));
+        long waves = entropyWaves;
         int entropyGrid = (int) Math.max(1, Math.min(work, waves * entropyPerSm * multiprocessors));
         l.launch(entropyPairs ? "zd_zstd_mp_entropy_pairs" : "zd_zstd_mp_entropy", entropyGrid, 32, 0,
                 new KernelArgs().u64(src).u64(srcOffsets).u64(srcSizes).u64(dstSizes).u64(scratch)
@@ -389,7 +393,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
             // need, so that a small batch leaves shared memory to the batches decoding beside it
             // (a group holds its share until its last item's block is done)
             long groups = (long) multiprocessors * sequences.groupsPerSm();
-            if (Boolean.parseBoolean(System.getProperty(SEQ_SIZED_PROPERTY, "true"))) {
+            if (seqSized) {
                 groups = Math.clamp((minBlocks + sequences.itemsPerGroup() - 1) / sequences.itemsPerGroup(), 1, groups);
             }
             l.launch("zd_zstd_mp_sequences", (int) groups, sequences.threads(),
@@ -402,7 +406,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
         // window takes most of a multiprocessor's shared memory: one group each), and no more than
         // the frames' chains keep busy
         int perSm = window ? 1 : Math.max(1, 2048 / execThreads);
-        long perFrame = Math.clamp(Long.getLong(EXEC_GROUPS_PER_FRAME_PROPERTY, 2), 1, 1024);
+        long perFrame = execGroupsPerFrame;
         int flags = F_CG | (sameRound ? F_SAME_ROUND : 0) | (jump ? F_JUMP : 0);
         if (refs != 0) {
             // deferred: no block waits for another, so every multiprocessor has blocks to run
@@ -411,7 +415,7 @@ public record MultiPassLaunch(int multiprocessors, int execThreads, boolean wind
                     .u64(srcOffsets).u64(srcSizes).u64(dst).u64(dstOffsets).u64(dstSizes).u64(scratch)
                     .u64(scratchOffsets).u32(n).u32(flags).u64(refs).u64(refOffsets));
             // persistent, slices of blocks by ticket: a group a multiprocessor (1024 threads)
-            int parts = resolveParts(n, multiprocessors);
+            int parts = resolveParts(n, multiprocessors, resolveParts);
             l.launch("zd_zstd_mp_resolve", multiprocessors, RESOLVE_THREADS, 0, new KernelArgs().u64(dst).u64(dstOffsets)
                     .u64(scratch).u64(scratchOffsets).u64(refs).u64(refOffsets).u32(n).u32(parts));
         } else {

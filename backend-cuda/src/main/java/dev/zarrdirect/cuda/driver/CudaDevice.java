@@ -28,6 +28,8 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 public final class CudaDevice implements AutoCloseable {
 
     private static final Map<Integer, Long> PRIMARY = new ConcurrentHashMap<>();
+    /** The {@link #SCHEDULE_PROPERTY} each primary context was retained with, by device handle. */
+    private static final Map<Integer, String> SCHEDULED = new ConcurrentHashMap<>();
 
     private final CudaDriver driver;
     private final int ordinal;
@@ -73,8 +75,21 @@ public final class CudaDevice implements AutoCloseable {
         };
     }
 
-    /** Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use). */
+    /**
+     * Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use),
+     * with the {@link #SCHEDULE_PROPERTY} of system properties or environment.
+     */
     public CudaDevice(CudaDriver driver, int ordinal, MemorySegment fatbin) {
+        this(driver, ordinal, fatbin, dev.zarrdirect.api.settings.SettingResolver.system()
+                .get(dev.zarrdirect.cuda.CudaSettings.SCHEDULE));
+    }
+
+    /**
+     * Opens device {@code ordinal} and loads {@code fatbin} (null: no kernels, for memory-only use).
+     * {@code schedule} ({@link #SCHEDULE_PROPERTY}) applies only where this process retains the
+     * device's primary context for the first time.
+     */
+    public CudaDevice(CudaDriver driver, int ordinal, MemorySegment fatbin, String schedule) {
         this.driver = driver;
         this.ordinal = ordinal;
         this.handle = driver.device(ordinal);
@@ -90,12 +105,20 @@ public final class CudaDevice implements AutoCloseable {
                 && driver.deviceAttribute(handle, CudaDriver.ATTR_MEMORY_POOLS_SUPPORTED) != 0;
         this.managedMemory = driver.deviceAttribute(handle, CudaDriver.ATTR_MANAGED_MEMORY) != 0;
         this.context = PRIMARY.computeIfAbsent(handle, h -> {
-            int flags = scheduleFlags(System.getProperty(SCHEDULE_PROPERTY, "auto"));
+            int flags = scheduleFlags(schedule);
             if (flags != CudaDriver.CTX_SCHED_AUTO) {
                 driver.primaryContextSetFlags(h, flags);
             }
+            SCHEDULED.put(h, schedule.trim().toLowerCase(java.util.Locale.ROOT));
             return driver.primaryContextRetain(h);
         });
+        String applied = SCHEDULED.get(handle);
+        if (applied != null && !applied.equals(schedule.trim().toLowerCase(java.util.Locale.ROOT))) {
+            System.getLogger(CudaDevice.class.getName()).log(System.Logger.Level.WARNING, SCHEDULE_PROPERTY + "="
+                    + schedule + " is not applied to cuda:" + ordinal + ": its primary context was retained with "
+                    + applied + " when this process first opened it (the backend's probe); set it as a system"
+                    + " property or ZARRDIRECT_CUDA_SCHEDULE before the first use of CUDA instead");
+        }
         makeCurrent();
         if (fatbin != null) {
             this.module = driver.moduleLoadData(fatbin);

@@ -106,12 +106,12 @@ public final class CuFileReader implements DirectReader {
     }
 
     /**
-     * Opens the cuFile driver; strict when {@value DirectReaders#CUFILE_STRICT_PROPERTY} is {@code true}.
+     * Opens the cuFile driver; strict when the backend's {@value DirectReaders#CUFILE_STRICT_PROPERTY} is {@code true}.
      *
      * @throws IllegalStateException when {@code libcufile.so.0} is missing or {@code cuFileDriverOpen} fails
      */
     public static CuFileReader open(CudaBackend backend, int threads, long bounceBytes) {
-        return open(backend, threads, bounceBytes, Boolean.getBoolean(DirectReaders.CUFILE_STRICT_PROPERTY));
+        return open(backend, threads, bounceBytes, backend.cudaSettings().cufileStrict());
     }
 
     /**
@@ -288,7 +288,7 @@ public final class CuFileReader implements DirectReader {
     /** The threaded reader for files cuFile cannot register, made on first need. */
     private synchronized ThreadedReader fallback() {
         if (fallback == null) {
-            fallback = new ThreadedReader(backend, threads, Math.max(4096, Long.getLong(ThreadedReader.TASK_PROPERTY, 4L << 20)));
+            fallback = new ThreadedReader(backend, threads, Math.max(4096, backend.cudaSettings().readerTaskBytes()));
         }
         return fallback;
     }

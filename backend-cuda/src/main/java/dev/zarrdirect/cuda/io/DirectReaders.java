@@ -6,7 +6,8 @@ import dev.zarrdirect.cuda.CudaBackend;
 import java.util.Locale;
 
 /**
- * Chooses the backend's {@link DirectReader} from {@value #PROPERTY}: {@code cufile},
+ * Chooses the backend's {@link DirectReader} from {@value #PROPERTY} (parsed into
+ * {@link dev.zarrdirect.cuda.CudaSettings} when the backend starts): {@code cufile},
  * {@code threaded} or {@code auto}. {@code auto} is {@link #AUTO}, the threaded reader until the two
  * have been measured against each other on the GPU machine. {@code cufile} falls back to the
  * threaded reader, with a warning, when cuFile cannot start; once started, it reads the files that
@@ -37,15 +38,15 @@ public final class DirectReaders {
             c = AUTO;
         }
         return switch (c) {
-            case "threaded" -> ThreadedReader.fromProperties(backend);
+            case "threaded" -> ThreadedReader.fromSettings(backend);
             case "cufile" -> {
                 try {
-                    yield CuFileReader.open(backend, Integer.getInteger(CUFILE_THREADS_PROPERTY, 8),
-                            Long.getLong(CUFILE_BOUNCE_PROPERTY, 16L << 20));
+                    yield CuFileReader.open(backend, backend.cudaSettings().cufileThreads(),
+                            backend.cudaSettings().cufileBounceBytes());
                 } catch (RuntimeException e) {
                     System.getLogger(DirectReaders.class.getName()).log(System.Logger.Level.WARNING,
                             "cuFile reader unavailable (" + e.getMessage() + "); using the threaded reader");
-                    yield ThreadedReader.fromProperties(backend);
+                    yield ThreadedReader.fromSettings(backend);
                 }
             }
             default -> throw new IllegalArgumentException(PROPERTY + "=" + choice + " is not one of cufile, threaded, auto");

@@ -43,11 +43,11 @@ public final class ThreadedReader implements DirectReader {
     public static final String THREADS_PROPERTY = "zarrdirect.cuda.readerThreads";
     /** System property: print where each read's threads spent their time (pread, buffer waits, copies, final sync). */
     public static final String TRACE_PROPERTY = "zarrdirect.cuda.readerTrace";
-    private static final boolean TRACE = Boolean.getBoolean(TRACE_PROPERTY);
     /** Bytes per task and per bounce buffer; default 4 MiB. */
     public static final String TASK_PROPERTY = "zarrdirect.cuda.readerTaskBytes";
 
     private final CudaBackend backend;
+    private final boolean trace;
     private final int threads;
     private final long taskBytes;
     private final ExecutorService pool;
@@ -61,6 +61,7 @@ public final class ThreadedReader implements DirectReader {
                     + " threads of " + taskBytes + " bytes");
         }
         this.backend = backend;
+        this.trace = backend.cudaSettings().readerTrace();
         this.threads = threads;
         this.taskBytes = taskBytes;
         AtomicInteger id = new AtomicInteger();
@@ -71,9 +72,9 @@ public final class ThreadedReader implements DirectReader {
         });
     }
 
-    /** With the thread count and task size of the system properties (8 threads, 4 MiB). */
-    public static ThreadedReader fromProperties(CudaBackend backend) {
-        return new ThreadedReader(backend, Integer.getInteger(THREADS_PROPERTY, 8), Long.getLong(TASK_PROPERTY, 4L << 20));
+    /** With the thread count and task size of the backend's settings (default 8 threads, 4 MiB). */
+    public static ThreadedReader fromSettings(CudaBackend backend) {
+        return new ThreadedReader(backend, backend.cudaSettings().readerThreads(), backend.cudaSettings().readerTaskBytes());
     }
 
     @Override
@@ -136,7 +137,7 @@ public final class ThreadedReader implements DirectReader {
             for (Future<long[]> f : futures) {
                 try {
                     long[] ns = f.get();
-                    if (TRACE) {
+                    if (trace) {
                         times.append(String.format(java.util.Locale.ROOT, " %.2f/%.2f/%.2f/%.2f", ns[0] / 1e6, ns[1] / 1e6,
                                 ns[2] / 1e6, ns[3] / 1e6));
                     }
@@ -147,7 +148,7 @@ public final class ThreadedReader implements DirectReader {
                     first = first == null ? e : first;
                 }
             }
-            if (TRACE) {
+            if (trace) {
                 System.err.printf(java.util.Locale.ROOT, "threaded read: %d tasks, %d threads, %.2f ms; per thread "
                         + "pread / buffer wait / copy issue / final sync ms:%s%n", tasks.size(), n,
                         (System.nanoTime() - t0) / 1e6, times);

@@ -57,8 +57,28 @@ public final class KernelImage {
         return failure;
     }
 
+    /** The image named by the setting {@value #FILE_PROPERTY} (system property or environment), else the jar's. */
     static MemorySegment read(ClassLoader loader) throws IOException {
-        String file = System.getProperty(FILE_PROPERTY);
+        return read(loader, dev.zarrdirect.api.settings.SettingResolver.system()
+                .get(dev.zarrdirect.cuda.CudaSettings.KERNEL_IMAGE));
+    }
+
+    /**
+     * The fatbin file {@code file} in native memory (kept for the life of the process), for an
+     * explicit {@code zarrdirect.cuda.kernelImage} given when a backend starts.
+     *
+     * @throws IllegalArgumentException naming the file when it cannot be read or is not a fatbin
+     */
+    public static MemorySegment file(String file) {
+        try {
+            return read(KernelImage.class.getClassLoader(), file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    /** The fatbin file {@code file}, or the jar's where it is null. */
+    static MemorySegment read(ClassLoader loader, String file) throws IOException {
         if (file != null && !file.isBlank()) {
             String what = "-D" + FILE_PROPERTY + "=" + file;
             byte[] bytes;

@@ -106,7 +106,7 @@ class ItemTableTest {
 
     @Test
     void zstdBoundIsZstdCompressBound() {
-        CudaZstdCodec c = new CudaZstdCodec(null, null, 3, false);
+        CudaZstdCodec c = new CudaZstdCodec(null, null, ZstdKernelPolicy.defaults(ZstdKernelPolicyTest.H200), 3, false);
         assertEquals(0 + (128 << 10 >> 11), c.maxEncodedSize(0));
         assertEquals((1L << 20) + (1L << 12), c.maxEncodedSize(1L << 20));
         var e = assertThrows(UnsupportedOperationException.class, () -> c.encode(null));

@@ -19,15 +19,8 @@ class MultiPassLaunchTest {
 
     @Test
     void sortingTurnedOffKeepsTheBatchOrder() {
-        String key = CudaZstdCodec.MP_SORT_PROPERTY;
-        String before = System.getProperty(key);
-        System.setProperty(key, "false");
-        try {
-            assertArrayEquals(new int[]{0, 1, 2}, MultiPassLaunch.frameOrder(new long[]{30, 10, 20}));
-        } finally {
-            if (before == null) System.clearProperty(key);
-            else System.setProperty(key, before);
-        }
+        assertArrayEquals(new int[]{0, 1, 2}, MultiPassLaunch.frameOrder(new long[]{30, 10, 20}, false));
+        assertArrayEquals(new int[]{1, 2, 0}, MultiPassLaunch.frameOrder(new long[]{30, 10, 20}, true));
     }
 
     @Test
@@ -60,16 +53,10 @@ class MultiPassLaunchTest {
         assertEquals(300, grids(inPlace, 150).get("zd_zstd_mp_exec"));
         assertEquals(528, grids(inPlace, 600).get("zd_zstd_mp_exec"));
 
-        String key = MultiPassLaunch.EXEC_GROUPS_PER_FRAME_PROPERTY;
-        String before = System.getProperty(key);
-        System.setProperty(key, "3");
-        try {
-            assertEquals(48, grids(h200, 16).get("zd_zstd_mp_exec_win"));
-            assertEquals(132, grids(h200, 50).get("zd_zstd_mp_exec_win"));
-        } finally {
-            if (before == null) System.clearProperty(key);
-            else System.setProperty(key, before);
-        }
+        MultiPassLaunch three = new MultiPassLaunch(132, 1024, true, false, true, true, MultiPassLaunch.Sequences.OFF, 0,
+                4, 3, -1, true, 8);
+        assertEquals(48, grids(three, 16).get("zd_zstd_mp_exec_win"));
+        assertEquals(132, grids(three, 50).get("zd_zstd_mp_exec_win"));
     }
 
     @Test

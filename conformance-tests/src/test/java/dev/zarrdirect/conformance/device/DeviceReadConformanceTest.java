@@ -115,7 +115,7 @@ class DeviceReadConformanceTest {
                 List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 4L, 8L),
                         "codecs", List.of(le.toJson(), zstd.toJson()),
                         "index_codecs", List.of(le.toJson(), c("crc32c", Map.of()).toJson()), "index_location", "end"))));
-        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 3, settings)) {
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.builder().backend(name).threads(3).readSettings(settings).open()) {
             for (List<CodecMetadata> codecs : chains) {
                 boolean sharded = codecs.size() == 1;
                 long[] chunks = sharded ? new long[]{1, 12, 40} : new long[]{1, 4, 8};

@@ -1,5 +1,7 @@
 package dev.zarrdirect.core.convert;
 
+import dev.zarrdirect.api.settings.SettingValues;
+
 import dev.zarrdirect.core.metadata.CodecMetadata;
 
 import java.nio.ByteOrder;
@@ -36,6 +38,7 @@ public final class ConvertOptions {
     private final boolean overwrite;
     private final boolean verify;
     private final Long maxShards;
+    private final SettingValues settings;
 
     private ConvertOptions(Builder b) {
         this.chunks = b.chunks == null ? null : b.chunks.clone();
@@ -51,6 +54,7 @@ public final class ConvertOptions {
         this.overwrite = b.overwrite;
         this.verify = b.verify;
         this.maxShards = b.maxShards;
+        this.settings = b.settings;
     }
 
     /** The defaults: the source's layout, Zarr v3, 2 blocks in flight in 2 GiB, read with the cpu backend. */
@@ -78,6 +82,7 @@ public final class ConvertOptions {
         b.overwrite = overwrite;
         b.verify = verify;
         b.maxShards = maxShards;
+        b.settings = settings;
         return b;
     }
 
@@ -124,6 +129,11 @@ public final class ConvertOptions {
     /** Memory for the blocks in flight; blocks shrink to fit. Default 2 GiB. */
     public long memoryBytes() {
         return memoryBytes;
+    }
+
+    /** Settings given to every context the conversion opens ({@code --set} on the CLI); none by default. */
+    public SettingValues settings() {
+        return settings;
     }
 
     /** The backend that reads the source; default {@code cpu}. The destination is always encoded on the CPU. */
@@ -179,8 +189,15 @@ public final class ConvertOptions {
         private boolean overwrite;
         private boolean verify;
         private Long maxShards;
+        private SettingValues settings = SettingValues.none();
 
         private Builder() {
+        }
+
+        /** Settings for every context the conversion opens, over system properties and the environment. */
+        public Builder settings(SettingValues settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
         }
 
         /** The chunk shape (the inner chunks when sharded), -1 for a whole dimension; null: the source's. */

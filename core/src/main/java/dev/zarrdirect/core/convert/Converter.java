@@ -173,7 +173,7 @@ public final class Converter {
     /** Exactly one of {@code dst} (a path destination) and {@code store} (a store destination) is given. */
     private ConvertResult run(Store src, String sourceId, Destination dst, Store store) {
         int nThreads = options.threads().orElse(Runtime.getRuntime().availableProcessors());
-        try (ZarrContext ctx = ZarrContext.open(options.backend(), nThreads)) {
+        try (ZarrContext ctx = context(options.backend(), nThreads)) {
             options.codecs().ifPresent(c -> usageRun(() -> ConvertPlan.checkCodecs(c, ctx, DataType.FLOAT32)));
             Object root = openRoot(ctx, src);
             List<String> groups = new ArrayList<>();
@@ -361,8 +361,8 @@ public final class Converter {
         if (units == 0 || run.journal.doneCount(t.path()) == units) {
             return;
         }
-        try (ZarrContext rctx = ZarrContext.open(options.backend(), s.readThreads);
-             ZarrContext wctx = ZarrContext.open("cpu", s.writeThreads)) {
+        try (ZarrContext rctx = context(options.backend(), s.readThreads);
+             ZarrContext wctx = context("cpu", s.writeThreads)) {
             ZarrArray in = Zarr.openArray(rctx, src, t.path());
             ZarrArray outArray = Zarr.openArray(wctx, work, t.path());
             long blocks = Shapes.product(s.blockGrid);
@@ -597,7 +597,7 @@ public final class Converter {
     /** Writes the metadata of every group and array, with the incomplete marker or without it. */
     private void writeMetadata(Store work, Object root, List<String> groups, Map<String, Map<String, Object>> groupAttrs,
                                List<ConvertPlan.Target> targets, boolean incomplete) {
-        try (ZarrContext cpu = ZarrContext.open("cpu", 1)) {
+        try (ZarrContext cpu = context("cpu", 1)) {
             // Arrays first and the root last, so the marker of the root is the last to go.
             for (ConvertPlan.Target t : targets) {
                 if (t.v3() != null) {
@@ -801,8 +801,8 @@ public final class Converter {
 
     private void verify(Store src, Supplier<Store> openDestination, boolean close, List<ConvertPlan.Target> targets) {
         List<String> bad = new ArrayList<>();
-        try (ZarrContext ctx = options.threads().isEmpty() ? ZarrContext.open(options.backend())
-                : ZarrContext.open(options.backend(), options.threads().getAsInt())) {
+        try (ZarrContext ctx = options.threads().isEmpty() ? context(options.backend(), 0)
+                : context(options.backend(), options.threads().getAsInt())) {
             Store dst = openDestination.get();
             try {
                 for (ConvertPlan.Target t : targets) {
@@ -896,5 +896,14 @@ public final class Converter {
     /** Whole MiB, rounded up. */
     static long mib(long bytes) {
         return (bytes + (1 << 20) - 1) >> 20;
+    }
+
+    /** A context on {@code backend} with the options' settings; {@code threads} 0 for the default count. */
+    private ZarrContext context(String backend, int threads) {
+        ZarrContext.Builder b = ZarrContext.builder().settings(options.settings()).backend(backend);
+        if (threads > 0) {
+            b.threads(threads);
+        }
+        return b.open();
     }
 }

@@ -4,6 +4,10 @@ import dev.zarrdirect.api.MissingBackendException;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.backend.BackendProvider;
 import dev.zarrdirect.api.backend.ProbeResult;
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingType;
+import dev.zarrdirect.api.settings.SettingValues;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,13 +19,19 @@ import java.util.ServiceLoader;
  * The backends on the class path, found with {@link ServiceLoader}. Discovery never throws: a
  * provider that fails to load or whose probe throws is listed as unavailable with the reason.
  *
- * <p>The backend used when none is named: the system property {@value #BACKEND_PROPERTY}, else the
- * environment variable {@value #BACKEND_ENV}, else the available backend of highest priority.
+ * <p>The backend used when none is named: the setting {@link #BACKEND} (system property
+ * {@value #BACKEND_PROPERTY}, environment variable {@value #BACKEND_ENV}), else the available
+ * backend of highest priority.
  */
 public final class BackendRegistry {
 
     public static final String BACKEND_PROPERTY = "zarrdirect.backend";
     public static final String BACKEND_ENV = "ZARRDIRECT_BACKEND";
+
+    /** The backend a context starts on when the caller names none. */
+    public static final Setting<String> BACKEND = Setting.of(BACKEND_PROPERTY,
+            SettingType.text("auto or a backend's name (cpu, opencl, cuda)"), "auto", "core",
+            "the backend a context starts on: auto (the available one of highest priority) or a name");
 
     /** One provider and what its probe said. */
     public record Entry(String name, int priority, ProbeResult probe, BackendProvider provider) {
@@ -87,10 +97,11 @@ public final class BackendRegistry {
 
     /** The backend the user asked for through the property or environment, else the best available. */
     public String defaultName() {
-        String chosen = System.getProperty(BACKEND_PROPERTY);
-        if (chosen == null || chosen.isBlank()) {
-            chosen = System.getenv(BACKEND_ENV);
-        }
+        return resolveName(SettingResolver.system().get(BACKEND));
+    }
+
+    /** {@code chosen} ({@code auto} or null: the best available) as a backend name. */
+    public String resolveName(String chosen) {
         if (chosen != null && !chosen.isBlank() && !chosen.equalsIgnoreCase("auto")) {
             return chosen.trim().toLowerCase(Locale.ROOT);
         }
@@ -104,6 +115,16 @@ public final class BackendRegistry {
      * @throws MissingBackendException naming the backends found and why the requested one is unusable
      */
     public Backend open(String name) {
+        return open(name, SettingValues.none());
+    }
+
+    /**
+     * Starts the backend named {@code name} ({@code "auto"} or null for {@link #defaultName()}),
+     * passing {@code explicit} to its provider's {@link BackendProvider#open(SettingValues)}.
+     *
+     * @throws MissingBackendException naming the backends found and why the requested one is unusable
+     */
+    public Backend open(String name, SettingValues explicit) {
         String n = (name == null || name.isBlank() || name.equalsIgnoreCase("auto")) ? defaultName()
                 : name.trim().toLowerCase(Locale.ROOT);
         for (Entry e : entries) {
@@ -111,11 +132,42 @@ public final class BackendRegistry {
                 if (!e.probe().available()) {
                     throw new MissingBackendException("backend \"" + n + "\" is unavailable: " + e.probe().reason());
                 }
-                return e.provider().open();
+                return e.provider().open(explicit);
             }
         }
         throw new MissingBackendException("no backend named \"" + n + "\"; found: " + describeAll()
                 + ". Put the backend's jar on the class path, or choose one of " + availableNames() + ".");
+    }
+
+    /**
+     * The settings of every backend provider on the class path of {@code loader}, without probing
+     * any (cheap: providers are only instantiated), for the reference table and name checks.
+     */
+    public static List<Setting<?>> providerSettings(ClassLoader loader) {
+        java.util.Map<String, Setting<?>> out = new java.util.LinkedHashMap<>();
+        for (var p : ServiceLoader.load(BackendProvider.class, loader).stream().toList()) {
+            try {
+                p.get().settings().forEach(s -> out.putIfAbsent(s.name(), s));
+            } catch (Throwable t) {
+                // a provider that cannot be created is reported by discover(); it has no settings to offer
+            }
+        }
+        return List.copyOf(out.values());
+    }
+
+    /** The settings of every backend provider found (loaded or not available), for the reference and checks. */
+    public List<Setting<?>> backendSettings() {
+        List<Setting<?>> out = new ArrayList<>();
+        for (Entry e : entries) {
+            if (e.provider() != null) {
+                try {
+                    out.addAll(e.provider().settings());
+                } catch (Throwable t) {
+                    // a broken provider is reported by its probe; it has no settings to offer
+                }
+            }
+        }
+        return List.copyOf(out);
     }
 
     private String describeAll() {

@@ -1,6 +1,12 @@
 package dev.zarrdirect.core.registry;
 
 import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.InvalidSettingException;
+import dev.zarrdirect.api.settings.ResolvedSetting;
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingSource;
+import dev.zarrdirect.api.settings.SettingType;
 import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.MissingCodecException;
 import dev.zarrdirect.api.codec.Codec;
@@ -20,18 +26,40 @@ import java.util.TreeSet;
  * ({@code zstd} on the CPU, on a GPU, in a plugin). For a codec on a device the choice is, in order:
  * <ol>
  *   <li>the provider named for that codec in the per-read or per-array choices;</li>
- *   <li>the global setting: system property {@code zarrdirect.codec.NAME} or environment variable
- *       {@code ZARRDIRECT_CODEC_NAME} (upper case, non-alphanumerics as {@code _}), naming a provider;</li>
+ *   <li>the global setting ({@link #codecSetting}): explicit, else system property
+ *       {@code zarrdirect.codec.NAME}, else environment variable {@code ZARRDIRECT_CODEC_NAME}
+ *       (upper case, non-alphanumerics as {@code _}), naming a provider; parsed once when the
+ *       registry is made, and a provider name that no provider has is rejected then;</li>
  *   <li>a provider native to the device, the backend's own first;</li>
  *   <li>a CPU implementation (the pipeline copies through the host).</li>
  * </ol>
  */
 public final class CodecRegistry {
 
-    private final List<CodecProvider> providers;
+    /** The family of settings {@code zarrdirect.codec.<name>}. */
+    public static final String CODEC_PREFIX = "zarrdirect.codec.";
 
-    /** {@code first} (a backend's own provider) is preferred over the discovered ones of equal standing. */
+    private final List<CodecProvider> providers;
+    /** Codec name to its global choice (set ones only). */
+    private final Map<String, String> choices;
+    /** Every codec's setting, set or not, for {@code doctor}. */
+    private final List<ResolvedSetting<?>> settings;
+
+    /**
+     * {@code first} (a backend's own provider) is preferred over the discovered ones of equal
+     * standing; no global choices (see {@link #CodecRegistry(List, SettingResolver)}).
+     */
     public CodecRegistry(List<CodecProvider> providers) {
+        this(providers, null);
+    }
+
+    /**
+     * With the global choices {@code zarrdirect.codec.<name>} resolved by {@code settings} (null:
+     * none) for every codec the providers know and every one set explicitly or as a property.
+     *
+     * @throws InvalidSettingException when a choice names no provider
+     */
+    public CodecRegistry(List<CodecProvider> providers, SettingResolver settings) {
         List<CodecProvider> unique = new ArrayList<>();
         for (CodecProvider p : providers) {
             if (unique.stream().noneMatch(u -> u.name().equals(p.name()))) {
@@ -39,10 +67,63 @@ public final class CodecRegistry {
             }
         }
         this.providers = List.copyOf(unique);
+        Map<String, String> ch = new LinkedHashMap<>();
+        List<ResolvedSetting<?>> all = new ArrayList<>();
+        if (settings != null) {
+            TreeSet<String> names = new TreeSet<>();
+            this.providers.forEach(p -> names.addAll(p.codecNames()));
+            names.addAll(settings.familyMembers(CODEC_PREFIX));
+            List<String> providerNames = this.providers.stream().map(CodecProvider::name).toList();
+            for (String n : names) {
+                Setting<String> s = codecSetting(n);
+                ResolvedSetting<String> r = settings.resolve(s);
+                if (r.source() != SettingSource.DEFAULT) {
+                    if (!providerNames.contains(r.value())) {
+                        throw new InvalidSettingException(s.name(), r.value(), s.name() + " = \"" + r.value()
+                                + "\": expected the name of a codec provider, one of " + providerNames
+                                + (r.source() == SettingSource.EXPLICIT ? "" : " (from " + r.source().describe(s) + ")"));
+                    }
+                    ch.put(n, r.value());
+                }
+                all.add(r);
+            }
+        }
+        this.choices = Map.copyOf(ch);
+        this.settings = List.copyOf(all);
     }
 
-    /** The providers on the class path of {@code loader}, after {@code first}. */
+    /**
+     * The setting {@code zarrdirect.codec.<codecName>}: the provider that implements codec
+     * {@code codecName} everywhere ({@code cpu}, {@code cuda}, a plugin's name).
+     */
+    public static Setting<String> codecSetting(String codecName) {
+        String env = "ZARRDIRECT_CODEC_" + codecName.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
+        return Setting.derived(CODEC_PREFIX + codecName, SettingType.text("a codec provider's name"),
+                "auto", "core", "the provider of codec " + codecName + " (auto: the device's own, else the CPU's)")
+                .withEnv(env);
+    }
+
+    /** The family {@code zarrdirect.codec.<name>}, as the reference table lists it. */
+    public static final Setting<String> CODEC_FAMILY = Setting.derived(CODEC_PREFIX + "<name>",
+            SettingType.text("a codec provider's name"), "auto", "core",
+            "the provider of codec <name> (cpu, cuda, opencl, a plugin's): auto is the device's own, else the CPU's")
+            .withEnv("ZARRDIRECT_CODEC_<NAME>");
+
+    /** Each known codec's global choice and where it came from (unset ones as {@code auto (default)}). */
+    public List<ResolvedSetting<?>> settings() {
+        return settings;
+    }
+
+    /**
+     * The providers on the class path of {@code loader}, after {@code first}; global choices from
+     * system properties and environment.
+     */
     public static CodecRegistry discover(List<CodecProvider> first, ClassLoader loader) {
+        return discover(first, loader, SettingResolver.system());
+    }
+
+    /** The providers on the class path of {@code loader}, after {@code first}; global choices by {@code settings}. */
+    public static CodecRegistry discover(List<CodecProvider> first, ClassLoader loader, SettingResolver settings) {
         List<CodecProvider> all = new ArrayList<>(first);
         for (var p : ServiceLoader.load(CodecProvider.class, loader).stream().toList()) {
             try {
@@ -54,7 +135,7 @@ public final class CodecRegistry {
                         "codec provider " + p.type().getName() + " could not be created: " + t);
             }
         }
-        return new CodecRegistry(all);
+        return new CodecRegistry(all, settings);
     }
 
     public List<CodecProvider> providers() {
@@ -78,7 +159,7 @@ public final class CodecRegistry {
                          Map<String, String> choices, String where) {
         String wanted = choices.get(name);
         if (wanted == null) {
-            wanted = globalChoice(name);
+            wanted = choices.get(name);
         }
         if (wanted != null) {
             for (CodecProvider p : providers) {
@@ -131,7 +212,7 @@ public final class CodecRegistry {
         TreeSet<String> names = new TreeSet<>();
         providers.forEach(p -> names.addAll(p.codecNames()));
         for (String n : names) {
-            String global = globalChoice(n);
+            String global = choices.get(n);
             String pick = null;
             if (global != null) {
                 pick = global + " (set by zarrdirect.codec." + n + ")";
@@ -164,14 +245,5 @@ public final class CodecRegistry {
 
     private List<String> providersOf(String name) {
         return providers.stream().filter(p -> p.codecNames().contains(name)).map(CodecProvider::name).toList();
-    }
-
-    static String globalChoice(String codecName) {
-        String v = System.getProperty("zarrdirect.codec." + codecName);
-        if (v == null || v.isBlank()) {
-            String env = "ZARRDIRECT_CODEC_" + codecName.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
-            v = System.getenv(env);
-        }
-        return v == null || v.isBlank() ? null : v.trim();
     }
 }

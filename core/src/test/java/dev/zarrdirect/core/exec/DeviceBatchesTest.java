@@ -97,7 +97,8 @@ class DeviceBatchesTest {
 
     @Test
     void batchSizeIsCutByBytesAndNeverZero() {
-        try (ZarrContext ctx = ZarrContext.open("cpu", 1, new dev.zarrdirect.core.ReadSettings(3, 16, 1000, 0, false))) {
+        try (ZarrContext ctx = ZarrContext.builder().backend("cpu").threads(1)
+                .readSettings(new dev.zarrdirect.core.ReadSettings(3, 16, 1000, 0, false)).open()) {
             ReadEngine e = ctx.engine();
             assertEquals(10, e.batchSize(100));
             assertEquals(16, e.batchSize(10));

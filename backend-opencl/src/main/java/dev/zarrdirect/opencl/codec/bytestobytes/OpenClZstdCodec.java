@@ -60,7 +60,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
     private static final Pattern STATUS = Pattern.compile(
             "#define\\s+ZD_STATUS_(\\w+)\\s+(\\d+)u?\\s*(?:/\\*\\s*(.*?)\\s*\\*/)?");
 
-    private static volatile String source;
+    private static final java.util.concurrent.ConcurrentHashMap<String, String> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
     private static volatile Map<Integer, String> statusNames;
 
     private final Device device;
@@ -123,22 +123,23 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
                 + " (set zarrdirect.codec.zstd=cpu for writes)");
     }
 
-    /** The kernel source with includes inlined, read once. */
-    static String source() {
-        String s = source;
-        if (s == null) {
-            s = KernelSource.load(KERNEL_SOURCE, KernelSource.KERNELS_PREFIX);
-            source = s;
-        }
-        return s;
+    /** The kernel source with includes inlined, read once per kernels directory (null: the jar's). */
+    static String source(String kernelsDir) {
+        return SOURCES.computeIfAbsent(kernelsDir == null ? "" : kernelsDir,
+                d -> KernelSource.loadFrom(kernelsDir, KERNEL_SOURCE, KernelSource.KERNELS_PREFIX));
+    }
+
+    /** {@link #source(String)} of the backend's settings. */
+    static String source(OpenClBackend b) {
+        return source(b.openClSettings().kernelsDir());
     }
 
     /** {@code CORRUPT_TRUNCATED (status 1: input ends inside a header, block or table)}. */
-    static String describeStatus(int status) {
+    static String describeStatus(OpenClBackend b, int status) {
         Map<Integer, String> names = statusNames;
         if (names == null) {
             names = new TreeMap<>();
-            Matcher m = STATUS.matcher(source());
+            Matcher m = STATUS.matcher(source(b));
             while (m.find()) {
                 names.put(Integer.parseInt(m.group(2)), m.group(1) + " (status " + m.group(2)
                         + (m.group(3) == null ? "" : ": " + m.group(3)) + ")");
@@ -151,19 +152,16 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
 
     /** The decode kernel on {@code b}, built on first use, and the work-group size to run it with. */
     public static ClKernel kernel(OpenClBackend b) {
-        return b.programs().kernel(KERNEL_SOURCE, source(), buildOptions(b), "zd_zstd_decode_batch");
+        return b.programs().kernel(KERNEL_SOURCE, source(b), buildOptions(b), "zd_zstd_decode_batch");
     }
 
+    /** The build options of the backend's zstd policy (chosen when it started). */
     static String buildOptions(OpenClBackend b) {
-        String o = System.getProperty(BUILD_OPTIONS_PROPERTY);
-        if (o != null) {
-            return o;
-        }
-        return b.platformName().contains("Portable Computing Language") ? "-cl-opt-disable" : "";
+        return b.zstdPolicy().buildOptions();
     }
 
     static long localSize(OpenClBackend b, ClKernel k) {
-        long want = Long.getLong(LOCAL_SIZE_PROPERTY, 64);
+        long want = b.zstdPolicy().localSize();
         return Math.max(1, Long.highestOneBit(Math.min(want, k.maxWorkGroupSize(b.deviceId()))));
     }
 
@@ -198,7 +196,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
                         written[i] = batch.output(i).byteSize();
                     } else {
                         batch.fail(i, new CorruptChunkException(NAME, "zstd frame of " + batch.label(i) + " is corrupt"
-                                + " (decoded on " + b.device() + "): " + describeStatus(status[k]) + "; expected "
+                                + " (decoded on " + b.device() + "): " + describeStatus(b, status[k]) + "; expected "
                                 + batch.output(i).byteSize() + " decoded bytes from " + batch.input(i).byteSize()
                                 + " encoded bytes"));
                     }

@@ -1,0 +1,70 @@
+package dev.zarrdirect.opencl;
+
+import dev.zarrdirect.api.backend.CommonBackendSettings;
+import dev.zarrdirect.api.settings.Setting;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingType;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClZstdCodec;
+
+import java.util.List;
+
+/**
+ * The OpenCL backend's settings, parsed once when it starts ({@link OpenClBackendProvider#open}).
+ *
+ * @param device          the device: an index or a case-insensitive substring of "platform device";
+ *                        null: the first GPU, else the first device
+ * @param zstdLocalSize   work-items a frame of the zstd kernel (lowered to what the kernel allows)
+ * @param zstdBuildOptions build options of the zstd program; null: none, {@code -cl-opt-disable} on PoCL
+ * @param kernelsDir      a directory replacing the kernels jar's sources, or null
+ * @param trackBuffers    record each allocation's stack for leak reports
+ */
+public record OpenClSettings(String device, long zstdLocalSize, String zstdBuildOptions, String kernelsDir,
+                             boolean trackBuffers) {
+
+    public static final Setting<String> DEVICE = Setting.derived(ClDevices.DEVICE_PROPERTY,
+            SettingType.text("a device index or a substring of \"platform device\""), "the first GPU, else the first device",
+            "opencl", "the OpenCL device: its index in `clinfo -l` order, or part of its platform and device name");
+    public static final Setting<Long> ZSTD_LOCAL_SIZE = Setting.of(OpenClZstdCodec.LOCAL_SIZE_PROPERTY,
+            SettingType.longRange(1, 1024), 64L, "opencl",
+            "work-items a frame of the zstd kernel (a power of two at most; lowered to what the device allows)");
+    public static final Setting<String> ZSTD_BUILD_OPTIONS = Setting.derived(OpenClZstdCodec.BUILD_OPTIONS_PROPERTY,
+            SettingType.anyText("OpenCL C compiler options"), "none; -cl-opt-disable on PoCL", "opencl",
+            "build options of the zstd program");
+    public static final Setting<String> KERNELS_DIR = Setting.derived(KernelSource.KERNELS_DIR_PROPERTY,
+            SettingType.text("a directory (the kernels module's src/main/c)"), "the kernels jar's sources", "opencl",
+            "read kernel sources from this directory instead of the jar (kernel development, tests)");
+
+    /** Every setting of the OpenCL backend. */
+    public static final List<Setting<?>> SETTINGS = List.of(DEVICE, ZSTD_LOCAL_SIZE, ZSTD_BUILD_OPTIONS, KERNELS_DIR,
+            CommonBackendSettings.TRACK_BUFFERS);
+
+    /** From system properties, environment and defaults. */
+    public static OpenClSettings fromSystem() {
+        return from(SettingResolver.system());
+    }
+
+    /** Resolved by {@code r}: explicit, system property, environment, default. */
+    public static OpenClSettings from(SettingResolver r) {
+        return new OpenClSettings(r.get(DEVICE), r.get(ZSTD_LOCAL_SIZE), r.get(ZSTD_BUILD_OPTIONS), r.get(KERNELS_DIR),
+                r.get(CommonBackendSettings.TRACK_BUFFERS));
+    }
+
+    /**
+     * How the zstd kernel is built and launched on a device of platform {@code platformName}: made
+     * once when the backend starts.
+     */
+    public ZstdPolicy zstdPolicy(String platformName) {
+        String options = zstdBuildOptions != null ? zstdBuildOptions
+                : platformName.contains("Portable Computing Language") ? "-cl-opt-disable" : "";
+        return new ZstdPolicy(zstdLocalSize, options);
+    }
+
+    /**
+     * The zstd kernel on one device.
+     *
+     * @param localSize    work-items a frame wanted (the kernel's limit lowers it, to a power of two)
+     * @param buildOptions build options of the program
+     */
+    public record ZstdPolicy(long localSize, String buildOptions) {
+    }
+}

@@ -1,0 +1,34 @@
+package dev.zarrdirect.opencl;
+
+import dev.zarrdirect.api.InvalidSettingException;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.settings.SettingValues;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class OpenClSettingsTest {
+
+    private static OpenClSettings parse(Map<String, String> explicit) {
+        return OpenClSettings.from(new SettingResolver(SettingValues.of(explicit), n -> null, n -> null));
+    }
+
+    @Test
+    void theZstdPolicyKeepsTheDefaultsAndThePoclWorkaround() {
+        OpenClSettings d = parse(Map.of());
+        assertEquals(new OpenClSettings.ZstdPolicy(64, "-cl-opt-disable"), d.zstdPolicy("Portable Computing Language"));
+        assertEquals(new OpenClSettings.ZstdPolicy(64, ""), d.zstdPolicy("NVIDIA CUDA"));
+        OpenClSettings s = parse(Map.of("opencl.zstdBuildOptions", "", "opencl.zstdLocalSize", "32"));
+        assertEquals(new OpenClSettings.ZstdPolicy(32, ""), s.zstdPolicy("Portable Computing Language"),
+                "empty options set explicitly replace the PoCL default");
+    }
+
+    @Test
+    void badValuesFailWhenTheBackendWouldStart() {
+        var e = assertThrows(InvalidSettingException.class, () -> parse(Map.of("opencl.zstdLocalSize", "0")));
+        assertEquals("zarrdirect.opencl.zstdLocalSize = \"0\": expected an integer 1..1024", e.getMessage());
+        assertThrows(InvalidSettingException.class, () -> parse(Map.of("opencl.device", " ")));
+    }
+}
