@@ -157,9 +157,8 @@ public final class ZstdKernelBench {
                                     .u64(scratch.address()).u64(CudaZstdCodec.SCRATCH_PER_FRAME).u64(tb + 32L * n).u32(n);
                             MemorySegment params = ka.build(arena);
                             long fn = cd.function("zd_zstd_decode_batch");
-                            // multi-pass path (as CudaZstdCodec picks it): frames above zarrdirect.cuda.zstdMultiPassMin
-                            long mpMin = Long.getLong(CudaZstdCodec.MP_MIN_PROPERTY, CudaZstdCodec.DEFAULT_MP_MIN);
-                            boolean mp = mpMin >= 0 && size > mpMin;
+                            // multi-pass path as CudaZstdCodec picks it: the device's policy (zarrdirect.cuda.zstdMultiPassMin)
+                            boolean mp = backend.zstdPolicy(cd).multiPass(size);
                             long mpScr = 0, mpSlots = 0, mpMaxSlots = 0;
                             MemorySegment mpX = arena.allocate(8L * (2L * n + 1), 8);
                             for (int i = 0; i < n; i++) {
