@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine (after ../shared/tools/device-pack, run with carry [".device"]): where the time of
+# GPU machine (after tools/device-pack, run with carry [".device"]): where the time of
 # `readToDevice` goes on an ERA5 layout, per device batch size. Runs the cuda bench with
 # -Dzarrdirect.trace=true (PipelineTrace: allocate, plan, each batch's fetch and decode spans) and
 # prints the result line and the trace of the last pass for each batch size.

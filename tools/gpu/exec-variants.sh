@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine (after ../shared/tools/device-pack, carry [".device"]): the multi-pass execute pass
+# GPU machine (after tools/device-pack, carry [".device"]): the multi-pass execute pass
 # in each of its ways (block window in shared memory or in place; short matches marked in the
 # same round or a round later), checked byte for byte on generated 4 MiB frames at levels 1/3/9
 # and timed on the sharded ERA5 layout's inner frames (4.15 MB) and, with `era5`, on the

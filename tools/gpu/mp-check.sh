@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine (after ../shared/tools/device-pack, run with carry [".device"]): checks and times the
+# GPU machine (after tools/device-pack, run with carry [".device"]): checks and times the
 # multi-pass zstd path in one call. Logs under $OUT; the last lines summarise.
 #   bash tools/gpu/mp-check.sh [bench|shard|conf|e2e|all] [extra ZstdKernelBench args]
 # shard: the kernel alone on the inner frames of the sharded ERA5 layout (4.15 MB each).

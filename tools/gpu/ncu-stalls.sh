@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine (after ../shared/tools/device-pack, run with carry [".device"]): Nsight Compute on the
+# GPU machine (after tools/device-pack, run with carry [".device"]): Nsight Compute on the
 # multi-pass zstd kernels while ZstdKernelBench runs, with per-source-line stall samples.
 #   bash tools/gpu/ncu-stalls.sh NAME KERNEL_REGEX COUNT [ZstdKernelBench args]
 # e.g. bash tools/gpu/ncu-stalls.sh l3 'entropy_pairs|exec_win' 2 --batch-gib 0.25 --sizes 1048576 --levels 3

@@ -33,9 +33,11 @@ import java.util.concurrent.CompletableFuture;
  * A Zarr v3 array in a store: its metadata, and reads and writes of any hyper-rectangle.
  *
  * <h2>Reads</h2>
- * Chunks are fetched and decoded concurrently on the context's workers; a chunk wholly inside the
- * selection whose place in the output is contiguous decodes straight into the output. Chunks that
- * were never written read as the fill value. Reads are thread-safe.
+ * A read is planned once ({@link #plan}: the chunks, shard indexes and byte ranges it needs) and run
+ * by the context's read engine ({@link ReadEngine}): chunks are fetched and decoded concurrently; a
+ * chunk wholly inside the selection whose place in the output is contiguous decodes straight into
+ * the output. Chunks that were never written read as the fill value. Several regions (the windows
+ * of a training batch) can be read as one plan, each chunk decoded once. Reads are thread-safe.
  *
  * <h2>Writes</h2>
  * A write replaces the selected elements; chunks only partly covered are read, patched and written
@@ -172,8 +174,8 @@ public final class ZarrArray {
     /**
      * Reads {@code selection} into a new C-order tensor on the context's device, which the caller
      * closes. On a host backend this is {@link #read(Selection)}. On a device backend the chunks are
-     * decoded there in batches ({@link DeviceDecoder}); chains it cannot run (sharding) are decoded on
-     * the host and copied over, which {@link #devicePath()} reports.
+     * decoded there in batches ({@link DeviceDecoder}); chains it cannot run (nested sharding, codecs
+     * around sharding) are decoded on the host and copied over, which {@link #devicePath()} reports.
      */
     public Tensor readToDevice(Selection selection) {
         return readToDevice(selection, MemoryKind.DEVICE);
