@@ -11,6 +11,8 @@ import dev.zarrdirect.core.ArrayChecksum;
 import dev.zarrdirect.core.Selection;
 import dev.zarrdirect.core.Zarr;
 import dev.zarrdirect.core.ReadSettings;
+import dev.zarrdirect.core.plan.ReadPlan;
+import dev.zarrdirect.core.plan.ReadPlanner;
 import dev.zarrdirect.core.ZarrArray;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
@@ -99,6 +101,104 @@ class DeviceReadConformanceTest {
             }
         }
         return tests.stream();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> queuedReadsAndWindowPlansReadWhatTheCpuReads() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (BackendRegistry.Entry e : BackendRegistry.discover().entries()) {
+            if (!e.name().equals("cpu") && e.probe().available()) {
+                tests.add(DynamicTest.dynamicTest(e.name() + " queued reads and window plans",
+                        () -> checkQueuedReads(e.name())));
+            }
+        }
+        return tests.stream();
+    }
+
+    /**
+     * Reads queued one after another (readToDeviceAsync, several in flight, small batches so that
+     * their batches interleave in the pipeline) give the CPU's bytes; a queued read of a corrupt chunk
+     * fails alone, naming it, while the reads queued before and after it succeed; overlapping windows
+     * read as one plan give each window's bytes.
+     */
+    private void checkQueuedReads(String name) {
+        Random rnd = new Random(SEED + 1);
+        long[] shape = {16, 6, 24};
+        CodecMetadata le = c("bytes", Map.of("endian", "little"));
+        CodecMetadata zstd = c("zstd", Map.of("level", 3L, "checksum", false));
+        List<List<CodecMetadata>> chains = List.of(List.of(le, zstd),
+                List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 3L, 8L),
+                        "codecs", List.of(le.toJson(), zstd.toJson()),
+                        "index_codecs", List.of(le.toJson()), "index_location", "start"))));
+        ReadSettings small = new ReadSettings(2, 3, 0, 0, false);
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2);
+             ZarrContext dev = ZarrContext.builder().backend(name).threads(3).readSettings(small).open()) {
+            for (List<CodecMetadata> codecs : chains) {
+                boolean sharded = codecs.size() == 1;
+                Store store = new MemoryStore();
+                ZarrArray w = Zarr.createArray(cpu, store, "a", ArrayMetadata.create(shape, DataType.FLOAT32,
+                        sharded ? new long[]{2, 6, 24} : new long[]{2, 3, 8}, FillValue.parse("NaN", DataType.FLOAT32, "t"),
+                        codecs));
+                try (Tensor t = Tensor.allocateHost(DataType.FLOAT32, shape)) {
+                    for (long i = 0; i < t.elementCount(); i++) {
+                        t.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) rnd.nextGaussian());
+                    }
+                    w.write(t);
+                }
+                ZarrArray onCpu = Zarr.openArray(cpu, store, "a");
+                ZarrArray onDev = Zarr.openArray(dev, store, "a");
+                String what = name + " " + codecs.stream().map(CodecMetadata::name).toList() + " (seed " + SEED + ")";
+                // chunk [5, 1, 1] (time steps 10..11) is corrupt: only the window holding it fails
+                if (!sharded) {
+                    byte[] junk = new byte[40];
+                    rnd.nextBytes(junk);
+                    store.set("a/" + w.metadata().chunkKey(new long[]{5, 1, 1}), java.lang.foreign.MemorySegment.ofArray(junk));
+                }
+                List<Selection> windows = new ArrayList<>();
+                List<java.util.concurrent.CompletableFuture<Tensor>> queued = new ArrayList<>();
+                for (long s0 = 0; s0 + 3 <= shape[0]; s0 += 2) {
+                    Selection sel = new Selection(new long[]{s0, 0, 1}, new long[]{s0 + 3, 6, 23});
+                    windows.add(sel);
+                    queued.add(onDev.readToDeviceAsync(sel));
+                }
+                for (int i = 0; i < windows.size(); i++) {
+                    Selection sel = windows.get(i);
+                    boolean bad = !sharded && sel.start()[0] <= 11 && sel.stop()[0] > 10;
+                    if (bad) {
+                        java.util.concurrent.CompletionException x = assertThrows(java.util.concurrent.CompletionException.class,
+                                queued.get(i)::join, what + " window " + sel);
+                        assertTrue(String.valueOf(x.getCause()).contains("[5, 1, 1]"), what + ": " + x.getCause());
+                        continue;
+                    }
+                    try (Tensor expect = onCpu.read(sel); Tensor got = queued.get(i).join();
+                         HostBuffer back = HostBuffer.allocate(expect.byteSize())) {
+                        dev.backend().copy(got.buffer(), got.byteOffset(), back, 0, expect.byteSize());
+                        long m = expect.segment().mismatch(back.segment());
+                        assertEquals(-1, m, what + " queued window " + sel + ": first difference at byte " + m);
+                    }
+                }
+                // the good windows as one plan, stacked: the chunks they share are read once
+                List<ReadPlanner.Request> requests = new ArrayList<>();
+                List<Selection> good = windows.stream().filter(sel -> sharded || sel.stop()[0] <= 10).toList();
+                for (int i = 0; i < good.size(); i++) {
+                    requests.add(new ReadPlanner.Request(good.get(i).start(), good.get(i).stop(), new long[]{3L * i, 0, 0}));
+                }
+                long[] dest = {3L * good.size(), 6, 22};
+                ReadPlan plan = onDev.plan(requests, dest);
+                assertTrue(plan.placementCount() > plan.chunkCount(), what + ": overlapping windows share chunks: " + plan);
+                try (Tensor got = onDev.readToDeviceAsync(plan).join();
+                     HostBuffer back = HostBuffer.allocate(got.byteSize())) {
+                    dev.backend().copy(got.buffer(), got.byteOffset(), back, 0, got.byteSize());
+                    long per = 3L * 6 * 22 * 4;
+                    for (int i = 0; i < good.size(); i++) {
+                        try (Tensor expect = onCpu.read(good.get(i))) {
+                            long m = expect.segment().mismatch(back.segment().asSlice(i * per, per));
+                            assertEquals(-1, m, what + " window " + i + " of the plan: first difference at byte " + m);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /**

@@ -355,28 +355,39 @@ final class DevicePipeline implements AutoCloseable {
                 }
             }
         } catch (InterruptedException e) {
-            // closed: let what was started end, then fail whatever is left
-            for (Fetching f : fetching) {
-                DeviceDecoder.Fetched got = awaitQuietly(f.fetched());
-                if (got != null) {
-                    got.close();
-                }
-                f.job().fail(ReadEngine.closedException(engine.backend()));
-                batchEnded(f.job());
+            abandon(fetching, decoding, current, ReadEngine.closedException(engine.backend()));
+        } catch (RuntimeException | Error e) {
+            // a bug or a rejected task: no read may wait for a coordinator that is gone
+            abandon(fetching, decoding, current, e);
+            synchronized (this) {
+                coordinator = null;
             }
-            while (!decoding.isEmpty()) {
-                finishOldest(decoding);
+            throw e;
+        }
+    }
+
+    /** Lets what was started end, then fails every read left with {@code why}. */
+    private void abandon(ArrayDeque<Fetching> fetching, ArrayDeque<Decoding> decoding, Job current, Throwable why) {
+        for (Fetching f : fetching) {
+            DeviceDecoder.Fetched got = awaitQuietly(f.fetched());
+            if (got != null) {
+                got.close();
             }
-            List<Job> left = new ArrayList<>();
-            queue.drainTo(left);
-            if (current != null && !left.contains(current)) {
-                left.add(current);
-            }
-            for (Job j : left) {
-                j.fail(ReadEngine.closedException(engine.backend()));
-                if (j.nextBatch() == null && j.idleAndExhausted()) {
-                    finish(j);
-                }
+            f.job().fail(why);
+            batchEnded(f.job());
+        }
+        while (!decoding.isEmpty()) {
+            finishOldest(decoding);
+        }
+        List<Job> left = new ArrayList<>();
+        queue.drainTo(left);
+        if (current != null && !left.contains(current)) {
+            left.add(current);
+        }
+        for (Job j : left) {
+            j.fail(why);
+            if (j.nextBatch() == null && j.idleAndExhausted()) {
+                finish(j);
             }
         }
     }
@@ -384,7 +395,18 @@ final class DevicePipeline implements AutoCloseable {
     /** Starts fetching {@code batch} of {@code job} once {@code after} has landed (whatever its outcome). */
     private Fetching fetch(Job job, int index, List<DeviceDecoder.Range> batch, CompletableFuture<?> after) {
         ReadListener l = engine.listener();
-        CompletableFuture<DeviceDecoder.Fetched> f = after.handleAsync((prev, ex) -> {
+        CompletableFuture<DeviceDecoder.Fetched> f;
+        try {
+            f = fetchAfter(job, index, batch, after, l);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        return new Fetching(job, index, f);
+    }
+
+    private CompletableFuture<DeviceDecoder.Fetched> fetchAfter(Job job, int index, List<DeviceDecoder.Range> batch,
+                                                             CompletableFuture<?> after, ReadListener l) {
+        return after.handleAsync((prev, ex) -> {
             if (job.failed()) {
                 return null;
             }
@@ -398,7 +420,6 @@ final class DevicePipeline implements AutoCloseable {
             }
             return got;
         }, engine.workers());
-        return new Fetching(job, index, f);
     }
 
     /** The fetched batch; null (the job failed) when the fetch failed or the job had failed already. */
