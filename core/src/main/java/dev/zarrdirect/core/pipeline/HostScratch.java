@@ -37,17 +37,37 @@ public final class HostScratch {
     static final long RETAIN_LIMIT = 256L << 20;
 
     private final MemorySegment[] slots = new MemorySegment[SLOTS];
+    /** Where slots are allocated; null: memory of their own that the garbage collector frees. */
+    private final Arena arena;
+
+    /** A scratch whose memory the garbage collector frees once the scratch is dropped (for long-lived owners). */
+    public HostScratch() {
+        this.arena = null;
+    }
+
+    private HostScratch(Arena arena) {
+        this.arena = arena;
+    }
+
+    /** A scratch for one short job, whose memory is {@code arena}'s and ends with it (no work for the collector). */
+    public static HostScratch in(Arena arena) {
+        return new HostScratch(arena);
+    }
+
+    private MemorySegment allocate(long bytes) {
+        return (arena != null ? arena : Arena.ofAuto()).allocate(bytes, 64);
+    }
 
     /** Memory of {@code bytes} bytes for the job {@code slot}, valid until that slot is asked for again. */
     MemorySegment get(int slot, long bytes) {
         if (bytes > RETAIN_LIMIT) {
-            return Arena.ofAuto().allocate(bytes, 64);
+            return allocate(bytes);
         }
         MemorySegment s = slots[slot];
         if (s == null || s.byteSize() < bytes) {
             // Grow by half again so a slowly rising size does not reallocate every time.
             long cap = Math.min(RETAIN_LIMIT, Math.max(bytes, s == null ? 0 : s.byteSize() + s.byteSize() / 2));
-            s = Arena.ofAuto().allocate(Math.max(cap, 64), 64);
+            s = allocate(Math.max(cap, 64));
             slots[slot] = s;
         }
         return s.asSlice(0, bytes);

@@ -218,10 +218,11 @@ final class ShardingCodec {
             if (indexEnc == null) {
                 return null;
             }
-            // the index outlives this arena: decode it into memory of its own
-            MemorySegment idx = Arena.ofAuto().allocate(innerCount * 16, 8);
-            index.decode(indexEnc, idx, "index of shard " + label, new HostScratch());
-            return shardIndex(idx, shardSize, src, label);
+            MemorySegment idx = arena.allocate(innerCount * 16, 8);
+            index.decode(indexEnc, idx, "index of shard " + label, HostScratch.in(arena));
+            // the index outlives this arena: its entries move to the heap (no native memory to free later)
+            long[] entries = idx.toArray(ValueLayout.JAVA_LONG);
+            return shardIndex(MemorySegment.ofArray(entries), shardSize, src, label);
         }
     }
 
