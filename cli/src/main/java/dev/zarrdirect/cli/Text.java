@@ -1,8 +1,6 @@
 package dev.zarrdirect.cli;
 
-import java.util.Collection;
 import java.util.Locale;
-import java.util.Map;
 
 /** Small text formatting shared by the commands. */
 final class Text {
@@ -12,64 +10,7 @@ final class Text {
 
     /** JSON on one line: {@code {"level": 3, "checksum": false}}. */
     static String compactJson(Object v) {
-        StringBuilder sb = new StringBuilder();
-        append(sb, v);
-        return sb.toString();
-    }
-
-    private static void append(StringBuilder sb, Object v) {
-        switch (v) {
-            case null -> sb.append("null");
-            case String s -> quote(sb, s);
-            case Map<?, ?> m -> {
-                sb.append('{');
-                boolean first = true;
-                for (Map.Entry<?, ?> e : m.entrySet()) {
-                    if (!first) {
-                        sb.append(", ");
-                    }
-                    first = false;
-                    quote(sb, String.valueOf(e.getKey()));
-                    sb.append(": ");
-                    append(sb, e.getValue());
-                }
-                sb.append('}');
-            }
-            case Collection<?> c -> {
-                sb.append('[');
-                boolean first = true;
-                for (Object o : c) {
-                    if (!first) {
-                        sb.append(", ");
-                    }
-                    first = false;
-                    append(sb, o);
-                }
-                sb.append(']');
-            }
-            default -> sb.append(v);
-        }
-    }
-
-    private static void quote(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
+        return dev.zarrdirect.core.json.Json.compactLine(v);
     }
 
     /** {@code 104,256,000 bytes (99.4 MiB)}. */

@@ -10,6 +10,7 @@ import dev.zarrdirect.core.codec.BuiltinCodecs;
 import dev.zarrdirect.core.codec.ShardingConfig;
 import dev.zarrdirect.core.grid.RegularChunkGrid;
 import dev.zarrdirect.core.grid.Shapes;
+import dev.zarrdirect.core.json.Json;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.metadata.DefaultChunkKeyEncoding;
@@ -19,10 +20,8 @@ import dev.zarrdirect.core.metadata.v2.V2DataType;
 
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -464,64 +463,7 @@ final class ConvertPlan {
      * digests (so it must not change) and of the summaries.
      */
     static String compactJson(Object v) {
-        StringBuilder sb = new StringBuilder();
-        appendJson(sb, v);
-        return sb.toString();
-    }
-
-    private static void appendJson(StringBuilder sb, Object v) {
-        switch (v) {
-            case null -> sb.append("null");
-            case String s -> quote(sb, s);
-            case Map<?, ?> m -> {
-                sb.append('{');
-                boolean first = true;
-                for (Map.Entry<?, ?> e : m.entrySet()) {
-                    if (!first) {
-                        sb.append(", ");
-                    }
-                    first = false;
-                    quote(sb, String.valueOf(e.getKey()));
-                    sb.append(": ");
-                    appendJson(sb, e.getValue());
-                }
-                sb.append('}');
-            }
-            case Collection<?> c -> {
-                sb.append('[');
-                boolean first = true;
-                for (Object o : c) {
-                    if (!first) {
-                        sb.append(", ");
-                    }
-                    first = false;
-                    appendJson(sb, o);
-                }
-                sb.append(']');
-            }
-            default -> sb.append(v);
-        }
-    }
-
-    private static void quote(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
+        return Json.compactLine(v);
     }
 
     /** Least common multiple of two positive extents, saturating at {@code cap}. */

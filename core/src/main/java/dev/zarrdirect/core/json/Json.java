@@ -18,6 +18,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -386,4 +387,70 @@ public final class Json {
         }
         return out;
     }
+    /**
+     * JSON on one line, {@code {"level": 3, "checksum": false}}, for messages, summaries and the
+     * convert journal's metadata digests, which depend on its exact form: do not change it (its
+     * escapes differ from {@link #write}'s, which writes metadata documents).
+     */
+    public static String compactLine(Object v) {
+        StringBuilder sb = new StringBuilder();
+        appendJson(sb, v);
+        return sb.toString();
+    }
+
+    private static void appendJson(StringBuilder sb, Object v) {
+        switch (v) {
+            case null -> sb.append("null");
+            case String s -> quoteCompact(sb, s);
+            case Map<?, ?> m -> {
+                sb.append('{');
+                boolean first = true;
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    if (!first) {
+                        sb.append(", ");
+                    }
+                    first = false;
+                    quoteCompact(sb, String.valueOf(e.getKey()));
+                    sb.append(": ");
+                    appendJson(sb, e.getValue());
+                }
+                sb.append('}');
+            }
+            case Collection<?> c -> {
+                sb.append('[');
+                boolean first = true;
+                for (Object o : c) {
+                    if (!first) {
+                        sb.append(", ");
+                    }
+                    first = false;
+                    appendJson(sb, o);
+                }
+                sb.append(']');
+            }
+            default -> sb.append(v);
+        }
+    }
+
+    private static void quoteCompact(StringBuilder sb, String s) {
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        sb.append('"');
+    }
+
 }
