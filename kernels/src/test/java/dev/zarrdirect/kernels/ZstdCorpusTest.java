@@ -24,8 +24,10 @@ class ZstdCorpusTest {
     static final int[] SMALL_SIZES = {0, 1, 5, 100, 4095, 65535, 131071, 131072, 131073};
     static List<Case> corpus;
 
+    /** Builds the corpus once a JVM (ZstdMultiPassTest shares it; the same frames whichever class asks first). */
     @BeforeAll
-    static void buildCorpus() {
+    static synchronized void buildCorpus() {
+        if (corpus != null) return;
         Random r = new Random(SEED);
         List<Case> cs = new ArrayList<>();
         int i = 0;

@@ -15,7 +15,15 @@ import static org.junit.jupiter.api.Assertions.*;
 class ZstdCorruptionTest {
     record Sample(String name, byte[] original, byte[] frame) {}
 
-    static List<Sample> samples() {
+    private static List<Sample> samples;
+
+    /** The frames the corruption tests start from, built once a JVM (the same bytes for every test). */
+    static synchronized List<Sample> samples() {
+        if (samples == null) samples = List.copyOf(buildSamples());
+        return samples;
+    }
+
+    private static List<Sample> buildSamples() {
         Random r = new Random(SEED);
         List<Sample> s = new ArrayList<>();
         int i = 0;

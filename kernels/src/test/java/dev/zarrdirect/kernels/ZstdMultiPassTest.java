@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static dev.zarrdirect.kernels.ZstdTestSupport.*;
@@ -129,7 +130,7 @@ class ZstdMultiPassTest {
 
     @BeforeAll
     static void corpus() {
-        if (ZstdCorpusTest.corpus == null) ZstdCorpusTest.buildCorpus();
+        ZstdCorpusTest.buildCorpus();
     }
 
     @Test
@@ -165,26 +166,56 @@ class ZstdMultiPassTest {
         assertEquals(List.of(), fellBack, "every corpus frame is one zstd frame: none may need the fallback");
     }
 
+    /**
+     * Frames of 100 KB to 1.1 MB through every way of running the execute pass, in groups of 4 and
+     * 32 items. The default suite: each way of running it (an Exec and a group size) on
+     * {@link #SAMPLE_PER_STRATUM} of the 12 frames, every frame at least once.
+     */
     @Test
-    void groupsOfSeveralItems() {
+    void groupsOfSeveralItems() throws Throwable {
+        Sweep.sampled("zstd multi-pass groups", () -> groupsOfSeveralItems(Sweep.sample(SAMPLE_PER_STRATUM, 0x6E0L)));
+    }
+
+    /** The full tier: every frame every way (180 decodes). */
+    @Test
+    @Tag(Sweep.FULL)
+    void groupsOfSeveralItemsFullSweep() {
+        groupsOfSeveralItems(Sweep.ALL);
+    }
+
+    static void groupsOfSeveralItems(Sweep.Selection sel) {
         List<ZstdCorpusTest.Case> cs = ZstdCorpusTest.corpus.stream()
                 .filter(c -> c.original().length >= 100_000 && c.original().length <= 1_100_000).limit(12).toList();
         // pairs (32 items only) see frames of 1 to 9 blocks: odd counts leave a half idle
+        List<Exec> execs = new ArrayList<>();
+        List<Integer> localSizes = new ArrayList<>();
         for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | CG, 1), new Exec(CG | SEQ, 1),
                 new Exec(Exec.DEFAULT.flags() | PAIRS, 1), new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 1),
                 new Exec(WINDOW | JUMP | CG | PAIRS, 1), new Exec(Exec.DEFAULT.flags() | DEFER, 1),
                 new Exec(WINDOW | CG | DEFER, 1), new Exec(WINDOW | JUMP | SAME_ROUND | CG | DEFER, 1)}) {
             for (int ls : (exec.flags() & PAIRS) != 0 ? new int[] {32} : new int[] {4, 32}) {
-                for (ZstdCorpusTest.Case c : cs) {
-                    String what = c.name() + " local=" + ls + " " + exec;
-                    Result r = decodeMp(List.of(c.frame()), new int[] {c.original().length}, ls, exec);
-                    assertTrue(r.guardsIntact(), "guards " + what);
-                    assertEquals(0, r.status()[0], "status " + what);
-                    assertEquals(MODE_RUN, r.mode()[0], "fell back: " + what);
-                    assertArrayEquals(c.original(), r.out()[0], "bytes " + what);
-                }
+                execs.add(exec);
+                localSizes.add(ls);
             }
         }
+        List<List<Integer>> dealt = sel.deal(execs.size(), cs.size());
+        int decodes = 0;
+        for (int k = 0; k < execs.size(); k++) {
+            Exec exec = execs.get(k);
+            int ls = localSizes.get(k);
+            for (int ci : dealt.get(k)) {
+                ZstdCorpusTest.Case c = cs.get(ci);
+                String what = c.name() + " local=" + ls + " " + exec;
+                Result r = decodeMp(List.of(c.frame()), new int[] {c.original().length}, ls, exec);
+                assertTrue(r.guardsIntact(), "guards " + what);
+                assertEquals(0, r.status()[0], "status " + what);
+                assertEquals(MODE_RUN, r.mode()[0], "fell back: " + what);
+                assertArrayEquals(c.original(), r.out()[0], "bytes " + what);
+                decodes++;
+            }
+        }
+        System.out.println("zstd multi-pass groups (" + sel.describe() + "): " + decodes + " decodes of "
+                + execs.size() * cs.size() + " (" + cs.size() + " frames, " + execs.size() + " ways)");
     }
 
     /**
@@ -228,43 +259,75 @@ class ZstdMultiPassTest {
     /**
      * Adds to {@code out} the frame cut at every length below {@code everyByte}, then at about
      * {@code cuts} lengths spread over the rest, then {@code flipped} copies with 1-3 random bits
-     * flipped.
+     * flipped; each case's stratum is {@code name} and the kind of corruption (cut below
+     * {@code everyByte}, cut further on, 1, 2 or 3 bits flipped).
      */
-    static void addCorruptions(List<byte[]> out, byte[] frame, int everyByte, int cuts, int flipped, Random r) {
+    static void addCorruptions(List<Sweep.Case> out, String name, byte[] frame, int everyByte, int cuts, int flipped, Random r) {
         int step = Math.max(1, frame.length / cuts);
-        for (int cut = 0; cut < frame.length; cut += (cut < everyByte ? 1 : step)) out.add(Arrays.copyOf(frame, cut));
+        for (int cut = 0; cut < frame.length; cut += (cut < everyByte ? 1 : step)) {
+            out.add(new Sweep.Case(name + (cut < everyByte ? ", cut in the first " + everyByte + " bytes" : ", cut further on"),
+                    Arrays.copyOf(frame, cut)));
+        }
         for (int k = 0; k < flipped; k++) {
             byte[] f = frame.clone();
             int flips = 1 + r.nextInt(3);
             for (int j = 0; j < flips; j++) f[r.nextInt(f.length)] ^= (byte) (1 << r.nextInt(8));
-            out.add(f);
+            out.add(new Sweep.Case(name + ", " + flips + " bit(s) flipped", f));
         }
     }
 
+    /** The default suite: a sample of {@link #truncationsAndBitFlips}'s cases, a few of every frame and kind of corruption. */
     @Test
-    void truncationsAndBitFlipsGetTheSingleBatchStatus() {
+    void truncationsAndBitFlipsGetTheSingleBatchStatus() throws Throwable {
+        Sweep.sampled("zstd multi-pass corruptions", () -> truncationsAndBitFlips(Sweep.sample(SAMPLE_PER_STRATUM, 0x3B17L)));
+    }
+
+    /** The full tier: every case (13136). */
+    @Test
+    @Tag(Sweep.FULL)
+    void truncationsAndBitFlipsGetTheSingleBatchStatusFullSweep() {
+        truncationsAndBitFlips(Sweep.ALL);
+    }
+
+    /** Cases a stratum in the default suite's samples. */
+    static final int SAMPLE_PER_STRATUM = 2;
+
+    /**
+     * Every frame of the corruption samples, truncated and with bits flipped, through the
+     * multi-pass decoder in four ways of running it: the same status as the single-pass decoder,
+     * the same bytes where that succeeds, no write outside dst or scratch.
+     */
+    static void truncationsAndBitFlips(Sweep.Selection sel) {
         Random r = new Random(SEED ^ 0x3B17L);
-        int cases = 0, viaMp = 0;
+        int cases = 0, viaMp = 0, all = 0;
         for (ZstdCorruptionTest.Sample s : ZstdCorruptionTest.samples()) {
-            List<byte[]> frames = new ArrayList<>();
-            addCorruptions(frames, s.frame(), 24, 60, 80, r);
+            List<Sweep.Case> built = new ArrayList<>();
+            addCorruptions(built, s.name(), s.frame(), 24, 60, 80, r);
+            List<Sweep.Case> picked = sel.of(built);
+            all += built.size();
+            List<byte[]> frames = picked.stream().map(Sweep.Case::frame).toList();
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, s.original().length);
+            // the single-pass decoder's answer, once a frame (it does not depend on how the multi-pass one runs)
+            Decoded[] single = new Decoded[frames.size()];
+            for (int i = 0; i < frames.size(); i++) single[i] = decode(frames.get(i), s.original().length, 1);
             // sequences in pass 2b (as the CUDA codec decodes by default) and in pass 2
             for (Exec exec : new Exec[] {Exec.DEFAULT, new Exec(WINDOW | JUMP | CG, 1),
                     new Exec(WINDOW | JUMP | CG | SEQ, 1), new Exec(Exec.DEFAULT.flags() | DEFER, 1)}) {
                 Result mp = decodeMp(frames, lens, 1, exec);
                 assertTrue(mp.guardsIntact(), "guards " + s.name() + " " + exec);
                 for (int i = 0; i < frames.size(); i++) {
-                    Decoded d = decode(frames.get(i), s.original().length, 1);
-                    assertEquals(d.status(), mp.status()[i], "status " + s.name() + " case " + i + " " + exec + " seed=" + SEED);
-                    if (d.status() == 0) assertArrayEquals(d.out(), mp.out()[i], "bytes " + s.name() + " case " + i);
+                    Decoded d = single[i];
+                    String what = s.name() + " case " + built.indexOf(picked.get(i)) + " (" + picked.get(i).stratum() + ")";
+                    assertEquals(d.status(), mp.status()[i], "status " + what + " " + exec + " seed=" + SEED);
+                    if (d.status() == 0) assertArrayEquals(d.out(), mp.out()[i], "bytes " + what);
                     if (mp.mode()[i] == MODE_RUN) viaMp++;
                     cases++;
                 }
             }
         }
-        System.out.println("zstd multi-pass corruptions: " + cases + " cases, " + viaMp + " decoded by the multi-pass path");
+        System.out.println("zstd multi-pass corruptions (" + sel.describe() + "): " + cases + " cases of " + 4 * all + ", "
+                + viaMp + " decoded by the multi-pass path");
     }
 
     /**
@@ -272,21 +335,36 @@ class ZstdMultiPassTest {
      * item 0 links what each block inherits. Whatever the item count, the block table must be the
      * same bytes, and a corruption that only one item sees must still send the frame to the
      * single-pass decoder: compared here on truncated and bit-flipped frames, 1 item against 2, 4,
-     * 32 and 64 (more items than pass 1 uses).
+     * 32 and 64 (more items than pass 1 uses). The default suite: a sample, a few cases of every
+     * frame and kind of corruption (and every intact frame).
      */
     @Test
     void scanBuildsTheSameBlockTableWhateverItsItemCount() throws Throwable {
+        Sweep.sampled("zstd multi-pass scan", () -> scanSweep(Sweep.sample(SAMPLE_PER_STRATUM, 0x5CA1L)));
+    }
+
+    /** The full tier: every case (3577). */
+    @Test
+    @Tag(Sweep.FULL)
+    void scanBuildsTheSameBlockTableWhateverItsItemCountFullSweep() throws Throwable {
+        scanSweep(Sweep.ALL);
+    }
+
+    static void scanSweep(Sweep.Selection sel) throws Throwable {
         HostKernels hk = HostKernels.get();
         Random r = new Random(SEED ^ 0x5CA1L);
-        int cases = 0, run = 0;
+        int cases = 0, run = 0, all = 0;
         List<String> wrong = new ArrayList<>();
         for (ZstdCorruptionTest.Sample s : ZstdCorruptionTest.samples()) {
-            List<byte[]> frames = new ArrayList<>();
-            frames.add(s.frame());
-            addCorruptions(frames, s.frame(), 12, 40, 120, r);
+            List<Sweep.Case> built = new ArrayList<>();
+            built.add(new Sweep.Case(s.name() + ", intact", s.frame()));
+            addCorruptions(built, s.name(), s.frame(), 12, 40, 120, r);
+            List<Sweep.Case> picked = sel.of(built);
+            all += built.size();
             int dstLen = s.original().length;
-            for (int i = 0; i < frames.size(); i++) {
-                byte[] f = frames.get(i);
+            for (Sweep.Case c : picked) {
+                byte[] f = c.frame();
+                String what = s.name() + " case " + built.indexOf(c) + " (" + c.stratum() + ")";
                 long need = (long) hk.zstdMpScratchBytes.invokeExact((long) dstLen, (long) f.length);
                 long table = (long) ZD_MP_HDR_BYTES + (long) hk.zstdMpSlots.invokeExact((long) dstLen, (long) f.length) * MP_BLOCK_BYTES;
                 byte[] expected = null;
@@ -302,9 +380,9 @@ class ZstdMultiPassTest {
                             expected = got;
                             expectedMode = mode;
                             if (mode == MODE_RUN) run++;
-                            if (mode == 0) wrong.add(s.name() + " case " + i + ": the group did not run");
+                            if (mode == 0) wrong.add(what + ": the group did not run");
                         } else if (mode != expectedMode || (mode == MODE_RUN && !Arrays.equals(expected, got))) {
-                            wrong.add(s.name() + " case " + i + ", " + items + " items: mode " + mode + " (1 item: "
+                            wrong.add(what + ", " + items + " items: mode " + mode + " (1 item: "
                                     + expectedMode + ")" + (mode == expectedMode ? ", another block table" : ""));
                         }
                     }
@@ -314,7 +392,8 @@ class ZstdMultiPassTest {
         }
         assertEquals(List.of(), wrong, "seed=" + SEED);
         assertTrue(run > 0, "no case took the multi-pass path");
-        System.out.println("zstd multi-pass scan: " + cases + " frames, " + run + " with a block table, same with 2-64 items");
+        System.out.println("zstd multi-pass scan (" + sel.describe() + "): " + cases + " frames of " + all + ", " + run
+                + " with a block table, same with 2-64 items");
     }
 
     @Test
