@@ -16,6 +16,12 @@ public final class ShardIndex {
 
     private static final long MISSING = -1L;
 
+    /**
+     * Two inner-chunk ranges of one shard closer than this are read as one request, trading a few
+     * wasted bytes for a request (the read planner and the in-memory shard decoder both use it).
+     */
+    public static final long COALESCE_GAP = 64 * 1024;
+
     /** Where an inner chunk's bytes lie in its shard. */
     public record Entry(long offset, long length) {
     }

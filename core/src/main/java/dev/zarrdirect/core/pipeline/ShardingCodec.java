@@ -23,13 +23,12 @@ import java.util.List;
  * index of (offset, length) pairs, uint64, {@code 2^64-1} twice for an inner chunk never written.
  *
  * <p>A read of part of a shard fetches the index (one range read), then only the inner chunks the
- * selection touches, with nearby ranges coalesced into one read ({@link #COALESCE_GAP}). A read of
+ * selection touches, with nearby ranges coalesced into one read ({@link ShardIndex#COALESCE_GAP}). A read of
  * a whole shard fetches it in one go. Each shard decode uses one confined arena, freed at its end.
  */
 final class ShardingCodec {
 
     /** Two inner-chunk ranges closer than this are read as one, trading a few wasted bytes for a request. */
-    static final long COALESCE_GAP = 64 * 1024;
 
     private final ChunkSpec shardSpec;
     private final long[] shardShape;
@@ -132,7 +131,7 @@ final class ShardingCodec {
                 int j = i;
                 long start = needs.get(i).offset;
                 long end = start + needs.get(i).length;
-                while (j + 1 < needs.size() && needs.get(j + 1).offset - end <= COALESCE_GAP) {
+                while (j + 1 < needs.size() && needs.get(j + 1).offset - end <= ShardIndex.COALESCE_GAP) {
                     j++;
                     end = Math.max(end, needs.get(j).offset + needs.get(j).length);
                 }

@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 public final class ReadPlanner {
 
     /** Two ranges of one key closer than this are read as one, trading a few wasted bytes for a request. */
-    public static final long COALESCE_GAP = 64 * 1024;
+    public static final long COALESCE_GAP = ShardIndex.COALESCE_GAP;
 
     /** One region to read: the box {@code [start, stop)} of the array, to {@code at} in the destination. */
     public record Request(long[] start, long[] stop, long[] at) {
