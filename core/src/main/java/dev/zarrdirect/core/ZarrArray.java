@@ -316,7 +316,7 @@ public final class ZarrArray {
                 CodecChain leaf = DeviceDecoder.leafChain(chain);
                 d = new DeviceDecoder(ctx.backend(), CodecStages.resolve(leaf.metadata(), leaf.spec(), leaf.fill(),
                         new CodecStages.Context(ctx.codecs(), ctx.backend().defaultDevice(), codecChoices), describe()),
-                        describe());
+                        leaf, describe());
                 deviceDecoder = d;
             } catch (IllegalArgumentException e) {
                 hostOnlyReason = e.getMessage();
@@ -335,7 +335,7 @@ public final class ZarrArray {
         if (d == null) {
             return "host decode, then copy to " + dev + " (" + hostOnlyReason + ")";
         }
-        return "batched decode on " + dev + (d.hostFallbacks().isEmpty() ? "" : ", CPU fallback for " + d.hostFallbacks());
+        return d.describePath();
     }
 
     /** Reads {@code selection} into {@code dest}, a host tensor of the selection's shape and the array's type. */

@@ -250,7 +250,8 @@ final class DevicePipeline implements AutoCloseable {
 
     /** Queues {@code plan}; its batches are cut as its parts are planned. */
     Job submit(ReadPlan plan, Store store, DeviceDecoder decoder, Buffer dest, String what) {
-        int size = engine.batchSize(decoder.chunkBytes());
+        int size = Math.min(engine.batchSize(decoder.chunkBytes()),
+                (int) Math.max(1, Math.min(Integer.MAX_VALUE, decoder.maxBatchBytes() / Math.max(1, decoder.chunkBytes()))));
         int first = engine.settings().deviceFirstBatch() > 0 ? engine.settings().deviceFirstBatch() : size;
         Job job = new Job(engine.nextReadId(), store, decoder, dest, plan.destShape(), size, new Batches(plan, size, first));
         engine.listener().readStarted(job.id, what, plan);
