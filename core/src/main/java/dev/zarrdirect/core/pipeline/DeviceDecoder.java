@@ -355,8 +355,7 @@ public final class DeviceDecoder {
             forEachParallel(present.size(), i -> {
                 Task t = present.get(i);
                 ByteRange range = t.length() < 0 ? ByteRange.ALL : ByteRange.of(t.offset(), t.length());
-                // scratch kept from batch to batch, so a steady read allocates nothing per chunk (on an
-                // H200 it read the blosc store at 4.72-4.78 GB/s, as fresh memory a chunk did on an H100)
+                // scratch kept from batch to batch, so a steady read allocates nothing per chunk
                 HostScratch scratch = hostScratch.poll();
                 if (scratch == null) {
                     scratch = new HostScratch();
