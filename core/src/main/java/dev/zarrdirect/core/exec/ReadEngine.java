@@ -219,15 +219,17 @@ public final class ReadEngine implements AutoCloseable {
                 chain.decodeRegion(src, p.chunkStart(), p.extent(), target, p.at(), c.label(), s);
             } else {
                 try (Arena arena = Arena.ofConfined()) {
-                    decodeAndPlace(chain, src.read(ByteRange.ALL, arena), c, target, s, arena);
+                    decodeAndPlace(chain, src.read(ByteRange.ALL, (size, align) -> s.encoded(size)), c, target, s, arena);
                 }
             }
             return;
         }
+        // the request's bytes go to the task's scratch: a steady read allocates nothing per request
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment bytes;
             try {
-                bytes = store.get(r.key(), ByteRange.of(r.offset(), r.length()), arena).orElse(null);
+                bytes = store.get(r.key(), ByteRange.of(r.offset(), r.length()), (size, align) -> s.encoded(size))
+                        .orElse(null);
             } catch (StoreException | IndexOutOfBoundsException e) {
                 throw new dev.zarrdirect.api.CorruptChunkException("sharding_indexed", "shard at key \"" + r.key()
                         + "\" in " + store + ": its index points at bytes " + r.offset() + "-" + (r.offset() + r.length())
@@ -270,21 +272,11 @@ public final class ReadEngine implements AutoCloseable {
     // ---------------------------------------------------------------- device
 
     /**
-     * Runs {@code plan} into {@code dest}, device memory holding the plan's destination shape in C
-     * order, with {@code decoder}; returns when every element is written. On failure or interrupt it
-     * returns only after every batch of this read has stopped touching {@code dest}.
-     */
-    public void readToDevice(ReadPlan plan, Store store, DeviceDecoder decoder, Buffer dest, String what) {
-        DevicePipeline.Job job = device.submit(plan, store, decoder, dest, what);
-        job.await();
-    }
-
-    /**
      * Queues {@code plan} behind the device reads already queued, so that its fetches and decodes
      * overlap theirs, and returns at once. The future completes when every element of {@code dest}
      * is written, or fails after every batch of this read has stopped touching it; {@code dest} must
      * stay open until then. Cancelling the future does not stop the read: use the returned handle's
-     * {@link PendingRead#cancel()}.
+     * {@link PendingRead#cancel()}; {@link PendingRead#await()} is the synchronous read.
      */
     public PendingRead readToDeviceAsync(ReadPlan plan, Store store, DeviceDecoder decoder, Buffer dest, String what) {
         return device.submit(plan, store, decoder, dest, what);

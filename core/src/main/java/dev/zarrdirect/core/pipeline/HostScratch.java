@@ -73,17 +73,12 @@ public final class HostScratch {
         return s.asSlice(0, bytes);
     }
 
-    /** A staged chunk of {@code bytes}, for callers outside this package that place parts of a decoded chunk. */
-    public MemorySegment chunk(long bytes) {
-        return get(CHUNK, bytes);
-    }
-
-    /** Bytes this scratch holds now. */
-    public long retainedBytes() {
-        long n = 0;
-        for (MemorySegment s : slots) {
-            n += s == null ? 0 : s.byteSize();
-        }
-        return n;
+    /**
+     * Memory for a chunk's (or a coalesced request's) encoded bytes as read from the store, valid
+     * until this slot is asked for again; for a reader outside this package. The decoders of this
+     * package never ask for this slot while decoding bytes handed to them in memory.
+     */
+    public MemorySegment encoded(long bytes) {
+        return get(ENCODED, bytes);
     }
 }
