@@ -88,31 +88,30 @@ class DeviceReadConformanceTest {
     @TestFactory
     Stream<DynamicTest> manySmallBatchesDecodingAtOnceReadWhatTheCpuReads() {
         List<DynamicTest> tests = new ArrayList<>();
-        for (BackendRegistry.Entry e : BackendRegistry.discover().entries()) {
-            if (!e.name().equals("cpu") && e.probe().available()) {
-                tests.add(DynamicTest.dynamicTest(e.name() + " in batches of 7, 3 decoding at once",
-                        () -> checkManyBatches(e.name(), new ReadSettings(3, 7, 0, 0, false))));
-                // 1, 2, 4, 7, 7, ...: up to five small batches decode at once (3 x 7 tasks in flight)
-                tests.add(DynamicTest.dynamicTest(e.name() + " in batches ramping from 1 to 7",
-                        () -> checkManyBatches(e.name(), new ReadSettings(3, 7, 0, 1, false))));
-                // chunks of 128 decoded bytes: batches of 5 by bytes, whatever the backend's count
-                tests.add(DynamicTest.dynamicTest(e.name() + " in batches cut at 700 decoded bytes",
-                        () -> checkManyBatches(e.name(), new ReadSettings(3, 0, 700, 0, false))));
-            }
+        for (String name : availableDeviceBackends()) {
+            tests.add(DynamicTest.dynamicTest(name + " in batches of 7, 3 decoding at once",
+                    () -> checkManyBatches(name, new ReadSettings(3, 7, 0, 0, false))));
+            // 1, 2, 4, 7, 7, ...: up to five small batches decode at once (3 x 7 tasks in flight)
+            tests.add(DynamicTest.dynamicTest(name + " in batches ramping from 1 to 7",
+                    () -> checkManyBatches(name, new ReadSettings(3, 7, 0, 1, false))));
+            // chunks of 128 decoded bytes: batches of 5 by bytes, whatever the backend's count
+            tests.add(DynamicTest.dynamicTest(name + " in batches cut at 700 decoded bytes",
+                    () -> checkManyBatches(name, new ReadSettings(3, 0, 700, 0, false))));
         }
         return tests.stream();
     }
 
     @TestFactory
     Stream<DynamicTest> queuedReadsAndWindowPlansReadWhatTheCpuReads() {
-        List<DynamicTest> tests = new ArrayList<>();
-        for (BackendRegistry.Entry e : BackendRegistry.discover().entries()) {
-            if (!e.name().equals("cpu") && e.probe().available()) {
-                tests.add(DynamicTest.dynamicTest(e.name() + " queued reads and window plans",
-                        () -> checkQueuedReads(e.name())));
-            }
-        }
-        return tests.stream();
+        return availableDeviceBackends().stream().map(name -> DynamicTest.dynamicTest(
+                name + " queued reads and window plans", () -> checkQueuedReads(name)));
+    }
+
+    /** The device backends (every one but cpu) that are available here. */
+    private static List<String> availableDeviceBackends() {
+        return BackendRegistry.discover().entries().stream()
+                .filter(e -> !e.name().equals("cpu") && e.probe().available())
+                .map(BackendRegistry.Entry::name).toList();
     }
 
     /**
