@@ -76,6 +76,28 @@ public interface Backend extends AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code gather} (see {@link PlaneGather} for the exact arithmetic every backend matches
+     * byte for byte). Returns when the output is written. The default runs on the calling thread
+     * and works for host-accessible buffers only; device backends run it as one kernel launch.
+     */
+    default void gather(PlaneGather gather) {
+        if (!gather.src().kind().hostAccessible() || !gather.dst().kind().hostAccessible()) {
+            throw new UnsupportedOperationException(name() + " cannot gather planes of " + gather.src() + " into "
+                    + gather.dst());
+        }
+        gather.runOnHost(0, gather.planes());
+    }
+
+    /**
+     * Memory that another process on the same machine can map, with the events that order its
+     * use, when this backend has it (CUDA IPC); empty otherwise. Host memory needs none of this:
+     * a loader shares host memory through files in {@code /dev/shm}.
+     */
+    default java.util.Optional<InterprocessMemory> interprocess() {
+        return java.util.Optional.empty();
+    }
+
     /** How many chunks the core should hand to one codec call; 1 for the CPU, hundreds for a GPU. */
     int preferredBatchSize();
 

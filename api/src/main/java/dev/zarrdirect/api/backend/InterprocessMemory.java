@@ -1,0 +1,52 @@
+package dev.zarrdirect.api.backend;
+
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.buffer.Buffer;
+
+/**
+ * Device memory exported to another process of the same machine (CUDA IPC), for a loader that
+ * hands its batches to a consumer process without a copy. A backend offers it through
+ * {@link Backend#interprocess()}.
+ */
+public interface InterprocessMemory {
+
+    /**
+     * Allocates {@code bytes} of device memory on {@code device} that another process can open, with
+     * its two events. The caller closes the slab; the memory is freed then (the other process must
+     * have closed its mapping before, or the driver keeps it until it does).
+     */
+    SharedSlab allocate(Device device, long bytes);
+
+    /**
+     * One exported allocation and the two events that order its use between the two processes:
+     * {@code ready} (recorded by this process after writing a batch; the consumer's stream waits on
+     * it) and {@code released} (recorded by the consumer on its stream when it is done with the
+     * batch; this process waits on it before writing the slab again).
+     */
+    interface SharedSlab extends AutoCloseable {
+
+        /** The memory, for this process's backend. */
+        Buffer buffer();
+
+        /** The opaque handle the other process opens the memory with ({@code cuIpcGetMemHandle}'s bytes). */
+        byte[] memoryHandle();
+
+        /** The handle of the {@code ready} event ({@code cuIpcGetEventHandle}'s bytes). */
+        byte[] readyEventHandle();
+
+        /** The handle of the {@code released} event. */
+        byte[] releasedEventHandle();
+
+        /** Records {@code ready} after every write this process has issued to the slab so far. */
+        void markReady();
+
+        /**
+         * Blocks until the work the consumer recorded {@code released} after has finished; returns at
+         * once if the consumer never recorded it.
+         */
+        void awaitReleased();
+
+        @Override
+        void close();
+    }
+}

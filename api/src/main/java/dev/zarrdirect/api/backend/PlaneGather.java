@@ -1,0 +1,156 @@
+package dev.zarrdirect.api.backend;
+
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.buffer.Buffer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/**
+ * One batch-assembly step of a training loader: copies whole planes (for ERA5-like data, one
+ * {@code [lat, lon]} field of one channel at one time step) from a staging buffer of decoded
+ * chunks into an output buffer, normalizing and converting each element on the way.
+ *
+ * <p>For every plane {@code p} and every {@code i < planeElements}:
+ * <pre>
+ *   x   = src[srcPlane[p] * planeElements + i]          (float32 or float64, little-endian)
+ *   y   = isNaN(x) &amp;&amp; replaceNan ? nanValue : fma(x, scale[p], shift[p])
+ *   dst[dstPlane[p] * planeElements + i] = convert(y)   (float32, float16 or bfloat16)
+ * </pre>
+ * Offsets are in elements of the respective type, from {@code srcOffset} / {@code dstOffset}
+ * bytes into the buffers. The arithmetic is fixed so that every backend writes the same bytes:
+ * a float32 source uses a single-rounding float32 fused multiply-add; a float64 source uses a
+ * float64 fused multiply-add (with the float32 scale and shift widened) rounded once to float32.
+ * float16 and bfloat16 are rounded to nearest, ties to even, from that float32; overflow gives
+ * infinity. Every NaN result is written as the canonical quiet NaN of the output type
+ * ({@code 0x7FC00000}, {@code 0x7E00}, {@code 0x7FC0}), so NaN payloads never differ between
+ * backends. A {@code nanValue} replaces NaNs of the source, in output units (it is not normalized).
+ *
+ * @param src           staging memory, reachable by the backend that runs the gather
+ * @param srcOffset     byte offset of element 0 of the source
+ * @param srcType       {@link DataType#FLOAT32} or {@link DataType#FLOAT64}
+ * @param dst           output memory, reachable by the same backend
+ * @param dstOffset     byte offset of element 0 of the output
+ * @param dstType       the output element type
+ * @param planeElements elements in one plane (contiguous in source and output)
+ * @param srcPlane      for each plane, its index in the source
+ * @param dstPlane      for each plane, its index in the output
+ * @param scale         for each plane, the factor (1/std; 1 for no normalization)
+ * @param shift         for each plane, the offset (−mean/std; 0 for no normalization)
+ * @param replaceNan    whether NaNs of the source become {@code nanValue}
+ * @param nanValue      the replacement for NaN, when {@code replaceNan}
+ */
+public record PlaneGather(Buffer src, long srcOffset, DataType srcType, Buffer dst, long dstOffset, Output dstType,
+                          long planeElements, long[] srcPlane, long[] dstPlane, float[] scale, float[] shift,
+                          boolean replaceNan, float nanValue) {
+
+    /** The element types a gather can write. */
+    public enum Output {
+        FLOAT32(4), FLOAT16(2), BFLOAT16(2);
+
+        private final int byteSize;
+
+        Output(int byteSize) {
+            this.byteSize = byteSize;
+        }
+
+        public int byteSize() {
+            return byteSize;
+        }
+
+        /** The output type named {@code name} ({@code float32}, {@code float16}, {@code bfloat16}). */
+        public static Output parse(String name) {
+            for (Output o : values()) {
+                if (o.name().equalsIgnoreCase(name)) {
+                    return o;
+                }
+            }
+            throw new IllegalArgumentException("unknown output type '" + name + "': float32, float16 or bfloat16");
+        }
+    }
+
+    public PlaneGather {
+        Objects.requireNonNull(src, "src");
+        Objects.requireNonNull(dst, "dst");
+        Objects.requireNonNull(dstType, "dstType");
+        if (!DataType.FLOAT32.equals(srcType) && !DataType.FLOAT64.equals(srcType)) {
+            throw new IllegalArgumentException("a plane gather reads float32 or float64, not " + srcType);
+        }
+        int n = srcPlane.length;
+        if (dstPlane.length != n || scale.length != n || shift.length != n) {
+            throw new IllegalArgumentException("plane tables differ in length: " + n + " source, " + dstPlane.length
+                    + " output, " + scale.length + " scales, " + shift.length + " shifts");
+        }
+        if (planeElements <= 0 || srcOffset < 0 || dstOffset < 0) {
+            throw new IllegalArgumentException("bad plane gather geometry: " + planeElements + " elements a plane, offsets "
+                    + srcOffset + " and " + dstOffset);
+        }
+        long srcPlanes = (src.byteSize() - srcOffset) / (planeElements * srcType.byteSize());
+        long dstPlanes = (dst.byteSize() - dstOffset) / (planeElements * dstType.byteSize());
+        for (int p = 0; p < n; p++) {
+            if (srcPlane[p] < 0 || srcPlane[p] >= srcPlanes) {
+                throw new IndexOutOfBoundsException("source plane " + srcPlane[p] + " of a buffer holding " + srcPlanes);
+            }
+            if (dstPlane[p] < 0 || dstPlane[p] >= dstPlanes) {
+                throw new IndexOutOfBoundsException("output plane " + dstPlane[p] + " of a buffer holding " + dstPlanes);
+            }
+        }
+    }
+
+    /** Number of planes. */
+    public int planes() {
+        return srcPlane.length;
+    }
+
+    /** Bytes the gather reads plus bytes it writes. */
+    public long bytesMoved() {
+        return planes() * planeElements * (srcType.byteSize() + (long) dstType.byteSize());
+    }
+
+    /** Runs planes {@code [from, to)} on the host; both buffers must be host-accessible. */
+    public void runOnHost(int from, int to) {
+        MemorySegment s = src.segment();
+        MemorySegment d = dst.segment();
+        boolean f64 = DataType.FLOAT64.equals(srcType);
+        int es = srcType.byteSize();
+        int ed = dstType.byteSize();
+        for (int p = from; p < to; p++) {
+            long so = srcOffset + srcPlane[p] * planeElements * es;
+            long dO = dstOffset + dstPlane[p] * planeElements * ed;
+            float a = scale[p];
+            float b = shift[p];
+            for (long i = 0; i < planeElements; i++) {
+                float y;
+                if (f64) {
+                    double x = s.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, so + i * 8);
+                    y = Double.isNaN(x) && replaceNan ? nanValue : (float) Math.fma(x, a, (double) b);
+                } else {
+                    float x = s.get(ValueLayout.JAVA_FLOAT_UNALIGNED, so + i * 4);
+                    y = Float.isNaN(x) && replaceNan ? nanValue : Math.fma(x, a, b);
+                }
+                switch (dstType) {
+                    case FLOAT32 -> d.set(ValueLayout.JAVA_INT_UNALIGNED, dO + i * 4,
+                            Float.isNaN(y) ? 0x7FC00000 : Float.floatToRawIntBits(y));
+                    case FLOAT16 -> d.set(ValueLayout.JAVA_SHORT_UNALIGNED, dO + i * 2, toHalf(y));
+                    case BFLOAT16 -> d.set(ValueLayout.JAVA_SHORT_UNALIGNED, dO + i * 2, toBfloat16(y));
+                }
+            }
+        }
+    }
+
+    /** float32 to IEEE half, round to nearest even; NaN is {@code 0x7E00}. */
+    public static short toHalf(float y) {
+        return Float.isNaN(y) ? (short) 0x7E00 : Float.floatToFloat16(y);
+    }
+
+    /** float32 to bfloat16, round to nearest even; NaN is {@code 0x7FC0}. */
+    public static short toBfloat16(float y) {
+        if (Float.isNaN(y)) {
+            return (short) 0x7FC0;
+        }
+        int bits = Float.floatToRawIntBits(y);
+        int rounded = bits + 0x7FFF + ((bits >>> 16) & 1);
+        return (short) (rounded >>> 16);
+    }
+}
