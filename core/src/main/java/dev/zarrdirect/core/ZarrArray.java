@@ -246,6 +246,44 @@ public final class ZarrArray {
         return readToDevice(plan, MemoryKind.DEVICE, "readToDeviceAsync " + plan).tensor();
     }
 
+    /**
+     * Runs {@code plan} into memory the caller owns and keeps: {@code dest} holds the plan's
+     * destination C-order from its first byte, on the context's device (or host memory for a host
+     * backend). This is the loader's path: its staging buffers are allocated once and reused, so no
+     * read allocates. On a device backend the read is queued behind earlier ones and the future
+     * completes when every byte is written (or the read failed); on a host backend the read runs
+     * now, on the calling thread and the engine's workers, and the future is already complete.
+     * The caller must not touch {@code dest} until the future completes, whatever its outcome.
+     */
+    public CompletableFuture<Void> readIntoAsync(ReadPlan plan, Buffer dest) {
+        long bytes = Shapes.product(plan.destShape()) * dataType().byteSize();
+        if (dest.byteSize() < bytes) {
+            throw new IllegalArgumentException("a buffer of " + dest.byteSize() + " bytes cannot hold the " + bytes
+                    + " bytes of " + plan + " of " + describe());
+        }
+        Backend b = ctx.backend();
+        if (dest.kind().hostAccessible() && b.defaultDevice().isHost()) {
+            try {
+                read(plan, Tensor.of(dest.slice(0, bytes), dataType(), plan.destShape()));
+                return CompletableFuture.completedFuture(null);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        DeviceDecoder decoder = deviceDecoder();
+        if (decoder == null) {
+            try (Tensor host = newHostTensor(plan.destShape())) {
+                read(plan, host);
+                b.copy(host.buffer(), 0, dest, 0, bytes);
+                return CompletableFuture.completedFuture(null);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return ctx.engine().readToDeviceAsync(plan, store, decoder, dest, "readIntoAsync " + plan + " of " + describe())
+                .done();
+    }
+
     private DeviceRead readToDevice(ReadPlan plan, MemoryKind kind, String what) {
         if (kind != MemoryKind.DEVICE && kind != MemoryKind.MANAGED) {
             throw new IllegalArgumentException("readToDevice needs DEVICE or MANAGED memory, not " + kind

@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The dependency rules of docs/design.md: api imports only the JDK; backends never import core; core
- * never imports a backend; the CLI reaches backends only through the registries; inside core, the
+ * never imports a backend; the CLI reaches backends only through the registries; the loader uses api
+ * and core only; inside core, the
  * read engine's packages depend downwards only (exec on plan on pipeline).
  */
 class ModuleRulesTest {
@@ -30,7 +31,7 @@ class ModuleRulesTest {
         // ArchUnit before 1.4.1 silently read nothing from Java 25 class files; make sure the rules see code.
         for (String pkg : new String[]{"dev.zarrdirect.api", "dev.zarrdirect.core", "dev.zarrdirect.core.plan",
                 "dev.zarrdirect.core.exec", "dev.zarrdirect.cpu", "dev.zarrdirect.cuda", "dev.zarrdirect.opencl",
-                "dev.zarrdirect.cli"}) {
+                "dev.zarrdirect.cli", "dev.zarrdirect.loader"}) {
             assertTrue(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg)),
                     "no classes of " + pkg + " were imported; the rules below would check nothing");
         }
@@ -68,6 +69,18 @@ class ModuleRulesTest {
         noClasses().that().resideInAPackage("dev.zarrdirect.core..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..",
                         "dev.zarrdirect.opencl..", "dev.zarrdirect.cli..")
+                .check(classes);
+    }
+
+    @Test
+    void theLoaderUsesApiAndCoreOnly() {
+        // the loader reaches devices through the context's backend, like any user of the library
+        noClasses().that().resideInAPackage("dev.zarrdirect.loader..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..",
+                        "dev.zarrdirect.opencl..", "dev.zarrdirect.cli..", "dev.zarrdirect.testkit..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("dev.zarrdirect.api..", "dev.zarrdirect.core..")
+                .should().dependOnClassesThat().resideInAPackage("dev.zarrdirect.loader..")
                 .check(classes);
     }
 
