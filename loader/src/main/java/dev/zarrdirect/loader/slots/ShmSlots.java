@@ -1,7 +1,6 @@
 package dev.zarrdirect.loader.slots;
 
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
@@ -133,7 +132,7 @@ public final class ShmSlots implements Slots {
             try {
                 Files.deleteIfExists(f);
             } catch (IOException e) {
-                throw new StoreException("cannot remove shared-memory file " + f + ": " + e.getMessage(), e);
+                throw new java.io.UncheckedIOException("cannot remove shared-memory file " + f + ": " + e.getMessage(), e);
             }
         }
     }

@@ -1,0 +1,212 @@
+package dev.zarrdirect.loader.stats;
+
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.core.Selection;
+import dev.zarrdirect.loader.dataset.Variable;
+import dev.zarrdirect.loader.dataset.WindowDataset;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Computes per-channel mean and standard deviation of a dataset's variables over its time range and
+ * (cropped) plane, streaming: the data are read on the host ({@code ZarrArray.read}) a few time steps
+ * at a time, within a byte budget, and summarised plane by plane into {@link ChannelMoments} in
+ * double (two-pass per block, merged by Chan et al.'s formula, so values with a large offset keep
+ * their digits). NaNs, such as the fill value of chunks never written, are skipped and counted;
+ * an infinity makes its channel's mean and std infinite or NaN.
+ *
+ * <h2>What is read</h2>
+ * For each variable, the distinct selected channels, sorted, are what the statistics cover (the
+ * {@code channels} of its {@link StatsFile} entry). Selected channels that are adjacent or share a
+ * chunk along the channel axis are read together, so a chunk holding many channels is decoded once
+ * per time block, not once per channel. Time blocks are whole multiples of the time chunk extent
+ * when the budget allows, aligned to chunk boundaries.
+ */
+public final class ChannelStatistics {
+
+    /** The default bound on the bytes of one read: a few ERA5 steps of 16 channels. */
+    public static final long DEFAULT_READ_BYTES = 256L << 20;
+
+    /** Values copied out of a read at a time: bounds the scratch however large a plane is. */
+    private static final int BLOCK_VALUES = 1 << 20;
+
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private ChannelStatistics() {
+    }
+
+    /** {@link #compute(WindowDataset, long, StatsListener)} with reads of up to {@link #DEFAULT_READ_BYTES}. */
+    public static StatsFile compute(WindowDataset dataset, StatsListener listener) {
+        return compute(dataset, DEFAULT_READ_BYTES, listener);
+    }
+
+    /**
+     * The statistics of every variable of {@code dataset} over its time range.
+     *
+     * @param readBytes the most bytes one read holds (at least one plane is read whatever the budget)
+     * @param listener  hears progress after each read
+     * @throws IllegalArgumentException if {@code readBytes} is not positive
+     */
+    public static StatsFile compute(WindowDataset dataset, long readBytes, StatsListener listener) {
+        if (readBytes < 1) {
+            throw new IllegalArgumentException("the read budget must be at least one byte, not " + readBytes);
+        }
+        Progress progress = new Progress(listener,
+                (dataset.timeStop() - dataset.timeStart()) * dataset.variables().size());
+        Map<String, StatsFile.VariableStats> out = new LinkedHashMap<>();
+        for (Variable v : dataset.variables()) {
+            out.put(v.name(), variable(dataset, v, readBytes, progress));
+        }
+        return new StatsFile(dataset.spec().path(), dataset.timeStart(), dataset.timeStop(), out);
+    }
+
+    /** Counts steps and bytes for the listener. */
+    private static final class Progress {
+        private final StatsListener listener;
+        private final long total;
+        private long steps;
+        private long bytes;
+
+        Progress(StatsListener listener, long total) {
+            this.listener = listener;
+            this.total = total;
+        }
+
+        void read(long bytes) {
+            this.bytes += bytes;
+        }
+
+        void stepsDone(long steps) {
+            this.steps += steps;
+            listener.progress(this.steps, total, bytes);
+        }
+    }
+
+    private static StatsFile.VariableStats variable(WindowDataset ds, Variable v, long readBytes, Progress progress) {
+        int[] covered = new TreeSet<>(boxed(v.channels())).stream().mapToInt(Integer::intValue).toArray();
+        ChannelMoments[] moments = new ChannelMoments[covered.length];
+        for (int i = 0; i < moments.length; i++) {
+            moments[i] = new ChannelMoments();
+        }
+        long plane = (long) ds.height() * ds.width();
+        long planeBytes = Math.max(1, plane * v.dataType().byteSize());
+        long[] chunkShape = v.array().chunkShape();
+        long channelChunk = v.hasChannelAxis() ? chunkShape[v.channelAxis()] : 1;
+        int channelsPerRead = (int) Math.max(1, Math.min(Integer.MAX_VALUE, readBytes / planeBytes));
+        List<int[]> groups = channelGroups(covered, channelChunk, channelsPerRead);
+        int widest = groups.stream().mapToInt(g -> g[1] - g[0]).max().orElse(1);
+        long steps = Math.max(1, readBytes / (widest * planeBytes));
+        long timeChunk = chunkShape[v.timeAxis()];
+        if (steps >= timeChunk) {
+            steps -= steps % timeChunk;
+        }
+        Scratch scratch = new Scratch(v.dataType(), (int) Math.min(plane, BLOCK_VALUES));
+        for (long t = ds.timeStart(); t < ds.timeStop(); ) {
+            long tEnd = Math.min(ds.timeStop(), (t / steps + 1) * steps);
+            for (int[] g : groups) {
+                Selection box = ds.selection(v, t, tEnd, g[0], g[1]);
+                try (Tensor data = v.array().read(box)) {
+                    accumulate(v, data, t, tEnd, g, covered, moments, plane, scratch);
+                    progress.read(data.byteSize());
+                }
+            }
+            progress.stepsDone(tEnd - t);
+            t = tEnd;
+        }
+        double[] mean = new double[covered.length];
+        double[] std = new double[covered.length];
+        long[] count = new long[covered.length];
+        long[] nans = new long[covered.length];
+        for (int i = 0; i < covered.length; i++) {
+            mean[i] = moments[i].mean();
+            std[i] = moments[i].std();
+            count[i] = moments[i].count();
+            nans[i] = moments[i].nanCount();
+        }
+        return new StatsFile.VariableStats(v.hasChannelAxis() ? covered : null, mean, std, count, nans);
+    }
+
+    private static List<Integer> boxed(int[] values) {
+        List<Integer> out = new ArrayList<>(values.length);
+        for (int x : values) {
+            out.add(x);
+        }
+        return out;
+    }
+
+    /**
+     * Ranges {@code [c0, c1)} of source channels to read: sorted channels join the range before them
+     * when adjacent or in the same chunk along the channel axis, up to {@code most} channels a range.
+     */
+    static List<int[]> channelGroups(int[] sorted, long channelChunk, int most) {
+        List<int[]> out = new ArrayList<>();
+        int start = sorted[0];
+        int last = sorted[0];
+        for (int i = 1; i < sorted.length; i++) {
+            int c = sorted[i];
+            boolean joins = (c == last + 1 || c / channelChunk == last / channelChunk) && c - start < most;
+            if (!joins) {
+                out.add(new int[]{start, last + 1});
+                start = c;
+            }
+            last = c;
+        }
+        out.add(new int[]{start, last + 1});
+        return out;
+    }
+
+    /** Adds the planes of the covered channels in {@code data}, a read of steps [t0, t1) and channels g. */
+    private static void accumulate(Variable v, Tensor data, long t0, long t1, int[] g, int[] covered,
+                                   ChannelMoments[] moments, long plane, Scratch scratch) {
+        long[] strides = data.strides();
+        MemorySegment seg = data.segment();
+        long elementBytes = v.dataType().byteSize();
+        for (long t = t0; t < t1; t++) {
+            for (int i = 0; i < covered.length; i++) {
+                int c = covered[i];
+                if (c < g[0] || c >= g[1]) {
+                    continue;
+                }
+                long offset = (t - t0) * strides[v.timeAxis()] + (v.hasChannelAxis() ? (c - g[0]) * strides[v.channelAxis()] : 0);
+                for (long done = 0; done < plane; ) {
+                    int n = (int) Math.min(scratch.capacity, plane - done);
+                    scratch.add(seg, (offset + done) * elementBytes, n, moments[i]);
+                    done += n;
+                }
+            }
+        }
+    }
+
+    /** A block of values copied out of a read, float or double as the variable. */
+    private static final class Scratch {
+        private final int capacity;
+        private final float[] floats;
+        private final double[] doubles;
+
+        Scratch(DataType type, int capacity) {
+            this.capacity = Math.max(1, capacity);
+            boolean f32 = type.equals(DataType.FLOAT32);
+            floats = f32 ? new float[this.capacity] : null;
+            doubles = f32 ? null : new double[this.capacity];
+        }
+
+        void add(MemorySegment seg, long byteOffset, int n, ChannelMoments into) {
+            if (floats != null) {
+                MemorySegment.copy(seg, F32, byteOffset, floats, 0, n);
+                into.add(floats, n);
+            } else {
+                MemorySegment.copy(seg, F64, byteOffset, doubles, 0, n);
+                into.add(doubles, n);
+            }
+        }
+    }
+}
