@@ -339,6 +339,80 @@ ZD_INLINE zd_u64 zd_scan_excl_u64_group(zd_u64 v, ZD_LOCAL zd_u64 *tmp, zd_u64 *
 }
 #endif
 
+/* ------------------------------------------------------------------ floating point
+ * IEEE arithmetic with one defined result on every front end (the plane gather needs the same bits
+ * from CUDA, OpenCL and the host). No front end may contract, flush or reassociate these:
+ *   zd_f32_bits(x), zd_f32_from_bits(u)   float <-> its bits (zd_u32)
+ *   zd_fma_f32(a, b, c)                   a * b + c rounded once, to nearest even
+ *   ZD_HAS_F64                            1 where double exists (OpenCL: with cl_khr_fp64), else 0; then
+ *   zd_f64_from_bits(u)                   the double whose bits are u (zd_u64)
+ *   zd_fma_f64(a, b, c)                   a * b + c in double, rounded once, to nearest even
+ *   zd_f64_to_f32(x)                      double to float, to nearest even
+ *   ZD_HAS_F16_RNE                        1 where zd_f32_to_f16_rne(x) converts in hardware (float to the
+ *                                         bits of an IEEE half, to nearest even, overflow to infinity;
+ *                                         NaN inputs are the caller's business); 0: convert in software
+ *   zd_u32x4, zd_u16x4, zd_u64x2          small vectors with members x, y (, z, w), aligned to their size,
+ *                                         for one wide load or store
+ */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define zd_f32_bits(x) as_uint(x)
+#define zd_f32_from_bits(u) as_float(u)
+#define zd_fma_f32(a, b, c) fma((float)(a), (float)(b), (float)(c)) /* correctly rounded in every profile */
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define ZD_HAS_F64 1
+#define zd_f64_from_bits(u) as_double(u)
+#define zd_fma_f64(a, b, c) fma((double)(a), (double)(b), (double)(c))
+#define zd_f64_to_f32(x) convert_float_rte(x)
+#else
+#define ZD_HAS_F64 0
+#endif
+#define ZD_HAS_F16_RNE 0
+typedef uint4 zd_u32x4;
+typedef ushort4 zd_u16x4;
+typedef ulong2 zd_u64x2;
+#elif defined(__CUDACC__)
+#include <cuda_fp16.h>
+#define zd_f32_bits(x) __float_as_uint(x)
+#define zd_f32_from_bits(u) __uint_as_float(u)
+#define zd_fma_f32(a, b, c) __fmaf_rn((a), (b), (c))
+#define ZD_HAS_F64 1
+#define zd_f64_from_bits(u) __longlong_as_double((long long)(u))
+#define zd_fma_f64(a, b, c) __fma_rn((a), (b), (c))
+#define zd_f64_to_f32(x) __double2float_rn(x)
+#define ZD_HAS_F16_RNE 1
+#define zd_f32_to_f16_rne(x) ((zd_u32)__half_as_ushort(__float2half_rn(x)))
+typedef uint4 zd_u32x4;
+typedef ushort4 zd_u16x4;
+typedef ulonglong2 zd_u64x2;
+#else
+#include <math.h>
+#include <string.h>
+static inline zd_u32 zd_f32_bits(float x) {
+    zd_u32 u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+static inline float zd_f32_from_bits(zd_u32 u) {
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+static inline double zd_f64_from_bits(zd_u64 u) {
+    double x;
+    memcpy(&x, &u, 8);
+    return x;
+}
+#define zd_fma_f32(a, b, c) fmaf((a), (b), (c))
+#define ZD_HAS_F64 1
+#define zd_fma_f64(a, b, c) fma((a), (b), (c))
+#define zd_f64_to_f32(x) ((float)(x)) /* the default rounding mode: to nearest even */
+#define ZD_HAS_F16_RNE 0
+typedef struct { zd_u32 x, y, z, w; } __attribute__((aligned(16))) zd_u32x4;
+typedef struct { zd_u16 x, y, z, w; } __attribute__((aligned(8))) zd_u16x4;
+typedef struct { zd_u64 x, y; } __attribute__((aligned(16))) zd_u64x2;
+#endif
+
 /* ------------------------------------------------------------------ shared helpers */
 ZD_INLINE zd_u64 zd_min_u64(zd_u64 a, zd_u64 b) { return a < b ? a : b; }
 ZD_INLINE zd_u64 zd_rotl64(zd_u64 x, zd_u32 r) { return (x << r) | (x >> (64u - r)); }

@@ -2,3 +2,4 @@
 #include "cuda/zd_zstd.cu"
 #include "cuda/zd_zstd_mp.cu"
 #include "cuda/zd_bytes.cu"
+#include "cuda/zd_gather.cu"

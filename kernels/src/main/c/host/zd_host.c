@@ -8,6 +8,7 @@
 #include "zstd/zd_zstd_frame.h"
 #include "zstd/zd_zstd_mp.h"
 #include "bytes/zd_bytes.h"
+#include "gather/zd_gather.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -412,5 +413,17 @@ ZD_KERNEL int zd_host_scatter(const zd_u8 *chunks, zd_u64 chunks_len, const zd_u
     zd_host_scatter_args a = {chunks, chunks_len, chunk_offsets, boxes, dst, dst_len, dst_strides, fill, status, rank, elem, &st};
     for (zd_u32 g = 0; g < n_chunks; g++)
         if (zd_host_group_run(g, n_chunks, local_size, zd_host_scatter_body, &a) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ plane gather (gather/zd_gather.h) */
+/* The launch of zd_gather with `items` items per plane: item t takes accesses t, t + items, ... */
+ZD_KERNEL int zd_host_gather(const zd_u8 *src, zd_u64 src_planes, zd_u8 *dst, zd_u64 dst_planes, const zd_u64 *table,
+                             zd_u32 n_planes, zd_u64 plane_elems, zd_u32 flags, zd_u32 nan_bits, zd_u32 items) {
+    if (items == 0u) return -1;
+    for (zd_u32 p = 0; p < n_planes; p++)
+        for (zd_u32 t = 0; t < items; t++)
+            zd_gather_plane_thread(src, src_planes, dst, dst_planes, table, n_planes, plane_elems, flags, nan_bits, p,
+                                   t, items);
     return 0;
 }

@@ -2,6 +2,7 @@ package dev.zarrdirect.cpu;
 
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.backend.PlaneGather;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
@@ -25,6 +26,10 @@ import java.util.List;
  * <h2>Zeroing</h2>
  * {@link #allocate} returns zeroed memory, as the {@link Backend} contract implies;
  * {@link #allocateUninitialized} skips the clearing, for outputs that are overwritten entirely.
+ *
+ * <h2>Batch assembly</h2>
+ * {@link #gather} runs a loader's plane gather on every core (the common fork-join pool), in pieces
+ * of 64 Ki elements, with the bytes of {@link PlaneGather#runOnHost}.
  *
  * <h2>Leaks</h2>
  * {@link #liveBuffers()} and {@link #assertNoLiveBuffers()} report buffers not yet closed; with
@@ -190,6 +195,22 @@ public final class CpuBackend implements Backend {
             throw new IndexOutOfBoundsException(bytes + " bytes at " + offset + " run past the end (length "
                     + b.byteSize() + ") of " + role + " " + b);
         }
+    }
+
+    /**
+     * Runs {@code gather} on every core: its planes in pieces of 64 Ki elements on the common
+     * fork-join pool, the calling thread included; small gathers run on the calling thread. The bytes
+     * are {@link PlaneGather#runOnHost}'s, and where two planes name the same output plane the later
+     * one wins, as there. The source and the output must not overlap. Returns when the output is written.
+     */
+    @Override
+    public void gather(PlaneGather gather) {
+        if (closed) {
+            throw new IllegalStateException("CpuBackend is closed; cannot gather " + gather.planes() + " planes");
+        }
+        MemorySegment s = hostSegment(gather.src(), "gather source");
+        MemorySegment d = hostSegment(gather.dst(), "gather output");
+        HostGather.run(gather, s, d);
     }
 
     @Override

@@ -4,6 +4,8 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.backend.DirectReader;
+import dev.zarrdirect.api.backend.InterprocessMemory;
+import dev.zarrdirect.api.backend.PlaneGather;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
@@ -18,6 +20,7 @@ import dev.zarrdirect.cuda.driver.CudaDriver;
 import dev.zarrdirect.cuda.driver.CudaException;
 import dev.zarrdirect.cuda.driver.KernelArgs;
 import dev.zarrdirect.cuda.io.DirectReaders;
+import dev.zarrdirect.cuda.ipc.CudaIpcMemory;
 import dev.zarrdirect.cuda.kernels.ScatterTable;
 import dev.zarrdirect.cuda.kernels.ZdStatus;
 import dev.zarrdirect.cuda.memory.DeviceAllocator;
@@ -31,6 +34,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The CUDA backend: memory of every CUDA device of the machine, copies in every direction, batched
@@ -46,6 +51,12 @@ import java.util.Optional;
  *   <li>{@code MANAGED}: {@code cuMemAllocManaged}; never more than {@code cuMemGetInfo} reports free.</li>
  *   <li>{@code HOST}: plain host memory, as the CPU backend gives it.</li>
  * </ul>
+ * {@link #allocateExportable} gives {@code DEVICE} memory from plain {@code cuMemAlloc} instead of the
+ * pool, which CUDA IPC can export ({@link #interprocess()}).
+ *
+ * <h2>Batch assembly and hand-off</h2>
+ * {@link #gather} runs a loader's plane gather as one launch of {@code zd_gather} ({@link CudaGather});
+ * {@link #interprocess()} exports device memory and events to another process ({@link CudaIpcMemory}).
  *
  * <h2>Threads and streams</h2>
  * Safe for concurrent use. Each call makes the device's primary context current on the calling
@@ -93,6 +104,9 @@ public final class CudaBackend implements Backend {
     private final List<ZstdKernelPolicy> zstdPolicies;
     private volatile boolean track;
     private volatile DirectReader reader;
+    private volatile CudaIpcMemory ipc;
+    /** Open buffers of {@link #allocateExportable}: plain cuMemAlloc memory, freed with cuMemFree. */
+    private final Set<Buffer> exportable = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /**
@@ -298,6 +312,48 @@ public final class CudaBackend implements Backend {
         } finally {
             d.releaseStream(stream);
         }
+    }
+
+    /**
+     * {@code bytes} (> 0) of {@code DEVICE} memory on {@code device} from plain {@code cuMemAlloc}, not
+     * from the stream-ordered pool: memory that {@code cuIpcGetMemHandle} can export. Not zeroed.
+     * Tracked like every allocation; closing the buffer frees it with {@code cuMemFree}, which waits
+     * for the device.
+     */
+    public CudaBuffer allocateExportable(Device device, long bytes) {
+        checkOpen();
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("exportable device memory needs at least one byte, not " + bytes
+                    + " (on " + device + ")");
+        }
+        if (device.type() != DeviceType.CUDA) {
+            throw new IllegalArgumentException("exportable memory lives on a cuda device, not on " + device);
+        }
+        CudaDevice d = cudaDevice(device);
+        d.makeCurrent();
+        long p;
+        try {
+            p = driver.memAlloc(bytes);
+        } catch (CudaException e) {
+            if (e.code() == CudaDriver.CUDA_ERROR_OUT_OF_MEMORY) {
+                long[] info = driver.memGetInfo();
+                throw new CudaException(e.code(), "cannot allocate " + Sizes.human(bytes) + " of exportable DEVICE"
+                        + " memory on " + d + ": " + Sizes.human(info[0]) + " of " + Sizes.human(info[1]) + " free ("
+                        + e.getMessage() + ")");
+            }
+            throw e;
+        }
+        CudaBuffer[] self = new CudaBuffer[1];
+        CudaBuffer b = CudaBuffer.owning(d.device(), MemoryKind.DEVICE, p, bytes, () -> {
+            exportable.remove(self[0]);
+            if (!closed) {
+                d.makeCurrent();
+                driver.memFree(p);
+            }
+        });
+        self[0] = b;
+        exportable.add(b);
+        return register(b);
     }
 
     private CudaBuffer allocateManaged(CudaDevice d, long bytes) {
@@ -574,6 +630,60 @@ public final class CudaBackend implements Backend {
         }
     }
 
+    // ------------------------------------------------------------------ batch assembly and hand-off
+
+    /**
+     * Runs {@code gather} as one launch of {@code zd_gather} when its source and output are both
+     * memory of one CUDA device ({@code DEVICE} or {@code MANAGED}), or on the calling thread when both
+     * are host memory. Returns when the output is written. Where several planes name the same output
+     * plane the last one wins, as in {@link PlaneGather#runOnHost}.
+     *
+     * @throws UnsupportedOperationException when one side is host memory and the other device memory,
+     *                                       or they are on different devices
+     */
+    @Override
+    public void gather(PlaneGather gather) {
+        checkOpen();
+        Buffer src = gather.src();
+        Buffer dst = gather.dst();
+        if (src.kind().hostAccessible() && dst.kind().hostAccessible()) {
+            Backend.super.gather(gather);
+            return;
+        }
+        if (!(src instanceof CudaBuffer) || !(dst instanceof CudaBuffer) || !src.device().equals(dst.device())) {
+            throw new UnsupportedOperationException("the cuda backend gathers planes within one device: the source "
+                    + src + " and the output " + dst + " are not both memory of one cuda device (or both host"
+                    + " memory); copy the source to the output's device first");
+        }
+        long s = src.address() + gather.srcOffset(); // address() fails on a closed buffer
+        long d = dst.address() + gather.dstOffset();
+        if (gather.planes() == 0) {
+            return;
+        }
+        CudaGather.run(this, cudaDevice(src.device()), gather, s, src.byteSize() - gather.srcOffset(), d,
+                dst.byteSize() - gather.dstOffset());
+    }
+
+    /**
+     * CUDA IPC ({@link CudaIpcMemory}): slabs of {@link #allocateExportable} memory exported with
+     * {@code cuIpcGetMemHandle}, each with two interprocess events. Made on first use; the slabs still
+     * open when the backend closes are closed with it.
+     */
+    @Override
+    public Optional<InterprocessMemory> interprocess() {
+        checkOpen();
+        CudaIpcMemory m = ipc;
+        if (m == null) {
+            synchronized (this) {
+                if (ipc == null) {
+                    ipc = new CudaIpcMemory(this);
+                }
+                m = ipc;
+            }
+        }
+        return Optional.of(m);
+    }
+
     // ------------------------------------------------------------------ the rest of the SPI
 
     /**
@@ -692,6 +802,9 @@ public final class CudaBackend implements Backend {
             if (reader != null) {
                 reader.close();
             }
+            if (ipc != null) {
+                ipc.closeAll(); // events and memory of slabs still open, while the contexts are alive
+            }
             closed = true;
         }
         for (CudaDevice d : devices) {
@@ -708,7 +821,7 @@ public final class CudaBackend implements Backend {
             if (b instanceof CudaBuffer cb && cb.isOpen() && cb.byteSize() > 0) {
                 CudaDevice d = devices.get(cb.device().index());
                 d.makeCurrent();
-                if (cb.kind() == MemoryKind.DEVICE) {
+                if (cb.kind() == MemoryKind.DEVICE && !exportable.contains(cb)) {
                     long stream = d.acquireStream();
                     allocators.get(d.ordinal()).free(cb.address(), stream);
                     d.releaseStream(stream);

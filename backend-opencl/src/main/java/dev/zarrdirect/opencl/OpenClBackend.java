@@ -2,6 +2,7 @@ package dev.zarrdirect.opencl;
 
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.backend.Backend;
+import dev.zarrdirect.api.backend.PlaneGather;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
@@ -48,6 +49,10 @@ import static org.lwjgl.opencl.CL10.*;
  * their event, launches wait on theirs. Commands of different threads share the in-order queue;
  * each waits on its own event, never on the whole queue.
  *
+ * <h2>Batch assembly</h2>
+ * {@link #gather} runs a loader's plane gather as one launch of the kernels module's
+ * {@code zd_gather} ({@link OpenClGather}).
+ *
  * <h2>Leaks</h2>
  * {@link #liveBuffers()} and {@link #assertNoLiveBuffers()} report buffers not yet closed, with the
  * stack of each allocation when tracking is on ({@code -Dzarrdirect.trackBuffers=true} or
@@ -86,6 +91,7 @@ public final class OpenClBackend implements Backend {
     private volatile boolean tracking;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile String backendSource;
+    private final OpenClGather gather = new OpenClGather(this);
 
     OpenClBackend(ClDevices.Info info) {
         this(info, dev.zarrdirect.api.settings.SettingResolver.system());
@@ -816,6 +822,38 @@ public final class OpenClBackend implements Backend {
         return new long[]{groups * localSize, rows.size()};
     }
 
+    // ------------------------------------------------------------------ batch assembly
+
+    /**
+     * Runs {@code gather} as one launch of {@code zd_gather} when its source and output are both
+     * device memory of this backend, or on the calling thread when both are host memory; returns when
+     * the output is written. Where several planes name the same output plane the last one wins, as in
+     * {@link PlaneGather#runOnHost}. A float64 source on a device without {@code cl_khr_fp64} is
+     * gathered on the host through staging (see {@link OpenClGather}).
+     *
+     * @throws UnsupportedOperationException when one buffer is on the device and the other on the host
+     */
+    @Override
+    public void gather(PlaneGather gather) {
+        checkOpen();
+        OpenClBuffer s = device(gather.src(), "gather source");
+        OpenClBuffer d = device(gather.dst(), "gather output");
+        if (s == null && d == null) {
+            Backend.super.gather(gather);
+        } else if (s == null || d == null) {
+            throw new UnsupportedOperationException("the opencl backend gathers planes within one memory: the source "
+                    + gather.src() + " and the output " + gather.dst() + " are not both on " + device
+                    + " (or both on the host); copy the source to the output's side first");
+        } else {
+            this.gather.run(gather, s, d);
+        }
+    }
+
+    /** The gather's machinery, for tests of the staged path. */
+    OpenClGather gatherKernel() {
+        return gather;
+    }
+
     // ------------------------------------------------------------------ checks
 
     /** The buffer as an OpenCL buffer of this backend, or null for host memory; throws for anything else. */
@@ -902,6 +940,7 @@ public final class OpenClBackend implements Backend {
         for (Long id : new ArrayList<>(live.keySet())) {
             untrack(id);
         }
+        gather.close();
         programs.close();
         clReleaseCommandQueue(queue);
         clReleaseContext(context);

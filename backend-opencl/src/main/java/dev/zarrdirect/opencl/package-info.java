@@ -19,8 +19,9 @@
  *
  * <h2>Kernels</h2>
  * Byte-level kernels (region copy and fill, byte swap, CRC32C) live in this module's
- * {@code dev/zarrdirect/opencl/zd_backend.cl}; the zstd decoder comes from the kernels module
- * ({@code dev/zarrdirect/kernels/opencl/zd_zstd.cl}). Programs are built at run time, once per
+ * {@code dev/zarrdirect/opencl/zd_backend.cl}; the zstd decoder and the loader's plane gather
+ * ({@link dev.zarrdirect.opencl.OpenClBackend#gather}) come from the kernels module
+ * ({@code dev/zarrdirect/kernels/opencl/zd_zstd.cl}, {@code zd_gather.cl}). Programs are built at run time, once per
  * backend, by the {@link dev.zarrdirect.opencl.ProgramCache}.
  */
 package dev.zarrdirect.opencl;

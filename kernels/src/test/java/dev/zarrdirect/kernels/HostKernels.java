@@ -41,6 +41,7 @@ final class HostKernels {
     final MethodHandle zstdMpScratchBytes;
     final MethodHandle zstdMpSlots;
     final MethodHandle zstdMpScan;
+    final MethodHandle gather;
     final long ldsBytes;
     final long scratchPerFrame;
 
@@ -54,7 +55,7 @@ final class HostKernels {
             dir = Files.createTempDirectory("zd-kernels-host");
             Path lib = dir.resolve("libzdhost.so");
             run(List.of("gcc", "-std=gnu11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-pthread",
-                    "-I", C_SRC.toString(), C_SRC.resolve("host/zd_host.c").toString(), "-o", lib.toString()), dir);
+                    "-I", C_SRC.toString(), C_SRC.resolve("host/zd_host.c").toString(), "-o", lib.toString(), "-lm"), dir);
             SymbolLookup lookup = SymbolLookup.libraryLookup(lib, Arena.global());
             Linker linker = Linker.nativeLinker();
             zstdDecode = linker.downcallHandle(lookup.find("zd_host_zstd_decode").orElseThrow(),
@@ -82,6 +83,9 @@ final class HostKernels {
                     FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
             zstdMpScan = linker.downcallHandle(lookup.find("zd_host_zstd_mp_scan").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT));
+            gather = linker.downcallHandle(lookup.find("zd_host_gather").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_LONG,
+                            JAVA_INT, JAVA_INT, JAVA_INT));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG));
             MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),

@@ -3,6 +3,7 @@ package dev.zarrdirect.cuda.driver;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
@@ -64,12 +65,23 @@ public final class CudaDriver {
     public static final int CTX_SCHED_AUTO = 0x0, CTX_SCHED_SPIN = 0x1, CTX_SCHED_YIELD = 0x2, CTX_SCHED_BLOCKING_SYNC = 0x4;
     public static final int EVENT_DEFAULT = 0x0;
     public static final int EVENT_DISABLE_TIMING = 0x2;
+    /** CU_EVENT_INTERPROCESS: an event another process can open ({@code cuIpcGetEventHandle}); needs DISABLE_TIMING. */
+    public static final int EVENT_INTERPROCESS = 0x4;
+    /** CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED. */
+    public static final int ATTR_IPC_EVENT_SUPPORTED = 125;
+    /** CU_IPC_HANDLE_SIZE: the bytes of a {@code CUipcMemHandle} or {@code CUipcEventHandle}. */
+    public static final int IPC_HANDLE_SIZE = 64;
+    /** CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, for {@link #ipcOpenMemHandle}. */
+    public static final int IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1;
     public static final int MEM_ATTACH_GLOBAL = 0x1;
 
     /** The library name the driver is installed under on Linux. */
     public static final String LIBRARY = "libcuda.so.1";
 
     private static final Linker LINKER = Linker.nativeLinker();
+    /** {@code CUipcMemHandle} and {@code CUipcEventHandle}: 64 opaque bytes, passed by value to the open calls. */
+    private static final MemoryLayout IPC_HANDLE = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(IPC_HANDLE_SIZE, JAVA_BYTE).withName("reserved"));
     private static volatile CudaDriver instance;
     private static volatile String failure;
 
@@ -88,6 +100,9 @@ public final class CudaDriver {
     private final MethodHandle cuMemsetD8Async, cuMemsetD32Async;
     private final MethodHandle cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuModuleGetGlobal;
     private final MethodHandle cuFuncSetAttribute, cuFuncGetAttribute, cuLaunchKernel, cuPointerGetAttribute;
+    /** Bound when the driver has them (every Linux driver since CUDA 4.1); null otherwise. */
+    private final MethodHandle cuIpcGetMemHandle, cuIpcOpenMemHandle, cuIpcCloseMemHandle, cuIpcGetEventHandle,
+            cuIpcOpenEventHandle;
 
     private CudaDriver(SymbolLookup lib) {
         this.lib = lib;
@@ -151,6 +166,12 @@ public final class CudaDriver {
         cuLaunchKernel = bind(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), "cuLaunchKernel");
         cuPointerGetAttribute = bind(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG), "cuPointerGetAttribute");
+        cuIpcGetMemHandle = bindOptional(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), "cuIpcGetMemHandle");
+        cuIpcOpenMemHandle = bindOptional(FunctionDescriptor.of(JAVA_INT, ADDRESS, IPC_HANDLE, JAVA_INT),
+                "cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle");
+        cuIpcCloseMemHandle = bindOptional(iL, "cuIpcCloseMemHandle");
+        cuIpcGetEventHandle = bindOptional(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), "cuIpcGetEventHandle");
+        cuIpcOpenEventHandle = bindOptional(FunctionDescriptor.of(JAVA_INT, ADDRESS, IPC_HANDLE), "cuIpcOpenEventHandle");
     }
 
     /**
@@ -722,12 +743,105 @@ public final class CudaDriver {
      * pointers to each argument's value ({@link KernelArgs#pointers()}).
      */
     public void launch(long function, String name, int gridX, int blockX, int sharedBytes, long stream, MemorySegment params) {
+        launch(function, name, gridX, 1, blockX, sharedBytes, stream, params);
+    }
+
+    /** {@link #launch(long, String, int, int, int, long, MemorySegment)} over a two-dimensional grid. */
+    public void launch(long function, String name, int gridX, int gridY, int blockX, int sharedBytes, long stream,
+                       MemorySegment params) {
         try {
-            check((int) cuLaunchKernel.invokeExact(function, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream,
-                    params.address(), 0L), "cuLaunchKernel(" + name + ", grid " + gridX + ", block " + blockX
-                    + ", " + sharedBytes + " B shared)");
+            check((int) cuLaunchKernel.invokeExact(function, gridX, gridY, 1, blockX, 1, 1, sharedBytes, stream,
+                    params.address(), 0L), "cuLaunchKernel(" + name + ", grid " + gridX
+                    + (gridY != 1 ? " x " + gridY : "") + ", block " + blockX + ", " + sharedBytes + " B shared)");
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    // ------------------------------------------------------------------ interprocess (CUDA IPC)
+
+    /** True when the driver exports every IPC call ({@code cuIpc*}). */
+    public boolean hasIpc() {
+        return cuIpcGetMemHandle != null && cuIpcOpenMemHandle != null && cuIpcCloseMemHandle != null
+                && cuIpcGetEventHandle != null && cuIpcOpenEventHandle != null;
+    }
+
+    private void requireIpc(String call) {
+        if (!hasIpc()) {
+            throw new UnsupportedOperationException("this driver (" + LIBRARY + ") has no " + call
+                    + "; CUDA IPC needs the cuIpc* calls of a Linux driver");
+        }
+    }
+
+    /**
+     * {@code cuIpcGetMemHandle}: the 64 bytes another process opens {@code dptr}'s allocation with.
+     * The allocation must come from {@code cuMemAlloc} (not a stream-ordered pool).
+     */
+    public byte[] ipcGetMemHandle(long dptr) {
+        requireIpc("cuIpcGetMemHandle");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment h = a.allocate(IPC_HANDLE);
+            check((int) cuIpcGetMemHandle.invokeExact(h, dptr), "cuIpcGetMemHandle(0x" + Long.toHexString(dptr) + ")");
+            return h.toArray(JAVA_BYTE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code cuIpcGetEventHandle} of an event created with {@link #EVENT_INTERPROCESS}: 64 bytes. */
+    public byte[] ipcGetEventHandle(long event) {
+        requireIpc("cuIpcGetEventHandle");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment h = a.allocate(IPC_HANDLE);
+            check((int) cuIpcGetEventHandle.invokeExact(h, event), "cuIpcGetEventHandle");
+            return h.toArray(JAVA_BYTE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code cuIpcOpenMemHandle}: maps another process's exported allocation into the current
+     * context; close it with {@link #ipcCloseMemHandle}. (A process cannot open its own handles.)
+     */
+    public long ipcOpenMemHandle(byte[] handle, int flags) {
+        requireIpc("cuIpcOpenMemHandle");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(JAVA_LONG);
+            check((int) cuIpcOpenMemHandle.invokeExact(p, handleSegment(a, handle), flags), "cuIpcOpenMemHandle");
+            return p.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public void ipcCloseMemHandle(long dptr) {
+        requireIpc("cuIpcCloseMemHandle");
+        try {
+            check((int) cuIpcCloseMemHandle.invokeExact(dptr), "cuIpcCloseMemHandle");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code cuIpcOpenEventHandle}: another process's interprocess event, to wait on or record; destroy it when done. */
+    public long ipcOpenEventHandle(byte[] handle) {
+        requireIpc("cuIpcOpenEventHandle");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(ADDRESS);
+            check((int) cuIpcOpenEventHandle.invokeExact(p, handleSegment(a, handle)), "cuIpcOpenEventHandle");
+            return p.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static MemorySegment handleSegment(Arena a, byte[] handle) {
+        if (handle.length != IPC_HANDLE_SIZE) {
+            throw new IllegalArgumentException("a CUDA IPC handle is " + IPC_HANDLE_SIZE + " bytes, not " + handle.length);
+        }
+        MemorySegment h = a.allocate(IPC_HANDLE);
+        MemorySegment.copy(handle, 0, h, JAVA_BYTE, 0, IPC_HANDLE_SIZE);
+        return h;
     }
 }
