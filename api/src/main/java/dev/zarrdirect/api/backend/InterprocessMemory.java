@@ -12,8 +12,9 @@ public interface InterprocessMemory {
 
     /**
      * Allocates {@code bytes} of device memory on {@code device} that another process can open, with
-     * its two events. The caller closes the slab; the memory is freed then (the other process must
-     * have closed its mapping before, or the driver keeps it until it does).
+     * its two events. The caller closes the slab, which frees the memory: the other process must have
+     * closed its mapping first (or be gone), since freeing memory another process still maps is
+     * undefined behaviour in CUDA.
      */
     SharedSlab allocate(Device device, long bytes);
 

@@ -26,6 +26,8 @@ import java.util.Objects;
  * infinity. Every NaN result is written as the canonical quiet NaN of the output type
  * ({@code 0x7FC00000}, {@code 0x7E00}, {@code 0x7FC0}), so NaN payloads never differ between
  * backends. A {@code nanValue} replaces NaNs of the source, in output units (it is not normalized).
+ * When two planes name the same output plane, the later one in the tables is what remains, on
+ * every backend.
  *
  * @param src           staging memory, reachable by the backend that runs the gather
  * @param srcOffset     byte offset of element 0 of the source
