@@ -147,6 +147,21 @@ class CudaIpcMemoryTest {
         backend = null;
     }
 
+    /**
+     * The class path of the consumer: where this test's classes and the backend's came from, then the
+     * JVM's own path. Under surefire java.class.path has it all; under the JUnit console launcher of
+     * the GPU machine the classes come through its --class-path and only their code sources say where.
+     */
+    private static String childClassPath() throws Exception {
+        java.util.LinkedHashSet<String> parts = new java.util.LinkedHashSet<>();
+        for (Class<?> c : List.of(CudaIpcConsumer.class, dev.zarrdirect.cuda.CudaBackend.class,
+                dev.zarrdirect.api.backend.Backend.class, dev.zarrdirect.kernels.ZdStatus.class)) {
+            parts.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        }
+        parts.addAll(List.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)));
+        return String.join(java.io.File.pathSeparator, parts);
+    }
+
     @Test
     void anotherProcessOpensTheSlabWaitsForReadyReadsTheBatchAndReleasesIt() throws Exception {
         int bytes = (5 << 20) + 12;
@@ -161,7 +176,7 @@ class CudaIpcMemoryTest {
             slab.markReady();
             HexFormat hex = HexFormat.of();
             List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    "--enable-native-access=ALL-UNNAMED", "-cp", childClassPath(),
                     CudaIpcConsumer.class.getName(), hex.formatHex(slab.memoryHandle()),
                     hex.formatHex(slab.readyEventHandle()), hex.formatHex(slab.releasedEventHandle()),
                     Integer.toString(bytes), "90");
