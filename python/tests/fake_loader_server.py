@@ -3,8 +3,8 @@ docs/loader-protocol.md, computed with zarr-python and numpy on the host.
 
 It is a test double and a readable reference of the semantics the tests check (windows, channel
 selection, crop, normalization as a float32 fused multiply-add, NaN replacement, round-to-nearest-
-even float16/bfloat16, a per-epoch permutation, rank shards with equal batch counts, resume); it is
-not the JVM server and makes no claim about its epoch order. Slots are ``/dev/shm`` files, or, for
+even float16/bfloat16, the epoch order and rank shards that the JVM's EpochSampler documents,
+resume, statistics files of ``zarr-direct stats``). Slots are ``/dev/shm`` files, or, for
 ``device: cuda``, device memory exported with CUDA IPC through the driver API (ctypes), so that the
 client's CUDA path can be tested on a GPU machine without the JVM.
 
@@ -24,7 +24,18 @@ import traceback
 
 import numpy as np
 import torch
-import zarr
+
+try:
+    import zarr
+
+    def open_group(path):
+        return zarr.open_group(path, mode="r")
+except ImportError:  # the GPU machine's image: uncompressed stores written by zarr_v2_minimal
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import zarr_v2_minimal
+
+    def open_group(path):
+        return zarr_v2_minimal.Group(path)
 
 ALIGN = 256
 
@@ -114,7 +125,7 @@ class Dataset:
     def __init__(self, req):
         self.path = path = req["path"]
         try:
-            group = zarr.open_group(path, mode="r")
+            group = open_group(path)
         except Exception as e:  # noqa: BLE001
             raise OptionError(f"cannot open the store {path}: {e}") from e
         names = list(req["variables"])
@@ -184,13 +195,20 @@ class Dataset:
             return scale, shift
         if "file" in spec:
             with open(spec["file"]) as f:
-                stats = json.load(f)["variables"]
+                document = json.load(f)
+            require(document.get("format") == "zarr-direct-stats" and document.get("version") == 1,
+                    f"{spec['file']} is not a zarr-direct statistics file of version 1")
+            stats = document["variables"]
         c = 0
         for (name, _, _, c_axis), chosen in zip(self.arrays, self.selected):
             if "file" in spec:
                 require(name in stats, f"the statistics file {spec['file']} has no '{name}'")
-                mean = [stats[name]["mean"][i] for i in chosen]
-                std = [stats[name]["std"][i] for i in chosen]
+                entry = stats[name]
+                listed = entry["channels"] if entry["channels"] is not None else [0]
+                for i in chosen:
+                    require(i in listed, f"the statistics of '{name}' have no channel {i}")
+                mean = [entry["mean"][listed.index(i)] for i in chosen]
+                std = [entry["std"][listed.index(i)] for i in chosen]
             elif name in spec["values"]:
                 mean, std = spec["values"][name]
                 if not isinstance(mean, list):
@@ -206,19 +224,12 @@ class Dataset:
         return scale, shift
 
     def order(self, epoch):
-        """This rank's samples of ``epoch``, in order: a seeded permutation, padded (or cut) to a
-        multiple of world_size as DistributedSampler does, then every world_size-th."""
+        """This rank's samples of ``epoch``, in order, as the JVM's EpochSampler documents them: the
+        SplitMix64 Fisher-Yates permutation of (seed, epoch), positions ``rank + k * world_size``,
+        wrapping around the order without drop_last (DistributedSampler's padding)."""
         n = len(self.samples)
-        if self.shuffle:
-            perm = np.random.default_rng([self.seed, epoch]).permutation(n)
-        else:
-            perm = np.arange(n)
-        total = self.per_rank * self.world
-        if total > n:
-            perm = np.concatenate([perm, perm[:total - n]])
-        perm = perm[:total]
-        mine = perm[self.rank::self.world]
-        return [self.samples[i] for i in mine]
+        order = permutation(n, self.seed, epoch) if self.shuffle else list(range(n))
+        return [self.samples[order[(self.rank + k * self.world) % n]] for k in range(self.per_rank)]
 
     def window(self, s):
         """[history + future, C, H, W] float32 of the sample starting at ``s``, normalized."""
@@ -251,6 +262,26 @@ class Dataset:
         t = torch.from_numpy(np.ascontiguousarray(w)).to(self.dtype)
         inputs, targets = t[:, :self.history].contiguous(), t[:, self.history:].contiguous()
         return _bytes(inputs), _bytes(targets)
+
+
+M64 = (1 << 64) - 1
+
+
+def mix64(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def permutation(n, seed, epoch):
+    """The epoch order of docs and EpochSampler (SplitMix64 draws, Fisher-Yates from the top)."""
+    state = mix64(mix64(seed & M64) ^ epoch)
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        state = (state + 0x9E3779B97F4A7C15) & M64
+        j = (mix64(state) * (i + 1)) >> 64
+        order[i], order[j] = order[j], order[i]
+    return order
 
 
 def _bytes(t):
@@ -320,7 +351,7 @@ class Server:
         total = _align(in_bytes) + tg_bytes
         memory = "cuda-ipc" if req["device"] == "cuda" else "shm"
         if memory == "cuda-ipc":
-            self.cuda = CudaProducer(req["device_index"])
+            self.cuda = CudaProducer(0)  # the client narrowed CUDA_VISIBLE_DEVICES to the consumer's GPU
         described = []
         for i in range(req["prefetch"]):
             slot = {"bytes": total, "input_offset": 0, "target_offset": _align(in_bytes)}

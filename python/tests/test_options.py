@@ -108,6 +108,14 @@ class DefaultsTest(unittest.TestCase):
             with mock.patch.dict(os.environ, {"LOCAL_RANK": "0"}):
                 self.assertEqual(_options.device_of("cuda"), torch.device("cuda", 0))
 
+    def test_the_server_sees_the_consumer_gpu_alone(self):
+        with mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "3, GPU-abc,5"}):
+            self.assertEqual(_options.visible_device(1), "GPU-abc")
+            with self.assertRaises(ValueError):
+                _options.visible_device(3)
+        with mock.patch.dict(os.environ, {}, clear=True):
+            self.assertEqual(_options.visible_device(2), "2")
+
     def test_server_errors_map_to_value_and_runtime_errors(self):
         e = from_server({"op": "error", "message": "no variable 'x'", "type": "IllegalArgumentException"})
         self.assertIsInstance(e, ValueError)

@@ -53,6 +53,19 @@ def device_of(device):
     return torch.device("cuda", index)
 
 
+def visible_device(index):
+    """The ``CUDA_VISIBLE_DEVICES`` of the server child for our CUDA device ``index``: that entry of
+    our own list (an ordinal, a UUID or a MIG id), or the index when the variable is unset. The
+    server then sees the consumer's GPU alone, as its device 0 (docs/loader-protocol.md)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None or visible.strip() == "":
+        return str(index)
+    entries = [e.strip() for e in visible.split(",")]
+    if index >= len(entries):
+        raise ValueError(f"CUDA device {index} is not in CUDA_VISIBLE_DEVICES={visible}")
+    return entries[index]
+
+
 def rank_of(rank, world_size):
     """(rank, world_size): given ones win; the others come from torch.distributed when it is
     initialized, else from the RANK and WORLD_SIZE variables (torchrun), else 0 and 1."""

@@ -39,14 +39,19 @@ def _private_dir():
     return tempfile.mkdtemp(prefix="zarr-direct-", dir=base)
 
 
-def _tail(path, lines=LOG_TAIL_LINES):
+def _tail(state, lines=LOG_TAIL_LINES):
+    """The last lines of the server's output (stdout and stderr), or ""."""
     try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - 64 * 1024))
-            text = f.read().decode("utf-8", "replace")
-    except OSError:
+        if state.log_reader is not None:
+            f = state.log_reader
+        elif state.log_path and os.path.exists(state.log_path):
+            f = state.log_reader = open(state.log_path, "rb")
+        else:
+            return ""
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - 64 * 1024))
+        text = f.read().decode("utf-8", "replace")
+    except (OSError, ValueError):
         return ""
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
@@ -62,6 +67,7 @@ class _State:
         self.shm_prefix = None
         self.log_path = None
         self.log_file = None
+        self.log_reader = None
         self.close_sent = False
         self.done = False
 
@@ -88,11 +94,13 @@ def _shutdown(state, graceful):
         if proc is not None:
             _terminate(proc, wait_first=GRACE_SECONDS if graceful else 0.0)
     finally:
-        if state.log_file is not None:
-            try:
-                state.log_file.close()
-            except OSError:
-                pass
+        for f in (state.log_file, state.log_reader):
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+        state.log_file = state.log_reader = None
         if state.shm_prefix:
             # A server killed with SIGKILL cannot delete its files; the prefix is ours alone.
             for path in glob.glob(os.path.join("/dev/shm", glob.escape(state.shm_prefix) + "*")):
@@ -141,13 +149,14 @@ class ServerProcess:
     ``ValueError``/``RuntimeError``. Not thread-safe: one loader, one consumer thread.
     """
 
-    def __init__(self, start_timeout=None, launch=None):
+    def __init__(self, start_timeout=None, launch=None, env=None):
         if start_timeout is None:
             start_timeout = float(os.environ.get("ZARR_DIRECT_START_TIMEOUT", DEFAULT_START_TIMEOUT))
         self._state = _State()
         self._finalizer = weakref.finalize(self, _shutdown, self._state, True)
         self._buffer = bytearray()
         self._launch = launch if launch is not None else _launch.find_launch()
+        self._env = dict(env or {})
         try:
             self._start(float(start_timeout))
         except BaseException:
@@ -169,7 +178,7 @@ class ServerProcess:
         argv = self._launch.command(["loader-serve", "--socket", sock_path, "--shm-prefix", st.shm_prefix])
         try:
             st.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=st.log_file,
-                                       stderr=subprocess.STDOUT, env=self._launch.environment(),
+                                       stderr=subprocess.STDOUT, env={**self._launch.environment(), **self._env},
                                        start_new_session=True, close_fds=True)
         except OSError as e:
             raise ServerDied(f"cannot run the loader server ({self._launch.description}): {e}") from e
@@ -187,7 +196,7 @@ class ServerProcess:
             if time.monotonic() > deadline:
                 raise ServerDied(f"the loader server ({self._launch.description}) did not connect within "
                                  f"{timeout:.0f} s (start_timeout, or ZARR_DIRECT_START_TIMEOUT)",
-                                 None, _tail(st.log_path))
+                                 None, _tail(st))
             if not announced and self._launch.may_build and time.monotonic() - started > 5:
                 print(f"zarr-direct: waiting for the loader server to start; {self._launch.description} "
                       f"builds the project on first use, which can take minutes (log: {st.log_path})",
@@ -197,6 +206,16 @@ class ServerProcess:
         st.listener = None
         conn.settimeout(POLL_SECONDS)
         st.sock = conn
+        # Nothing needs the files any more: the connection is made, and the log stays readable
+        # through an open handle. Removing them now leaves nothing behind even if Python is killed.
+        st.log_reader = open(st.log_path, "rb")
+        try:
+            os.unlink(sock_path)
+            os.unlink(st.log_path)
+            os.rmdir(st.dir)
+            st.dir = None
+        except OSError:
+            pass  # removed at close instead
 
     # -- properties ----------------------------------------------------------------------------
 
@@ -226,7 +245,7 @@ class ServerProcess:
 
     def _died(self, code, when):
         st = self._state
-        tail = _tail(st.log_path) if st.log_path else ""
+        tail = _tail(st)
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
         error = ServerDied(f"the zarr-direct loader server (pid {st.proc.pid}, {self._launch.description}) "
                            f"{how} {when}", code, tail)
@@ -241,7 +260,7 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             _shutdown(self._state, graceful=False)
             raise ServerDied(f"the zarr-direct loader server (pid {proc.pid}) closed the connection {when}",
-                             proc.returncode, _tail(self._state.log_path) if self._state.log_path else "")
+                             proc.returncode, _tail(self._state))
         raise self._died(code, when)
 
     def _ensure_open(self):
@@ -264,7 +283,7 @@ class ServerProcess:
             # sendall with a timeout may have written part of the line; the stream is unusable.
             _shutdown(self._state, graceful=False)
             raise ServerDied("the loader server stopped reading its socket", None,
-                             _tail(self._state.log_path)) from None
+                             _tail(self._state)) from None
         except OSError:
             self._gone(f"while sending {message.get('op')!r}")
 
@@ -332,4 +351,4 @@ class ServerProcess:
         _shutdown(st, graceful)
 
     def log_tail(self):
-        return _tail(self._state.log_path) if self._state.log_path else ""
+        return _tail(self._state)

@@ -154,10 +154,12 @@ class ZarrLoader:
         self._resume = 0  # the position of the next pass (set by load_state_dict)
         self._current = None  # [epoch, position] of the pass in progress, None between passes
         self._running = False  # the server is producing an epoch (no end, error or stopped yet)
+        self._idle = True  # the server answered stopped (or never started an epoch) since the last epoch
         self._held = None  # the slot of the batch last handed out, until the next request
         self._token = None  # identifies the live iterator; older ones raise when resumed
 
-        self._server = ServerProcess(start_timeout=start_timeout)
+        env = {"CUDA_VISIBLE_DEVICES": _options.visible_device(self.device.index)} if self.device.type == "cuda" else {}
+        self._server = ServerProcess(start_timeout=start_timeout, env=env)
         self._resources = _Resources(self._server, self.device)
         self._finalizer = weakref.finalize(self, _free, self._resources)
         self._closed = False
@@ -297,8 +299,14 @@ class ZarrLoader:
         if start >= self._batches:
             self._current = None
             return
+        if not self._idle:
+            # After end or error the server's producer may still be winding down; stop waits for it
+            # (and with no epoch running just answers stopped), so the epoch below never finds one
+            # "under way".
+            self._server.request({"op": "stop"}, "stopped")
         self._server.send({"op": "epoch", "epoch": epoch, "position": start})
         self._running = True
+        self._idle = False
         expected = start
         while True:
             if self._token is not token:
@@ -379,6 +387,7 @@ class ZarrLoader:
             if message["op"] not in ("batch", "end", "error"):
                 raise ProtocolError(f"the server sent {message['op']!r} while stopping an epoch")
         self._running = False
+        self._idle = True
 
     # -- lifetime ------------------------------------------------------------------------------
 
