@@ -339,8 +339,11 @@ class LoaderContract:
         first = self.loader(**options)
         first.set_epoch(3)
         it = iter(first)
-        got = [next(it) for _ in range(2)]
-        got = [(b["time"].tolist(), b["input"].clone(), b["target"].clone()) for b in got]
+        # each batch is copied before the next: its slot is reused once the next one is asked for
+        got = []
+        for _ in range(2):
+            b = next(it)
+            got.append((b["time"].tolist(), b["input"].cpu().clone(), b["target"].cpu().clone()))
         state = first.state_dict()
         self.assertEqual((state["epoch"], state["position"]), (3, 2))
         first.close()
