@@ -3,9 +3,8 @@
 ``JvmLoaderTest`` runs the contract against the JVM server (``zarr-direct loader-serve``, found as
 ``zarr_direct._launch`` says: in a checkout, its ``./zarr-direct`` launcher, which builds the
 project on first use). It skips when that server cannot be started, unless ``ZD_REQUIRE_LOADER=1``
-(CI), which turns the skip into a failure. ``FakeLoaderTest`` runs the same contract against
-``fake_loader_server.py``, a Python implementation of the protocol, so that the client is tested
-even where no JVM is at hand.
+(CI), which turns the skip into a failure. ``JvmCudaLoaderTest`` runs the same contract on a GPU
+(CUDA IPC slots). There is no stand-in server: the tests run against the real one or not at all.
 
 Every expected batch is computed here with numpy from the arrays written with zarr-python.
 Run: ``/usr/bin/python3 -m unittest discover -s python/tests -v``.
@@ -538,9 +537,6 @@ class _JvmServer:
         super().setUpClass()
 
 
-class _FakeServer:
-    server_environment = {"ZARR_DIRECT_SERVER_COMMAND": f"{sys.executable} {os.path.join(HERE, 'fake_loader_server.py')}"}
-
 
 class JvmLoaderTest(_JvmServer, LoaderContract, unittest.TestCase):
     pass
@@ -550,13 +546,4 @@ class JvmCudaLoaderTest(_JvmServer, CudaContract, unittest.TestCase):
     pass
 
 
-class FakeLoaderTest(_FakeServer, LoaderContract, unittest.TestCase):
-    pass
 
-
-class FakeCudaLoaderTest(_FakeServer, CudaContract, unittest.TestCase):
-    pass
-
-
-if __name__ == "__main__":
-    unittest.main()

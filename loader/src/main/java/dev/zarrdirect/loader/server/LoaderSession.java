@@ -47,15 +47,16 @@ final class LoaderSession implements AutoCloseable {
     private final BatchAssembler assembler;
     private final BatchProducer producer;
     private final int prefetch;
-    private final String device;
     private final Consumer<ObjectNode> send;
     private final Set<Integer> held = ConcurrentHashMap.newKeySet();
     private volatile boolean stop;
+    /** Set by the producer just before its last message of an epoch. */
+    private volatile boolean finished;
     private Thread thread;
     private LinkedBlockingQueue<Integer> free;
 
     private LoaderSession(ZarrContext ctx, WindowDataset dataset, EpochSampler sampler, SlotLayout layout, Slots slots,
-                          BatchAssembler assembler, int prefetch, String device, Consumer<ObjectNode> send) {
+                          BatchAssembler assembler, int prefetch, Consumer<ObjectNode> send) {
         this.ctx = ctx;
         this.dataset = dataset;
         this.sampler = sampler;
@@ -63,7 +64,6 @@ final class LoaderSession implements AutoCloseable {
         this.slots = slots;
         this.assembler = assembler;
         this.prefetch = prefetch;
-        this.device = device;
         this.send = send;
         this.producer = new BatchProducer(assembler, sampler, dataset, slots, prefetch);
     }
@@ -102,8 +102,7 @@ final class LoaderSession implements AutoCloseable {
             slots = ipc.isPresent() ? new IpcSlots(backend, ipc.get(), prefetch + 1, slot)
                     : new ShmSlots(backend, prefetch + 1, slot, shmPrefix);
             asm = new BatchAssembler(ctx, ds, layout, norm, spec.nanValue(), prefetch);
-            String deviceName = ipc.isPresent() || opts.device().equals("cuda") ? "cuda" : "cpu";
-            return new LoaderSession(ctx, ds, sampler, layout, slots, asm, prefetch, deviceName, send);
+            return new LoaderSession(ctx, ds, sampler, layout, slots, asm, prefetch, send);
         } catch (RuntimeException | Error e) {
             if (asm != null) {
                 asm.close();
@@ -210,7 +209,11 @@ final class LoaderSession implements AutoCloseable {
 
     synchronized void startEpoch(int epoch, int position) {
         if (thread != null && thread.isAlive()) {
-            throw new IllegalStateException("an epoch is under way: send 'stop' before starting another");
+            if (!finished) {
+                throw new IllegalStateException("an epoch is under way: send 'stop' before starting another");
+            }
+            // it has sent its last message ('end' or 'error') and is only returning
+            joinProducer();
         }
         if (epoch < 0) {
             throw new IllegalArgumentException("epoch must be 0 or more, not " + epoch);
@@ -224,6 +227,7 @@ final class LoaderSession implements AutoCloseable {
             free.add(i);
         }
         stop = false;
+        finished = false;
         LinkedBlockingQueue<Integer> q = free;
         thread = Thread.ofPlatform().name("zd-loader-producer").start(() -> {
             try {
@@ -233,10 +237,12 @@ final class LoaderSession implements AutoCloseable {
                             "rows", d.rows(), "time", d.time())));
                 }, () -> stop);
                 if (!stop) {
+                    finished = true;
                     send.accept(LoaderServer.message("end", Map.of("epoch", epoch, "batches", sampler.batches())));
                 }
             } catch (Throwable e) {
                 if (!stop) {
+                    finished = true;
                     try {
                         send.accept(LoaderServer.error(e));
                     } catch (RuntimeException gone) {
@@ -259,6 +265,12 @@ final class LoaderSession implements AutoCloseable {
 
     synchronized void stopEpoch() {
         stop = true;
+        joinProducer();
+        thread = null;
+        held.clear();
+    }
+
+    private void joinProducer() {
         Thread t = thread;
         if (t != null) {
             boolean interrupted = false;
@@ -273,8 +285,6 @@ final class LoaderSession implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        thread = null;
-        held.clear();
     }
 
     @Override
