@@ -1,5 +1,6 @@
 /**
- * The {@code zarr-direct} command (picocli): info, checksum, cat, demo, bench, convert, doctor.
+ * The {@code zarr-direct} command (picocli): info, checksum, cat, demo, bench, convert, stats, doctor,
+ * and loader-serve (the server the Python loader starts).
  *
  * <h2>Conventions</h2>
  * Exit code 0 on success, 1 on failure (the message names store, key, codec and chunk), 2 on bad
