@@ -547,3 +547,25 @@ class JvmCudaLoaderTest(_JvmServer, CudaContract, unittest.TestCase):
 
 
 
+class JvmOpenClLoaderTest(_JvmServer, LoaderContract, unittest.TestCase):
+    """Contents and output types through the OpenCL backend (PoCL in CI): decoded and gathered on the
+    OpenCL device, then copied into the shared-memory slots. Skips when the server finds no OpenCL
+    device, unless ``ZD_REQUIRE_OPENCL=1``."""
+
+    backend = "opencl"
+
+    def setUp(self):
+        super().setUp()
+        try:
+            self.loader(history=1, future=0).close()
+        except (RuntimeError, ValueError) as e:
+            if 'backend "opencl" is unavailable' in str(e) and os.environ.get("ZD_REQUIRE_OPENCL") != "1":
+                self.skipTest(f"no OpenCL device: {e}")
+            raise
+
+
+# Each test starts a JVM that compiles the OpenCL kernels: two tests cover what differs on OpenCL
+# (the device decode, the gather kernel and its conversions, the copy into the slot).
+for _name in [n for n in vars(LoaderContract) if n.startswith("test_")]:
+    if _name not in ("test_windows_channels_and_crop_match_numpy", "test_half_and_bfloat16_round_to_nearest_even"):
+        setattr(JvmOpenClLoaderTest, _name, None)
