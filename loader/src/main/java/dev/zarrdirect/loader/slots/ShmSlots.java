@@ -24,23 +24,18 @@ import java.util.Map;
  * consumer. Every page is written once at creation, so a full {@code /dev/shm} is an error now
  * rather than a SIGBUS later. The files are unlinked as soon as the consumer has mapped them
  * ({@link #consumerMapped}) and on close, so nothing is left behind however either side ends.
- * A device backend gathers into one device buffer and copies into the slot.
  */
-public final class ShmSlots implements Slots {
+public final class ShmSlots extends HostMemorySlots {
 
     private static final Path SHM = Path.of("/dev/shm");
 
-    private final Backend backend;
     private final List<Path> files = new ArrayList<>();
-    private final List<Buffer> slots = new ArrayList<>();
-    private final Buffer deviceTarget;
 
     public ShmSlots(Backend backend, int count, long bytes, String prefix) {
-        this.backend = backend;
+        super(backend);
         if (!prefix.matches("[A-Za-z0-9_.-]{1,100}")) {
             throw new IllegalArgumentException("a shared-memory prefix is letters, digits, '_', '.', '-', not '" + prefix + "'");
         }
-        Buffer device = null;
         try {
             long usable = Files.getFileStore(SHM).getUsableSpace();
             if (usable < count * bytes) {
@@ -53,9 +48,7 @@ public final class ShmSlots implements Slots {
                 slots.add(map(f, bytes));
                 files.add(f);
             }
-            if (!backend.defaultDevice().isHost()) {
-                device = backend.allocateUninitialized(backend.defaultDevice(), MemoryKind.DEVICE, bytes);
-            }
+            allocateDeviceTarget(bytes);
         } catch (IOException e) {
             close();
             throw new UncheckedIOException("cannot create shared-memory slots in " + SHM + ": " + e.getMessage(), e);
@@ -63,7 +56,6 @@ public final class ShmSlots implements Slots {
             close();
             throw e;
         }
-        deviceTarget = device;
     }
 
     /** Creates (never reuses) {@code f}, fills and maps it; on failure removes what it created. */
@@ -91,30 +83,8 @@ public final class ShmSlots implements Slots {
     }
 
     @Override
-    public int count() {
-        return slots.size();
-    }
-
-    @Override
     public String memory() {
         return "shm";
-    }
-
-    @Override
-    public Buffer gatherTarget(int slot) {
-        return deviceTarget != null ? deviceTarget : slots.get(slot);
-    }
-
-    @Override
-    public void beforeWrite(int slot) {
-        // the consumer reads on the CPU and releases only when done
-    }
-
-    @Override
-    public void publish(int slot, long bytes) {
-        if (deviceTarget != null && bytes > 0) {
-            backend.copy(deviceTarget, 0, slots.get(slot), 0, bytes);
-        }
     }
 
     @Override
@@ -139,14 +109,10 @@ public final class ShmSlots implements Slots {
 
     @Override
     public void close() {
-        for (Buffer b : slots) {
-            if (b.isOpen()) {
-                b.close();
-            }
+        try {
+            freeMemory();
+        } finally {
+            unlinkAll();
         }
-        if (deviceTarget != null && deviceTarget.isOpen()) {
-            deviceTarget.close();
-        }
-        unlinkAll();
     }
 }
