@@ -4,6 +4,7 @@ import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -184,6 +185,126 @@ public final class Tensor implements AutoCloseable {
             off += index[i] * strides[i];
         }
         return byteOffset + off * dataType.byteSize();
+    }
+
+    // ---------------------------------------------------------------- typed element access
+
+    /**
+     * The element at {@code index} as a float: for {@code float32} and {@code float16} tensors in
+     * host memory. Strides are honoured.
+     *
+     * @throws IllegalArgumentException      for another data type or an index of the wrong rank
+     * @throws IndexOutOfBoundsException     for an index outside the shape
+     * @throws UnsupportedOperationException for a tensor in device memory (copy it to the host first)
+     */
+    public float getFloat(long... index) {
+        MemorySegment s = hostSegment("getFloat");
+        long at = byteOffsetOf(index);
+        return switch (floatWidth("getFloat", 4)) {
+            case 2 -> Float.float16ToFloat(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, at));
+            default -> s.get(ValueLayout.JAVA_FLOAT_UNALIGNED, at);
+        };
+    }
+
+    /** The element at {@code index} as a double: for any floating-point tensor in host memory (see {@link #getFloat}). */
+    public double getDouble(long... index) {
+        MemorySegment s = hostSegment("getDouble");
+        long at = byteOffsetOf(index);
+        return switch (floatWidth("getDouble", 8)) {
+            case 2 -> Float.float16ToFloat(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, at));
+            case 4 -> s.get(ValueLayout.JAVA_FLOAT_UNALIGNED, at);
+            default -> s.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, at);
+        };
+    }
+
+    /**
+     * The element at {@code index} as a long: for integer and {@code bool} tensors in host memory;
+     * unsigned types are widened without sign ({@code uint64} above {@link Long#MAX_VALUE} comes back
+     * negative, as its bits).
+     */
+    public long getLong(long... index) {
+        MemorySegment s = hostSegment("getLong");
+        if (dataType.kind() != DataType.Kind.INT && dataType.kind() != DataType.Kind.UINT
+                && dataType.kind() != DataType.Kind.BOOL) {
+            throw new IllegalArgumentException("getLong reads integer tensors, not " + dataType + "; use getDouble");
+        }
+        long at = byteOffsetOf(index);
+        boolean unsigned = dataType.kind() != DataType.Kind.INT;
+        return switch (dataType.byteSize()) {
+            case 1 -> unsigned ? Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, at)) : s.get(ValueLayout.JAVA_BYTE, at);
+            case 2 -> unsigned ? Short.toUnsignedLong(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, at))
+                    : s.get(ValueLayout.JAVA_SHORT_UNALIGNED, at);
+            case 4 -> unsigned ? Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED, at))
+                    : s.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+            default -> s.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
+        };
+    }
+
+    /** Every element in C order as floats ({@code float32} and {@code float16} tensors in host memory). */
+    public float[] toFloatArray() {
+        floatWidth("toFloatArray", 4);
+        float[] out = new float[arrayLength("toFloatArray")];
+        int i = 0;
+        for (long[] idx = new long[shape.length]; i < out.length; i++, next(idx)) {
+            out[i] = getFloat(idx);
+        }
+        return out;
+    }
+
+    /** Every element in C order as doubles (any floating-point tensor in host memory). */
+    public double[] toDoubleArray() {
+        floatWidth("toDoubleArray", 8);
+        double[] out = new double[arrayLength("toDoubleArray")];
+        int i = 0;
+        for (long[] idx = new long[shape.length]; i < out.length; i++, next(idx)) {
+            out[i] = getDouble(idx);
+        }
+        return out;
+    }
+
+    /** Every element in C order as longs (integer and {@code bool} tensors in host memory; see {@link #getLong}). */
+    public long[] toLongArray() {
+        long[] out = new long[arrayLength("toLongArray")];
+        int i = 0;
+        for (long[] idx = new long[shape.length]; i < out.length; i++, next(idx)) {
+            out[i] = getLong(idx);
+        }
+        return out;
+    }
+
+    private MemorySegment hostSegment(String what) {
+        if (!buffer.kind().hostAccessible()) {
+            throw new UnsupportedOperationException(what + " reads host memory; " + this
+                    + " is in device memory: copy it to the host first (ZarrArray.read gives host tensors)");
+        }
+        return buffer.segment();
+    }
+
+    /** The byte width of this floating-point type, checked against the widest the caller returns. */
+    private int floatWidth(String what, int widest) {
+        if (dataType.kind() != DataType.Kind.FLOAT || dataType.byteSize() > widest) {
+            throw new IllegalArgumentException(what + " reads " + (widest == 4 ? "float32 and float16" : "floating-point")
+                    + " tensors, not " + dataType);
+        }
+        return dataType.byteSize();
+    }
+
+    private int arrayLength(String what) {
+        long n = elementCount();
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(what + ": " + n + " elements do not fit a Java array; read a smaller selection");
+        }
+        return (int) n;
+    }
+
+    /** Advances a C-order index; wraps to all zeros after the last element. */
+    private void next(long[] idx) {
+        for (int d = idx.length - 1; d >= 0; d--) {
+            if (++idx[d] < shape[d]) {
+                return;
+            }
+            idx[d] = 0;
+        }
     }
 
     /** {min, max+1} byte extents relative to byteOffset; {0,0} when empty. */
