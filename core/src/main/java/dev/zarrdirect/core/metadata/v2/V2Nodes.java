@@ -2,11 +2,11 @@ package dev.zarrdirect.core.metadata.v2;
 
 import dev.zarrdirect.api.InvalidMetadataException;
 import dev.zarrdirect.api.NoSuchKeyException;
+import dev.zarrdirect.api.NoSuchNodeException;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.json.Json;
 import dev.zarrdirect.core.metadata.GroupMetadata;
 
-import java.io.Serial;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -114,29 +114,12 @@ public final class V2Nodes {
      * The exception for a path that holds no node of either format; its {@link NoSuchKeyException#key()}
      * is the v3 {@code zarr.json} key, and its message lists every key looked for.
      */
-    public static NoSuchKeyException notFound(Store store, String path, String v3Key) {
+    public static NoSuchNodeException notFound(Store store, String path, String v3Key) {
         List<String> keys = List.of(v3Key, key(path, ZARRAY), key(path, ZGROUP));
         String consolidated = store.exists(ZMETADATA) ? "; \"" + ZMETADATA + "\" has no entry for it either" : "";
         String message = "no Zarr array or group at \"/" + path + "\" in " + store + ": none of the keys "
                 + keys.stream().map(k -> "\"" + k + "\"").toList() + " exists" + consolidated;
-        return new NoNodeException(store.toString(), v3Key, message);
-    }
-
-    /** A {@link NoSuchKeyException} whose message names every key that was looked for. */
-    private static final class NoNodeException extends NoSuchKeyException {
-        @Serial
-        private static final long serialVersionUID = 1L;
-        private final String message;
-
-        NoNodeException(String store, String key, String message) {
-            super(store, key);
-            this.message = message;
-        }
-
-        @Override
-        public String getMessage() {
-            return message;
-        }
+        return new NoSuchNodeException(store.toString(), path, keys, message);
     }
 
     /** Reads a {@code .zattrs}: a JSON object. */
