@@ -32,6 +32,9 @@ public final class BatchProducer {
     private final WindowDataset dataset;
     private final Slots slots;
     private final int prefetch;
+    /** The first batches of epoch {@code aheadEpoch}, read at the end of the epoch before. */
+    private final Deque<BatchAssembler.Staged> ahead = new ArrayDeque<>();
+    private int aheadEpoch = -1;
 
     public BatchProducer(BatchAssembler assembler, EpochSampler sampler, WindowDataset dataset, Slots slots, int prefetch) {
         this.assembler = assembler;
@@ -58,7 +61,14 @@ public final class BatchProducer {
     /**
      * Produces batches {@code position} to the end of {@code epoch}; a slot is taken from
      * {@code free} for each (the consumer puts it back when done). Returns at the end, or soon after
-     * {@code stop} turns true; every read it started has ended when it returns, whatever happened.
+     * {@code stop} turns true.
+     *
+     * <p>Once the last batches of the epoch are reading, the first batches of {@code epoch + 1} are
+     * read too, into the staging buffers left free: a training loop asks for that epoch next, and
+     * would otherwise wait for a whole batch at each epoch start. They are kept for the next
+     * {@code run} of that epoch from position 0, and dropped (their reads awaited) by any other
+     * {@code run}, by a stopped one and by {@link #discardAhead}. Every other read this method
+     * started has ended when it returns, whatever happened.
      */
     public void run(int epoch, int position, BlockingQueue<Integer> free, Sink sink, BooleanSupplier stop)
             throws Exception {
@@ -68,11 +78,23 @@ public final class BatchProducer {
         }
         Deque<BatchAssembler.Staged> inflight = new ArrayDeque<>();
         int next = position;
+        if (!ahead.isEmpty() && aheadEpoch == epoch && position == 0) {
+            inflight.addAll(ahead);
+            next = ahead.size();
+            ahead.clear();
+        }
+        discardAhead();
+        int nextEpochBatches = 0;
+        boolean completed = false;
         try {
             for (int index = position; index < batches && !stop.getAsBoolean(); index++) {
                 while (inflight.size() < prefetch && next < batches) {
                     inflight.add(assembler.stage(next, sampleStarts(epoch, next)));
                     next++;
+                }
+                while (inflight.size() < prefetch && next >= batches && nextEpochBatches < batches) {
+                    inflight.add(assembler.stage(nextEpochBatches, sampleStarts(epoch + 1, nextEpochBatches)));
+                    nextEpochBatches++;
                 }
                 BatchAssembler.Staged s = inflight.poll();
                 Integer slot = null;
@@ -88,10 +110,34 @@ public final class BatchProducer {
                 slots.publish(slot, assembler.slotLayout().slotBytes());
                 sink.batch(new Delivered(index, slot, s.rows(), s.assembly().sampleStarts()));
             }
+            completed = !stop.getAsBoolean();
+            while (completed && inflight.size() < prefetch && nextEpochBatches < batches) {
+                inflight.add(assembler.stage(nextEpochBatches, sampleStarts(epoch + 1, nextEpochBatches)));
+                nextEpochBatches++;
+            }
         } finally {
-            for (BatchAssembler.Staged s : inflight) {
-                assembler.abandon(s);
+            if (completed) {
+                // what is left is the next epoch's first batches, in order
+                ahead.addAll(inflight);
+                aheadEpoch = epoch + 1;
+            } else {
+                for (BatchAssembler.Staged s : inflight) {
+                    assembler.abandon(s);
+                }
             }
         }
+    }
+
+    /** Drops the next epoch's batches read ahead, once their reads have ended. */
+    public void discardAhead() {
+        for (BatchAssembler.Staged s : ahead) {
+            assembler.abandon(s);
+        }
+        ahead.clear();
+    }
+
+    /** How many batches of the next epoch are read ahead (for tests and traces). */
+    public int readAhead() {
+        return ahead.size();
     }
 }

@@ -290,18 +290,9 @@ final class LoaderSession implements AutoCloseable {
     @Override
     public void close() {
         stopEpoch();
-        try {
-            assembler.close();
-        } finally {
-            try {
-                slots.close();
-            } finally {
-                try {
-                    dataset.close();
-                } finally {
-                    ctx.close();
-                }
-            }
+        // each step runs whatever the one before threw: reads end before their buffers go
+        try (ZarrContext c = ctx; WindowDataset d = dataset; Slots sl = slots; BatchAssembler a = assembler) {
+            producer.discardAhead();
         }
     }
 }

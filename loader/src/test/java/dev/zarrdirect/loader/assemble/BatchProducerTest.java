@@ -186,6 +186,49 @@ class BatchProducerTest {
         runAndCheck(spec(PlaneGather.Output.FLOAT32, 0f, true, 1));
     }
 
+    /** Runs {@code epochs} in order on one producer; each batch as its sample starts and its input bytes. */
+    static List<String> epochs(LoaderSpec spec, int[] epochs, int[] aheadAfter) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (ZarrContext ctx = ZarrContext.open("cpu"); WindowDataset ds = WindowDataset.open(ctx, spec)) {
+            SlotLayout layout = new SlotLayout(spec.batchSize(), spec.history(), spec.future(), ds.channels(),
+                    ds.height(), ds.width(), spec.dtype());
+            Normalizer norm = Normalizer.of(ds.variables(), ds.channels(), spec.normalize());
+            EpochSampler sampler = new EpochSampler(ds.sampleCount(), spec.batchSize(), spec.shuffle(), spec.seed(),
+                    spec.dropLast(), spec.rank(), spec.worldSize());
+            try (HostSlots slots = new HostSlots(ctx.backend(), spec.prefetch() + 1, layout.slotBytes());
+                 BatchAssembler asm = new BatchAssembler(ctx, ds, layout, norm, spec.nanValue(), spec.prefetch())) {
+                BatchProducer p = new BatchProducer(asm, sampler, ds, slots, spec.prefetch());
+                for (int i = 0; i < epochs.length; i++) {
+                    LinkedBlockingQueue<Integer> free = new LinkedBlockingQueue<>(List.of(0, 1, 2));
+                    int epoch = epochs[i];
+                    p.run(epoch, 0, free, d -> {
+                        byte[] bytes = slots.slot(d.slot()).segment().asSlice(0, layout.deliveredBytes(d.rows()))
+                                .toArray(ValueLayout.JAVA_BYTE);
+                        out.add(epoch + ":" + java.util.Arrays.toString(d.time()) + ":" + java.util.Arrays.hashCode(bytes));
+                        free.add(d.slot());
+                    }, () -> false);
+                    aheadAfter[i] = p.readAhead();
+                }
+                p.discardAhead();
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theNextEpochsFirstBatchesAreReadAheadAndDeliverWhatAFreshRunWould() throws Exception {
+        LoaderSpec spec = spec(PlaneGather.Output.FLOAT32, null, false, 2);
+        int[] ahead = new int[3];
+        List<String> chained = epochs(spec, new int[] {0, 1, 3}, ahead);
+        assertEquals(2, ahead[0], "prefetch 2: the first two batches of epoch 1 read at the end of epoch 0");
+        List<String> fresh = new ArrayList<>();
+        for (int e : new int[] {0, 1, 3}) {
+            fresh.addAll(epochs(spec, new int[] {e}, new int[1]));
+        }
+        // epoch 1 used what was read ahead; epoch 3 (not the one read ahead) dropped it
+        assertEquals(fresh, chained);
+    }
+
     @Test
     void aBatchSharesTheStepsOfOverlappingWindows() {
         try (ZarrContext ctx = ZarrContext.open("cpu")) {
