@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Train a tiny forecast model for one epoch on the zarr-direct demo store, fed by ZarrLoader.
 
     python3 examples/train_era5.py                      # CUDA when torch has it, else the CPU

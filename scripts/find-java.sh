@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the launchers: sets ZD_JAVA_HOME to a JDK >= 25, or prints what is missing and exits.
 # Order: JAVA_HOME when it is new enough, then the newest JDK under /usr/lib/jvm.
 zd_java_major() {

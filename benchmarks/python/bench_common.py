@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared pieces of the loader benchmark: the three ERA5-like store layouts, the window arithmetic,
 the stats file, and the TensorStore Dataset that the baseline DataLoader reads with.
 

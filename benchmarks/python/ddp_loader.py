@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ZarrLoader under torchrun: one JVM loader per rank, each on its own GPU.
 
     torchrun --nproc_per_node 2 benchmarks/python/ddp_loader.py STORE --variable x --stats STATS.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Training-loader benchmark (issue #22, item 3): the same windows of the same stores, side by side,
 delivered to one GPU by
   (a) torch's DataLoader over a TensorStore Dataset (what users run today): spawn workers (8 and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the loader benchmark's ERA5-like stores with TensorStore (not with zarr-direct).
 
     python3 benchmarks/python/make_era5_stores.py DIR [--steps 64] [--layouts zstd,sharded,blosc-v2]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds a zarr_direct wheel that bundles the project's jars, so that a user needs only torch and a
 # Java 25 runtime: `pip install zarr_direct-*.whl`, then `from zarr_direct.torch import ZarrLoader`.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ZarrLoader through a real server child process and shared memory (CUDA IPC on a GPU).
 
 ``JvmLoaderTest`` runs the contract against the JVM server (``zarr-direct loader-serve``, found as

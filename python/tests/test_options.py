@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests without a server: option checks, defaults, the open request, launcher discovery."""
 
 import os

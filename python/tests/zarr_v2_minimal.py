@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Uncompressed Zarr v2 groups written and read with numpy alone.
 
 The tests write their store with zarr-python when it is installed (Debian: python3-zarr), with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """zarr-direct for Python: a PyTorch training loader over Zarr stores, decoded by zarr-direct.
 
 Use ``from zarr_direct.torch import ZarrLoader``. The loader runs the JVM zarr-direct loader

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """CUDA slots: device memory the server exported with CUDA IPC, wrapped as tensors zero-copy.
 
 We call the driver API (``libcuda.so.1``, present wherever the NVIDIA driver is) through ctypes,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exceptions of the loader client.
 
 Every error keeps to the two built-in types a PyTorch user already catches: options the server

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Finding how to start the JVM loader server (``zarr-direct loader-serve``).
 
 The Python package is pure Python; the loader itself runs in a JVM child process. It can be

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The loader's options, checked and turned into the ``open`` request of docs/loader-protocol.md.
 
 Simple checks are made here so that a wrong argument fails at once, without starting a JVM, with

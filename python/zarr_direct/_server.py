@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The JVM loader server as a child process, and the newline-JSON connection to it.
 
 The protocol is docs/loader-protocol.md. This module knows its framing and lifetime rules, not its

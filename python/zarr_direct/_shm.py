@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """CPU slots: files in ``/dev/shm`` that the server fills and we map, wrapped as tensors zero-copy.
 
 Lifetime. The server creates the files, we map them, answer ``mapped``, and the server unlinks

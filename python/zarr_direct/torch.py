@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``ZarrLoader``: time windows of a Zarr store, decoded by zarr-direct, as PyTorch batches.
 
 The loader runs in a JVM child process (``zarr-direct loader-serve``) that reads, decodes,

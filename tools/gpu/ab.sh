@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine: the same bench on two builds, alternating, in one call, so that a change is compared
 # on one card and host (figures from different calls differ by more than most changes).
 #   bash tools/gpu/ab.sh [ROUNDS] [LAYOUTS...]        (default: 6 rounds, era5-sharded era5)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine: repeats the store generation that sometimes dies of a plain "Segmentation fault"
 # (docs/correctness-issues.md) with core dumps on, and prints the crashing threads' stacks with
 # cuda-gdb (the machine has no gdb). Logs under $OUT.

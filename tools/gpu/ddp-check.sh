@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # 2-GPU machine (nvidia-h100-x2; project packed into .device/, carry [".device"]): ZarrLoader under
 # torchrun, one JVM loader per rank on its own GPU. Writes one ERA5-like store with TensorStore
 # (zstd 3, [STEPS, 16, 721, 1440]), then runs benchmarks/python/ddp_loader.py with 1 and with 2

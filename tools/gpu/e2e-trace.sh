@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine (after tools/device-pack, run with carry [".device"]): where the time of
 # `readToDevice` goes on an ERA5 layout, per device batch size. Runs the cuda bench with
 # -Dzarrdirect.trace=true (PipelineTrace: allocate, plan, each batch's fetch and decode spans) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine (after the project is packed into .device/, run with carry [".device"]): the read
 # engine's checks and figures in one call, to compare before and after a change on one machine.
 #   bash tools/gpu/engine-check.sh [conf] [e2e] [windows] [opencl]   (default: all four)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine (after tools/device-pack, carry [".device"]): the multi-pass execute pass
 # in each of its ways (block window in shared memory or in place; short matches marked in the
 # same round or a round later), checked byte for byte on generated 4 MiB frames at levels 1/3/9

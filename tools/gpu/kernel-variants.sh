@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Kernel variants: fatbins built here with extra nvcc flags, timed on the GPU machine in one call
 # (zarrdirect.cuda.kernelImage loads a fatbin file instead of the jar's).
 #   here:        bash tools/gpu/kernel-variants.sh build NAME "-DFLAG=1 ..." [SRC_DIR]   (into .device/variants)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine (project packed into .device/ by tools/device-pack; run with carry [".device"]): the
 # training-loader benchmark of issue #22 in one call, from the repository root:
 #   bash tools/gpu/loader-bench.sh [loader_bench.py options]

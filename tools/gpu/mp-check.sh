@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine (after tools/device-pack, run with carry [".device"]): checks and times the
 # multi-pass zstd path in one call. Logs under $OUT; the last lines summarise.
 #   bash tools/gpu/mp-check.sh [bench|shard|conf|e2e|all] [extra ZstdKernelBench args]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mp-frame.h - for the host tools that study zstd frames through the multi-pass decoder's tables
  * (seq-deps.c, taint.c): read a frame file, and run passes 1-2 and link over it (host build of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine (after tools/device-pack, run with carry [".device"]): Nsight Compute on the
 # multi-pass zstd kernels while ZstdKernelBench runs, with per-source-line stall samples.
 #   bash tools/gpu/ncu-stalls.sh NAME KERNEL_REGEX COUNT [ZstdKernelBench args]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Launch settings of the multi-pass kernels (Java system properties) timed on the GPU machine in
 # one call, on the same frames, each run checking its bytes (ZstdKernelBench verifies).
 #   bash tools/gpu/prop-sweep.sh shard|plain|gen|read-shard|read-plain "label|-Dkey=value ..." ...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * seq-deps: how serial is the execution of zstd frames? Runs the multi-pass decoder's passes 1-2
  * and link (kernels/src/main/c/zstd/zd_zstd_mp.h, host build) over each frame, then measures on

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes every inner chunk of a sharded Zarr v3 array as its own file, so that ZstdKernelBench
 --frames-from can time the kernel on exactly the frames a sharded read decodes.
    python3 tools/gpu/shard-frames.py ARRAY_DIR OUT_DIR [MAX_FRAMES]"""

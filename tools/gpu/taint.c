@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * taint: how many output bytes of a zstd frame come, through some chain of matches, from an
  * earlier block? Those are the bytes a block cannot produce without waiting for the blocks before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The DLPack 1.x ABI, declared for the tests from the specification's field list
  * (version, manager_ctx, deleter, flags, dl_tensor). Only what the tests use.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A native consumer and producer of DLPack tensors for DLPackTest; built with gcc at test time.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_portable.h - the only file that knows which front end compiles the kernels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sanitizer fuzz driver for the host build (manual run, not part of mvn test):
  *   gcc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -shared -fPIC -pthread \
  *       -I src/main/c src/main/c/host/zd_host.c -o libzdasan.so

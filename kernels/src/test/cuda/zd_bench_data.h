@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deterministic ERA5-like float32 fields (no libm: the same bytes on every machine).
    mode 0: smooth field + random low mantissa byte (ratio ~1.3); mode 1: random low 2 bits (ratio ~2.5-3.5). */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Manual device benchmark (not part of the Maven build) for zd_zstd_decode_batch.
 // Manifest lines: "<label> <mode> <size> <seed> <frame.zst>"; the originals are regenerated with
 // zd_bench_data.h (mode, size, seed). For each label (optionally filtered by a prefix list), the

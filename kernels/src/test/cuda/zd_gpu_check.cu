@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Manual device check (not part of the Maven build): decodes a batch of zstd chunks listed in a
 // manifest ("<frame file> <original file>" per line) with the CUDA entry, compares byte for byte,
 // and prints the kernel time for several block sizes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_bytes.h - byte-level kernels sharing the zstd kernels' portability layer:
  *   crc32c (Castagnoli, reflected, init/xorout 0xFFFFFFFF) compute / verify per chunk,

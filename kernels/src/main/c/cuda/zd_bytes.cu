@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA entries of the byte-level kernels (zd_bytes.h); same contracts as opencl/zd_bytes.cl. */
 #include "zd_portable.h"
 #include "bytes/zd_bytes.h"

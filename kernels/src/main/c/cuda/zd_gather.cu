@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA entry of the plane gather (gather/zd_gather.h); same contract as opencl/zd_gather.cl.
  * Grid: y strides over the table's planes, x over each plane's accesses (a grid-stride loop). */
 #include "zd_portable.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Single translation unit for the fatbin: every CUDA entry of the project. */
 #include "cuda/zd_zstd.cu"
 #include "cuda/zd_zstd_mp.cu"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA entry: one zstd chunk per thread block. Shared memory: ZD_ZSTD_LDS_BYTES per block (static). */
 #include "zd_portable.h"
 #include "zstd/zd_zstd_frame.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA entries of the multi-pass zstd decoder (zstd/zd_zstd_mp.h): five launches per batch of
    large frames, in this order on one stream. scan, link and finish: one block per chunk;
    entropy: any number of blocks striding over n x max_slots block slots (max_slots: the largest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_gather.h - the plane gather of a training loader's batch assembly (Java: PlaneGather): whole
  * planes copied from decoded chunks into a batch, each element normalised and converted on the way.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_host.c - host-mode (plain C + pthreads) build of the kernels, for tests and CI without a
  * GPU. Compile: gcc -O2 -shared -fPIC -pthread -I src/main/c src/main/c/host/zd_host.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenCL entries of the byte-level kernels (zd_bytes.h). Single-file form: opencl/zd_bytes_flat.cl. */
 #include "zd_portable.h"
 #include "bytes/zd_bytes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenCL entry of the plane gather (gather/zd_gather.h); same contract as cuda/zd_gather.cu, with
  * src and dst given as a buffer and the byte offset of element 0. Single-file form:
  * opencl/zd_gather_flat.cl. NDRange: dimension 1 strides over the table's planes, dimension 0 over

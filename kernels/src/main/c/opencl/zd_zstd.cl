@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenCL entry: one zstd chunk per work-group. Build with -I <dir holding zd_portable.h>, or use
    the generated single file opencl/zd_zstd_flat.cl. Local memory: ZD_ZSTD_LDS_BYTES per group. */
 #include "zd_portable.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_bits.h - bounds-checked bit readers (per-item helpers).
  *

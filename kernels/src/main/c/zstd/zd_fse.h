@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_fse.h - FSE (tANS) tables for zstd (RFC 8878 section 4.1), per-item helpers.
  *

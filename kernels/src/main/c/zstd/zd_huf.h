@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_huf.h - Huffman literals (RFC 8878 4.2): tree description (direct or FSE-compressed
  * weights), decoding table of up to 2^11 cells, and per-stream decoding.

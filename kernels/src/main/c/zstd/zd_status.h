@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_status.h - status words written by the zstd kernels (one per frame/chunk).
  * 0 is success; 1..31 mean the input is not a valid zstd frame (or uses a feature we reject);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_xxh64.h - XXH64 (seed 0) written from the public algorithm description, split so that a
  * work-group can compute the four 32-byte-stripe accumulators in parallel (one lane per item)

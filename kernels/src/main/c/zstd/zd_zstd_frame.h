@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_zstd_frame.h - zstd frame decoding by one work-group (RFC 8878).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_zstd_mp.h - multi-pass, block-parallel decoding of large zstd frames (RFC 8878).
  *

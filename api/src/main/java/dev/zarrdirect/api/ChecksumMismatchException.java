@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api;
 
 /** A stored checksum disagrees with the one computed from the bytes; both values are in the message. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api;
 
 /** A codec failed on one chunk; the message names the codec, the chunk and where it came from. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api;
 
 /** Encoded bytes that cannot be decoded: truncated, damaged, or inconsistent with the metadata. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api;
 
 /** A key that is absolute, contains {@code ..}, or would leave the store's root. */

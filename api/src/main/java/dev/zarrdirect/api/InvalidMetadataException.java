@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api;
 
 /** A {@code zarr.json} (or v2 metadata document) that cannot be understood; names key and field. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api;
 
 /** No provider offers a codec named in the metadata; the message lists what exists and how to fix it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The stable surface of zarr-direct, JDK only: what plugin authors compile against.
  *

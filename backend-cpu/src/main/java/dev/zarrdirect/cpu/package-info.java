@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The CPU backend: host memory and the CPU implementations of the Zarr v3 codecs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The {@code cuda} backend: CUDA devices through the driver API, called with {@code java.lang.foreign}.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The OpenCL backend: device memory, copies, batched region copies and fills, and batched device
  * codecs on any OpenCL 1.2+ device, through LWJGL and the system's ICD loader ({@code libOpenCL.so.1}).

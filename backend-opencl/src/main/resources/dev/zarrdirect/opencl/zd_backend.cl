@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zd_backend.cl - byte-level kernels of the OpenCL backend: strided region copies and fills
  * (Backend.copyRegions/fillRegions, the transpose and little-endian bytes codecs), byte swapping

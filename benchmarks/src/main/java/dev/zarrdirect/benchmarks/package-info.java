@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * JMH benchmarks for codecs and whole reads on the CPU; run from the shaded jar, never as tests.
  *

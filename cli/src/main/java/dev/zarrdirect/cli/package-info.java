@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The {@code zarr-direct} command (picocli): info, checksum, cat, demo, bench, convert, stats, doctor,
  * and loader-serve (the server the Python loader starts).

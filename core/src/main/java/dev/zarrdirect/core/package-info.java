@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The Zarr engine: open and create arrays and groups, read and write hyper-rectangles.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The Java side of the device kernels: the status codes they write ({@code zd_status.h}), mirrored,
  * and the flags and table of the plane gather ({@link dev.zarrdirect.kernels.GatherTable},

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.kernels;
 
 /** Mirror of zd_status.h for the tests (the main-code mirror is {@link ZdStatus}). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The training loader: time windows of ERA5-like variables, delivered as batches for PyTorch.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Test fixtures shared by the CLI, the benchmarks and the tests; nothing in the read path depends on
  * this package.

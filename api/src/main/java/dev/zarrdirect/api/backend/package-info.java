@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Device families: discovery, memory, copies, batched placement, and direct file reads.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api.buffer;
 
 /** Where a buffer's bytes live, which decides who can touch them and how fast they move. */

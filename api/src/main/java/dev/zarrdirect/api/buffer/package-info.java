@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Memory on a device: {@link dev.zarrdirect.api.buffer.Buffer} and its host implementation.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api.codec;
 
 /** Changes an array representation into another one ({@code transpose}). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api.codec;
 
 /** The three kinds of codec of the Zarr v3 specification, in the order a chain holds them. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The codec SPI, in the three kinds of the Zarr v3 specification, batch-first.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The DLPack bridge: tensors handed to and taken from native code without a copy.
  *

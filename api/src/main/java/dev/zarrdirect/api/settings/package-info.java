@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Typed settings: descriptors, parsers, and where a value in force came from.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * What the CPU codecs share: the per-item loop that fails one chunk without spoiling its batch
  * ({@link dev.zarrdirect.cpu.codec.CodecItems}). Configurations are read with the rules every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The CUDA codecs: {@code zstd} (decode), {@code crc32c}, {@code bytes}, {@code transpose}.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.cuda.driver;
 
 import java.lang.foreign.Arena;
@@ -740,7 +741,7 @@ public final class CudaDriver {
 
     /**
      * Launches {@code function} on {@code stream}; {@code params} is the {@code void**} array of
-     * pointers to each argument's value ({@link KernelArgs#pointers()}).
+     * pointers to each argument's value ({@link KernelArgs#build(java.lang.foreign.Arena)}).
      */
     public void launch(long function, String name, int gridX, int blockX, int sharedBytes, long stream, MemorySegment params) {
         launch(function, name, gridX, 1, blockX, sharedBytes, stream, params);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * CUDA IPC: device memory and events exported to another process of the same machine, so that a
  * training loader hands its batches to a PyTorch process without a copy.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The host side of the kernels module's CUDA code: the fatbin, status words, and the scatter tables.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Pools of device memory (the driver's stream-ordered allocator) and of pinned host memory.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * What the OpenCL codecs share: turning a batch into kernel arguments
  * ({@link dev.zarrdirect.opencl.codec.DeviceItems}) and the frame of every call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Single-core throughput harnesses of the CPU codecs, run as programs; they time, they never assert.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Bench mains for the GPU machine ({@code bash .device/run main CLASS args}).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Benchmarks of the OpenCL kernels, run as programs (never as timed assertions in tests).
  *

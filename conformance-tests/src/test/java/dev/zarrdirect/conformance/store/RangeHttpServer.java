@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.conformance.store;
 
 import com.sun.net.httpserver.HttpExchange;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Specifications of the codecs the Zarr v3 core defines: kinds, configuration validation and
  * defaults. Their implementations live in the backends; the orchestration of

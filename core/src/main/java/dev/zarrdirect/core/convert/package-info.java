@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Conversion: rewrite a Zarr array, or every array of a group, into a new store with other chunks,
  * sharding, codecs, byte order or Zarr format, with bounded memory, resumable after an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The read engine: runs {@link dev.zarrdirect.core.plan.ReadPlan}s, fetch then decode then place.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Chunk grids: which chunk holds which element, and what part of a chunk a selection touches.
  *

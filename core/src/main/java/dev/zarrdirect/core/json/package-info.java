@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * JSON for Zarr metadata documents, as plain Java values.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.metadata;
 
 /** The {@code default} encoding: {@code c} then the index, {@code c/0/3/1} or {@code c.0.3.1}; {@code c} at rank 0. */

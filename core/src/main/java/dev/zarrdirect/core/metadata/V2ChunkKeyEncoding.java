@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.metadata;
 
 /** The {@code v2} encoding: the index alone, {@code 0.3.1} or {@code 0/3/1}; {@code 0} at rank 0. */

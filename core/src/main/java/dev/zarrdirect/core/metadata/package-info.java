@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Zarr v3 metadata: the {@code zarr.json} of arrays and groups, codecs as written in metadata,
  * fill values and chunk key encodings.

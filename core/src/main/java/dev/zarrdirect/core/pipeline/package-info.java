@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The codec pipeline: codec chains resolved once, their host and device executors,
  * {@code sharding_indexed}, and the placement of chunks into tensors.

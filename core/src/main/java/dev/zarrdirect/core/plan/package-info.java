@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Read planning: what a read fetches, decodes and places, computed once before anything is read.
  *

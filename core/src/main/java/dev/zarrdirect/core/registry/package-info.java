@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Discovery of backends and codec implementations with {@link java.util.ServiceLoader}, and the
  * rules that choose among them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The stores that hold Zarr hierarchies, and {@link dev.zarrdirect.core.store.Stores#open} to pick one
  * from a location string.

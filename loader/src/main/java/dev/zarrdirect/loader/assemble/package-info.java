@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Batch assembly: plan a batch's reads ({@link dev.zarrdirect.loader.assemble.BatchAssembly}),
  * read them into reused staging buffers ({@link dev.zarrdirect.loader.assemble.BatchAssembler}),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * What a loader's samples are, before anything is read: the variables of a group, their time and
  * channel axes, the selected channels stacked into output channels, and the time windows.

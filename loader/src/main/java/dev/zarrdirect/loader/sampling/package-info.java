@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Which samples make up each batch of an epoch on each rank.
  *

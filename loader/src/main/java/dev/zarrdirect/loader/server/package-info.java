@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The loader server the Python package starts: one JSON message a line over a Unix-domain socket,
  * batch data only in shared slots. The protocol is in {@code docs/loader-protocol.md}.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The slots a loader writes batches into and its consumer reads: device memory exported with CUDA
  * IPC ({@link dev.zarrdirect.loader.slots.IpcSlots}), files in {@code /dev/shm}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Per-channel statistics for normalization: computed streaming over a dataset's time range, and
  * the JSON file that {@code zarr-direct stats} writes and the loader reads.

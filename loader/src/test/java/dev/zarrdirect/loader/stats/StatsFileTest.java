@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.loader.stats;
 
 import com.fasterxml.jackson.databind.JsonNode;

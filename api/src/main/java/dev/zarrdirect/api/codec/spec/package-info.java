@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * What the Zarr v3 specification says about a codec, independent of the device that runs it:
  * reading and validating its {@code configuration}, and the shape and layout arithmetic that

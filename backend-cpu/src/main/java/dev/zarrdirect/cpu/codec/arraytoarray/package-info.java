@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Array-to-array codecs on the CPU: {@code transpose} and numcodecs' {@code numcodecs.delta}.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Bytes-to-bytes codecs on the CPU: {@code crc32c}, {@code gzip} (JDK zlib over native memory),
  * {@code zstd} (zstd-jni on raw addresses and direct buffers), {@code blosc} (the Blosc1 container,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Array-to-array codecs on OpenCL devices: {@code transpose} ({@link dev.zarrdirect.opencl.codec.arraytoarray.OpenClTransposeCodec}).
  *

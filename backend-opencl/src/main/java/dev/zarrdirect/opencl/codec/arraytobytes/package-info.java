@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Array-to-bytes codecs on OpenCL devices: {@code bytes} ({@link dev.zarrdirect.opencl.codec.arraytobytes.OpenClBytesCodec}).
  *

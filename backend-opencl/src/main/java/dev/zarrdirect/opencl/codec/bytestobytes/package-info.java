@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Bytes-to-bytes codecs on OpenCL devices: {@code crc32c}
  * ({@link dev.zarrdirect.opencl.codec.bytestobytes.OpenClCrc32cCodec}) and {@code zstd} decoding

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Zarr v2: {@code .zarray}, {@code .zgroup}, {@code .zattrs} and consolidated {@code .zmetadata},
  * translated into the v3 model the engine runs, and written back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * A read-only store over HTTP(S), built on {@link java.net.http.HttpClient}.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The parts of the Blosc1 container that {@link dev.zarrdirect.cpu.codec.bytestobytes.BloscCodec}
  * puts together, written from the format's description: the header
