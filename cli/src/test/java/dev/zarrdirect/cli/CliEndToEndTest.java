@@ -360,6 +360,18 @@ class CliEndToEndTest {
     }
 
     @Test
+    void theDemoStoreDefaultsToThisUsersCacheNotTheSharedTmp() {
+        assertEquals(Path.of("/home/u/.cache/zarr-direct/demo.zarr"), DemoCommand.defaultDir(Map.of(), "/home/u"));
+        assertEquals(Path.of("/xdg/zarr-direct/demo.zarr"),
+                DemoCommand.defaultDir(Map.of("XDG_CACHE_HOME", "/xdg"), "/home/u"));
+        assertEquals(Path.of("/home/u/.cache/zarr-direct/demo.zarr"),
+                DemoCommand.defaultDir(Map.of("XDG_CACHE_HOME", "relative"), "/home/u"));
+        Result help = run("demo", "--help");
+        assertTrue(help.out().contains("~/.cache"), help.out());
+        assertTrue(!help.out().contains("tmpdir"), help.out());
+    }
+
+    @Test
     void demoRefusesADirectoryThatHoldsSomethingElse() throws Exception {
         Path dir = Files.createDirectory(tmp.resolve("precious"));
         Files.writeString(dir.resolve("notes.txt"), "keep me");
