@@ -43,6 +43,20 @@ class ProgressTest {
 
         // one line each 5 s (6), the last of which is the final one
         assertEquals(6, w.toString().lines().count(), w.toString());
-        assertTrue(w.toString().strip().endsWith("60/60 steps  " + w.toString().strip().replaceAll("(?s).*steps  ", "")));
+        assertTrue(w.toString().lines().reduce((a, b) -> b).orElseThrow().contains("] 60/60 steps"), w.toString());
+    }
+
+    @Test
+    void aQuickConversionOnANonTerminalPrintsOnlyTheFinalLine() {
+        StringWriter w = new StringWriter();
+        ConvertProgress p = new ConvertProgress(new PrintWriter(w), false, "chunks", 30, 0);
+
+        for (int i = 0; i < 30; i++) {
+            p.add(1, 1000);
+        }
+        p.finish();
+
+        assertEquals(1, w.toString().lines().count(), w.toString());
+        assertTrue(w.toString().startsWith("converting [##############################] 30/30 chunks"), w.toString());
     }
 }
