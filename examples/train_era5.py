@@ -16,7 +16,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import torch
@@ -69,7 +68,11 @@ class TinyForecaster(nn.Module):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--store", default=os.path.join(tempfile.gettempdir(), "zarr-direct-demo.zarr"),
+    cache = os.environ.get("XDG_CACHE_HOME")
+    if not cache or not os.path.isabs(cache):
+        cache = os.path.join(os.path.expanduser("~"), ".cache")
+    # the same per-user default as 'zarr-direct demo'
+    p.add_argument("--store", default=os.path.join(cache, "zarr-direct", "demo.zarr"),
                    help="the demo store (written there when missing; default: %(default)s)")
     p.add_argument("--steps", type=int, default=96, help="time steps of a new demo store (default: %(default)s)")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")

@@ -9,8 +9,12 @@ import org.lwjgl.system.Configuration;
 import org.lwjgl.system.MemoryStack;
 import org.lwjgl.system.MemoryUtil;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.SymbolLookup;
 import java.nio.ByteBuffer;
 import java.nio.IntBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -106,6 +110,11 @@ final class ClDevices {
             return problem("OpenCL: LWJGL's natives failed to load (" + t.getClass().getSimpleName() + ": "
                     + t.getMessage() + "); put org.lwjgl:lwjgl:natives-linux on the class path");
         }
+        String missing = missingLibrary(libraryName());
+        if (missing != null) {
+            // checked before LWJGL looks: its failed load prints a "[LWJGL] Failed to load a library" block on stderr
+            return problem("OpenCL: " + missing + " (install ocl-icd-libopencl1 and a driver, e.g. pocl-opencl-icd)");
+        }
         try {
             CL.getICD();
         } catch (Throwable t) {
@@ -117,6 +126,47 @@ final class ClDevices {
             return enumerate();
         } catch (Throwable t) {
             return problem("OpenCL: listing platforms and devices failed: " + t);
+        }
+    }
+
+    /** The OpenCL library LWJGL will load: {@code org.lwjgl.opencl.libname}, else {@value #LIBRARY}. */
+    static String libraryName() {
+        String name = System.getProperty("org.lwjgl.opencl.libname");
+        if (name == null) {
+            Object configured = Configuration.OPENCL_LIBRARY_NAME.get();
+            name = configured == null ? LIBRARY : configured.toString();
+        }
+        return name;
+    }
+
+    /**
+     * Null when {@code name} can be loaded where LWJGL looks for it (an absolute path, a directory of
+     * {@code org.lwjgl.librarypath} or {@code java.library.path}, else the system's dynamic loader),
+     * else why not. Prints nothing.
+     */
+    static String missingLibrary(String name) {
+        Path file = Path.of(name);
+        if (file.isAbsolute()) {
+            return Files.isRegularFile(file) ? null : name + " not found";
+        }
+        for (String prop : new String[]{"org.lwjgl.librarypath", "java.library.path"}) {
+            String dirs = System.getProperty(prop);
+            if (dirs == null) {
+                continue;
+            }
+            for (String dir : dirs.split(java.io.File.pathSeparator)) {
+                if (!dir.isBlank() && Files.isRegularFile(Path.of(dir, name))) {
+                    return null;
+                }
+            }
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            SymbolLookup.libraryLookup(name, arena);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return name + " not found";
+        } catch (Throwable t) {
+            return name + " could not be loaded (" + t + ")";
         }
     }
 

@@ -7,7 +7,8 @@ import java.util.Locale;
 /**
  * The progress line of {@code convert} on stderr:
  * {@code converting [#####.....] 12/48 shards  1.2 GiB  0.85 GB/s  ETA 0:42}. On a terminal one line
- * redrawn in place; elsewhere a plain line at each tenth of the work. Rate and ETA count only the
+ * redrawn in place; elsewhere a plain line at most every {@value Progress#PLAIN_INTERVAL_SECONDS} seconds
+ * and one when the work is done. Rate and ETA count only the
  * shards written by this run, not those a resumed run skipped. Thread-safe.
  */
 final class ConvertProgress {
@@ -24,7 +25,8 @@ final class ConvertProgress {
     private long done;
     private long bytes;
     private long lastDraw;
-    private int lastTenth = -1;
+    private long lastPlain = start;
+    private boolean doneReported;
     private boolean drawn;
 
     /**
@@ -38,7 +40,7 @@ final class ConvertProgress {
         this.total = total;
         this.skipped = skipped;
         this.done = skipped;
-        this.lastTenth = total == 0 ? 10 : (int) (10 * skipped / total);
+        this.doneReported = total == 0 || skipped >= total;
     }
 
     /** Adds {@code units} written by this run, holding {@code decodedBytes} of array data. */
@@ -55,12 +57,14 @@ final class ConvertProgress {
             err.print("\r" + line(now));
             err.flush();
         } else {
-            int tenth = total == 0 ? 10 : (int) (10 * Math.min(done, total) / total);
-            if (tenth > lastTenth) {
-                lastTenth = tenth;
-                err.println(line(now));
-                err.flush();
+            boolean finished = done >= total;
+            if (finished ? doneReported : now - lastPlain < Progress.PLAIN_INTERVAL_SECONDS * 1_000_000_000L) {
+                return;
             }
+            lastPlain = now;
+            doneReported = finished;
+            err.println(line(now));
+            err.flush();
         }
     }
 

@@ -55,7 +55,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "DIR",
             description = "Store directory (created; reused when it holds this demo's array). "
-                    + "Default: zarr-direct-demo.zarr under java.io.tmpdir.")
+                    + "Default: zarr-direct/demo.zarr under $XDG_CACHE_HOME, else under ~/.cache (this user's own).")
     Path dir;
 
     @Option(names = "--steps", paramLabel = "N", defaultValue = "96",
@@ -77,6 +77,16 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rewrite", description = "Write the store again even when DIR holds a valid one.")
     boolean rewrite;
 
+    /**
+     * The per-user default store: {@code $XDG_CACHE_HOME/zarr-direct/demo.zarr} when that variable is an
+     * absolute path, else {@code ~/.cache/zarr-direct/demo.zarr} (never a directory other users share).
+     */
+    static Path defaultDir(Map<String, String> env, String home) {
+        String xdg = env.get("XDG_CACHE_HOME");
+        Path cache = xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute() ? Path.of(xdg) : Path.of(home, ".cache");
+        return cache.resolve("zarr-direct").resolve("demo.zarr");
+    }
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -94,8 +104,15 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         boolean terminal = Progress.stderrIsTerminal();
-        Path root = (dir != null ? dir : Path.of(System.getProperty("java.io.tmpdir"), "zarr-direct-demo.zarr"))
+        Path root = (dir != null ? dir : defaultDir(System.getenv(), System.getProperty("user.home")))
                 .toAbsolutePath().normalize();
+        if (dir == null) {
+            try {
+                Files.createDirectories(root.getParent());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create " + root.getParent() + " for the demo store (give DIR)", e);
+            }
+        }
         long[] shape = {steps, CHANNELS, LAT, LON};
         try (ZarrContext ctx = ZarrDirectCli.openContext(backend); FileSystemStore store = FileSystemStore.create(root)) {
             out.println("backend:  " + ctx.backend().name() + " on " + ctx.device() + " (" + ctx.parallelism()

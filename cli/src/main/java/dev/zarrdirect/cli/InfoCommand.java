@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
 
 /** Describes an array (shape, chunking, codecs, what is stored) or a group (attributes, members). */
 @Command(name = "info", mixinStandardHelpOptions = true,
-        description = "Describe a Zarr v3 array or group: shape, chunks, codecs, stored bytes; or a group's members.")
+        description = "Describe a Zarr array or group (v3 or v2): shape, chunks, codecs, stored bytes; or a group's members.")
 final class InfoCommand implements Callable<Integer> {
 
     static final String SHARDING = "sharding_indexed";

@@ -3,31 +3,46 @@ package dev.zarrdirect.cli;
 
 import java.io.PrintWriter;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
 /**
  * A progress line on stderr: on a terminal one line redrawn in place,
- * {@code [#####.....] 12/48 steps  1.23 GB/s}; elsewhere a plain line at each tenth of the work.
+ * {@code [#####.....] 12/48 steps  1.23 GB/s}; elsewhere (a file, a pipe, a CI log) a plain line at
+ * most every {@value #PLAIN_INTERVAL_SECONDS} seconds, and one when the work is done.
  */
 final class Progress {
 
     private static final int WIDTH = 30;
     private static final long REDRAW_NANOS = 100_000_000L;
+    static final long PLAIN_INTERVAL_SECONDS = 5;
 
     private final PrintWriter err;
     private final boolean terminal;
     private final String label;
     private final String unit;
     private final long total;
-    private final long start = System.nanoTime();
+    private final LongSupplier clock;
+    private final long plainIntervalNanos;
+    private final long start;
     private long lastDraw;
-    private int lastTenth = -1;
     private boolean drawn;
+    private boolean doneReported;
 
     /**
      * @param label what is going on ({@code "reading"}), or empty
      * @param unit  what is counted ({@code "steps"}, or {@code "MiB"})
      */
     Progress(PrintWriter err, boolean terminal, String label, String unit, long total) {
+        this(err, terminal, label, unit, total, System::nanoTime, PLAIN_INTERVAL_SECONDS * 1_000_000_000L);
+    }
+
+    /** As above, with the clock ({@link System#nanoTime()}) and the interval of plain lines given (tests). */
+    Progress(PrintWriter err, boolean terminal, String label, String unit, long total, LongSupplier clock,
+             long plainIntervalNanos) {
+        this.clock = clock;
+        this.plainIntervalNanos = plainIntervalNanos;
+        this.start = clock.getAsLong();
+        this.lastDraw = start;
         this.err = err;
         this.terminal = terminal;
         this.label = label;
@@ -43,7 +58,7 @@ final class Progress {
 
     /** Reports {@code done} units, {@code bytes} of data moved so far. */
     void update(long done, long bytes) {
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         String line = line(done, bytes, now);
         if (terminal) {
             if (done < total && now - lastDraw < REDRAW_NANOS && drawn) {
@@ -54,12 +69,14 @@ final class Progress {
             err.print("\r" + line);
             err.flush();
         } else {
-            int tenth = (int) (10 * Math.min(done, total) / total);
-            if (tenth > lastTenth) {
-                lastTenth = tenth;
-                err.println(line);
-                err.flush();
+            boolean finished = done >= total;
+            if (finished ? doneReported : now - lastDraw < plainIntervalNanos) {
+                return;
             }
+            lastDraw = now;
+            doneReported = finished;
+            err.println(line);
+            err.flush();
         }
     }
 

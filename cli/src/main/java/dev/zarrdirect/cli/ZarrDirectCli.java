@@ -23,9 +23,9 @@ import java.util.Properties;
  * {@code zarr-direct: <message>}), 2 bad usage (message, synopsis and a pointer to {@code --help}).
  */
 @Command(name = "zarr-direct", mixinStandardHelpOptions = true, versionProvider = ZarrDirectCli.Version.class,
-        description = "Reads and writes Zarr v3 arrays straight into device memory.",
+        description = "Reads and writes Zarr arrays (format v3 and v2) straight into device memory.",
         subcommands = {InfoCommand.class, ChecksumCommand.class, CatCommand.class, ConvertCommand.class, DemoCommand.class, BenchCommand.class,
-                StatsCommand.class, DoctorCommand.class, LoaderServeCommand.class, CommandLine.HelpCommand.class},
+                StatsCommand.class, DoctorCommand.class, LoaderServeCommand.class, VersionCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Settings: --set NAME=VALUE on any command (e.g. --set threads=8 --set cuda.batchBytes=512m), "
                 + "or -Dzarrdirect.NAME=VALUE, or the environment (ZARRDIRECT_THREADS=8); in that order of precedence. "
                 + "'zarr-direct doctor' shows each in force and where it came from; all are listed in docs/settings.md."})

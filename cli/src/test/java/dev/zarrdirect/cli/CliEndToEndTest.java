@@ -262,6 +262,71 @@ class CliEndToEndTest {
     }
 
     @Test
+    void catOfARegionOutsideTheShapeIsABadUsageNamingTheDimensionTheRangeAndTheSize() {
+        Path dir = float32Array();
+
+        Result r = run("cat", dir.toString(), "--region", "200:300");
+
+        assertEquals(2, r.code(), r.out());
+        assertEquals("", r.out());
+        assertTrue(r.err().startsWith("zarr-direct: bad --region: region 200:300 is outside dimension 0 of size 5"),
+                r.err());
+    }
+
+    @Test
+    void catOfAnIndexOutsideTheShapeIsABadUsageNamingTheDimensionAndTheSize() {
+        Path dir = float32Array();
+
+        Result r = run("cat", dir.toString(), "--region", "1,7");
+
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.err().startsWith("zarr-direct: bad --region: index 7 is outside dimension 1 of size 7"), r.err());
+    }
+
+    @Test
+    void catWithAnIntegerIndexDropsThatDimensionAsNumPyDoes() {
+        Path dir = float32Array();
+
+        Result row = run("cat", dir.toString(), "-r", "1,:");
+        Result column = run("cat", dir.toString(), "-r", "...,-1");
+        Result element = run("cat", dir.toString(), "-r", "1,2");
+
+        assertEquals(0, row.code(), row.err());
+        assertEquals("[7.25, 8.25, 9.25, 10.25, 11.25, 12.25, 13.25]\n", row.out());
+        assertEquals("[6.25, 13.25, 20.25, 27.25, 34.25]\n", column.out());
+        assertEquals("9.25\n", element.out());
+    }
+
+    @Test
+    void catWithStepsTakesEveryNthElementAndStopsAtTheLimit() {
+        Path dir = float32Array();
+
+        Result r = run("cat", dir.toString(), "-r", "::2,1:7:3");
+        Result limited = run("cat", dir.toString(), "-r", "::2,1:7:3", "--limit", "3");
+
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                [[1.25, 4.25],
+                 [15.25, 18.25],
+                 [29.25, 32.25]]
+                """, r.out());
+        assertEquals("""
+                [[1.25, 4.25],
+                 [15.25, ...]]
+                """, limited.out());
+    }
+
+    @Test
+    void catRefusesANegativeStepWithAClearMessage() {
+        Path dir = float32Array();
+
+        Result r = run("cat", dir.toString(), "-r", "::-1");
+
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.err().startsWith("zarr-direct: bad --region: step -1 in dimension 0: only positive steps"), r.err());
+    }
+
+    @Test
     void aBadRegionIsABadUsage() {
         Path dir = float32Array();
 
@@ -293,6 +358,18 @@ class CliEndToEndTest {
         assertEquals(0, again.code(), again.err());
         assertTrue(again.out().contains("reusing the demo array"), again.out());
         assertEquals(sha, shaLine(again.out()));
+    }
+
+    @Test
+    void theDemoStoreDefaultsToThisUsersCacheNotTheSharedTmp() {
+        assertEquals(Path.of("/home/u/.cache/zarr-direct/demo.zarr"), DemoCommand.defaultDir(Map.of(), "/home/u"));
+        assertEquals(Path.of("/xdg/zarr-direct/demo.zarr"),
+                DemoCommand.defaultDir(Map.of("XDG_CACHE_HOME", "/xdg"), "/home/u"));
+        assertEquals(Path.of("/home/u/.cache/zarr-direct/demo.zarr"),
+                DemoCommand.defaultDir(Map.of("XDG_CACHE_HOME", "relative"), "/home/u"));
+        Result help = run("demo", "--help");
+        assertTrue(help.out().contains("~/.cache"), help.out());
+        assertTrue(!help.out().contains("tmpdir"), help.out());
     }
 
     @Test
