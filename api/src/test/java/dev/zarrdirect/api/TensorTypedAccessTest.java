@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api;
 
 import dev.zarrdirect.api.buffer.ExternalBuffer;
