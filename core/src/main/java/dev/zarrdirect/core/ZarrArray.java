@@ -263,7 +263,12 @@ public final class ZarrArray {
                     + " bytes of " + plan + " of " + describe());
         }
         Backend b = ctx.backend();
-        if (dest.kind().hostAccessible() && b.defaultDevice().isHost()) {
+        if (dest.kind().hostAccessible() != b.defaultDevice().isHost()) {
+            throw new IllegalArgumentException("readIntoAsync reads into memory of the context's device ("
+                    + b.defaultDevice() + "), not " + dest + "; use read(plan, tensor) for host memory on a device"
+                    + " backend");
+        }
+        if (b.defaultDevice().isHost()) {
             try {
                 read(plan, Tensor.of(dest.slice(0, bytes), dataType(), plan.destShape()));
                 return CompletableFuture.completedFuture(null);
