@@ -44,7 +44,7 @@ if [ -f .device/run ]; then
   export ZARR_DIRECT_JAVA=/tmp/jre/bin/java
   export JAVA_HOME=/tmp/jre
 fi
-export ZD_GIT_COMMIT=${ZD_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+export ZD_GIT_COMMIT=${ZD_GIT_COMMIT:-$(cat .device/commit 2>/dev/null || echo "unknown (packed before tools/device-pack wrote .device/commit)")}
 
 {
   echo "date: $(date -u +%FT%TZ)  commit: $ZD_GIT_COMMIT"
