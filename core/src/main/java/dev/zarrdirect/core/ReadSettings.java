@@ -25,9 +25,15 @@ import java.util.List;
  *                         {@link dev.zarrdirect.api.backend.Backend#preferredBatchBytes()}
  * @param deviceFirstBatch chunks in the first device batch, doubling up to the batch size; 0: no ramp
  * @param trace            print where the time of each device read goes to standard error
+ * @param hostDecodeOverlap for a device read whose chain has a stage decoded on the host: two batches
+ *                         decode at once (the next one's chunks start while the last ones of the one
+ *                         before still decode), chunks are claimed one by one by every core, and each
+ *                         run of decoded chunks goes to the device while the rest of its batch still
+ *                         decodes; false: one batch at a time, copied to the device once it is all
+ *                         decoded (the behaviour before, for comparison)
  */
 public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch,
-                           boolean trace) {
+                           boolean trace, boolean hostDecodeOverlap) {
 
     public static final Setting<Integer> DECODE_DEPTH = Setting.of("zarrdirect.decodeDepth",
             SettingType.intRange(1, 64), 3, "core", "device batches of one read that decode at once");
@@ -42,10 +48,14 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
             "chunks in a read's first device batch, doubling up to the batch size; 0: no ramp");
     public static final Setting<Boolean> TRACE = Setting.of("zarrdirect.trace", SettingType.bool(), false, "core",
             "print where the time of each device read goes to standard error");
+    public static final Setting<Boolean> HOST_DECODE_OVERLAP = Setting.of("zarrdirect.hostDecodeOverlap",
+            SettingType.bool(), true, "core",
+            "device reads with a host-decoded stage: two batches decode at once on all cores and decoded chunks go "
+                    + "to the device while the rest decode; false: one batch at a time, one copy after it");
 
     /** Every setting of this record, in component order. */
     public static final List<Setting<?>> SETTINGS = List.of(DECODE_DEPTH, DEVICE_BATCH_SIZE, DEVICE_BATCH_BYTES,
-            DEVICE_FIRST_BATCH, TRACE);
+            DEVICE_FIRST_BATCH, TRACE, HOST_DECODE_OVERLAP);
 
     /**
      * @throws InvalidSettingException when a component is outside its setting's range
@@ -57,13 +67,18 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
         check(DEVICE_FIRST_BATCH, deviceFirstBatch);
     }
 
+    /** The settings with {@code hostDecodeOverlap} on (its default). */
+    public ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch, boolean trace) {
+        this(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, true);
+    }
+
     private static <T> void check(Setting<T> s, T value) {
         s.parse(s.type().format(value));
     }
 
     /** The defaults, with nothing read from the environment. */
     public static ReadSettings defaults() {
-        return new ReadSettings(3, 0, 0, 0, false);
+        return new ReadSettings(3, 0, 0, 0, false, true);
     }
 
     /**
@@ -79,33 +94,37 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
     /** Resolved by {@code r} (explicit values first). */
     public static ReadSettings from(SettingResolver r) {
         return new ReadSettings(r.get(DECODE_DEPTH), r.get(DEVICE_BATCH_SIZE), r.get(DEVICE_BATCH_BYTES),
-                r.get(DEVICE_FIRST_BATCH), r.get(TRACE));
+                r.get(DEVICE_FIRST_BATCH), r.get(TRACE), r.get(HOST_DECODE_OVERLAP));
     }
 
     /** These settings as explicit values (every component), for a {@link ZarrContext.Builder}. */
     public SettingValues toValues() {
         return SettingValues.builder().set(DECODE_DEPTH, decodeDepth).set(DEVICE_BATCH_SIZE, deviceBatchSize)
                 .set(DEVICE_BATCH_BYTES, deviceBatchBytes).set(DEVICE_FIRST_BATCH, deviceFirstBatch)
-                .set(TRACE, trace).build();
+                .set(TRACE, trace).set(HOST_DECODE_OVERLAP, hostDecodeOverlap).build();
     }
 
     public ReadSettings withDecodeDepth(int v) {
-        return new ReadSettings(v, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace);
+        return new ReadSettings(v, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap);
     }
 
     public ReadSettings withDeviceBatchSize(int v) {
-        return new ReadSettings(decodeDepth, v, deviceBatchBytes, deviceFirstBatch, trace);
+        return new ReadSettings(decodeDepth, v, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap);
     }
 
     public ReadSettings withDeviceBatchBytes(long v) {
-        return new ReadSettings(decodeDepth, deviceBatchSize, v, deviceFirstBatch, trace);
+        return new ReadSettings(decodeDepth, deviceBatchSize, v, deviceFirstBatch, trace, hostDecodeOverlap);
     }
 
     public ReadSettings withDeviceFirstBatch(int v) {
-        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, v, trace);
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, v, trace, hostDecodeOverlap);
     }
 
     public ReadSettings withTrace(boolean v) {
-        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, v);
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, v, hostDecodeOverlap);
+    }
+
+    public ReadSettings withHostDecodeOverlap(boolean v) {
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, v);
     }
 }

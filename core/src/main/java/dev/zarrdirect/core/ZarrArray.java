@@ -360,7 +360,7 @@ public final class ZarrArray {
                 CodecChain leaf = DeviceDecoder.leafChain(chain);
                 d = new DeviceDecoder(ctx.backend(), CodecStages.resolve(leaf.metadata(), leaf.spec(), leaf.fill(),
                         new CodecStages.Context(ctx.codecs(), ctx.backend().defaultDevice(), codecChoices), describe()),
-                        leaf, describe());
+                        leaf, ctx.engine().settings().hostDecodeOverlap(), describe());
                 deviceDecoder = d;
             } catch (IllegalArgumentException e) {
                 hostOnlyReason = e.getMessage();

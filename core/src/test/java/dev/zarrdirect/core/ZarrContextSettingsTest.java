@@ -124,8 +124,11 @@ class ZarrContextSettingsTest {
         assertEquals(new ReadSettings(3, 0, 0, 0, false), ReadSettings.defaults());
         ReadSettings rs = ReadSettings.defaults().withDeviceBatchSize(32).withDeviceFirstBatch(4);
         assertEquals(rs, ReadSettings.from(dev.zarrdirect.api.settings.SettingResolver.system(rs.toValues())));
+        ReadSettings off = ReadSettings.defaults().withHostDecodeOverlap(false);
+        assertEquals(off, ReadSettings.from(dev.zarrdirect.api.settings.SettingResolver.system(off.toValues())));
+        assertEquals(true, ReadSettings.defaults().hostDecodeOverlap());
         assertEquals(List.of("zarrdirect.decodeDepth", "zarrdirect.deviceBatchSize", "zarrdirect.deviceBatchBytes",
-                "zarrdirect.deviceFirstBatch", "zarrdirect.trace"), ReadSettings.SETTINGS.stream().map(s -> s.name()).toList());
+                "zarrdirect.deviceFirstBatch", "zarrdirect.trace", "zarrdirect.hostDecodeOverlap"), ReadSettings.SETTINGS.stream().map(s -> s.name()).toList());
         assertEquals(CodecRegistry.CODEC_FAMILY, ZarrContext.coreSettingDescriptors().getLast());
     }
 }

@@ -98,6 +98,9 @@ class DeviceReadConformanceTest {
             // chunks of 128 decoded bytes: batches of 5 by bytes, whatever the backend's count
             tests.add(DynamicTest.dynamicTest(name + " in batches cut at 700 decoded bytes",
                     () -> checkManyBatches(name, new ReadSettings(3, 0, 700, 0, false))));
+            // host-decoded stages (gzip) one batch at a time, each copied once it is all decoded
+            tests.add(DynamicTest.dynamicTest(name + " in batches of 7, host decodes not overlapped",
+                    () -> checkManyBatches(name, new ReadSettings(3, 7, 0, 0, false, false))));
         }
         return tests.stream();
     }
@@ -211,7 +214,8 @@ class DeviceReadConformanceTest {
         long[] shape = {9, 12, 40};
         CodecMetadata le = c("bytes", Map.of("endian", "little"));
         CodecMetadata zstd = c("zstd", Map.of("level", 3L, "checksum", false));
-        List<List<CodecMetadata>> chains = List.of(List.of(le, zstd),
+        // gzip has no device implementation: its batches are decoded on the host (two at once, copied while decoding)
+        List<List<CodecMetadata>> chains = List.of(List.of(le, zstd), List.of(le, c("gzip", Map.of("level", 1L))),
                 List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 4L, 8L),
                         "codecs", List.of(le.toJson(), zstd.toJson()),
                         "index_codecs", List.of(le.toJson(), c("crc32c", Map.of()).toJson()), "index_location", "end"))));

@@ -233,7 +233,8 @@ final class DevicePipeline implements AutoCloseable {
     }
 
     /** A batch handed to the fetcher, and what its fetch gives. */
-    private record Fetching(Job job, int index, CompletableFuture<DeviceDecoder.Fetched> fetched) {
+    private record Fetching(Job job, int index, CompletableFuture<DeviceDecoder.Fetched> fetched,
+                            CompletableFuture<?> started) {
     }
 
     /** A batch handed to a decoder, and its share of the decode window. */
@@ -331,7 +332,8 @@ final class DevicePipeline implements AutoCloseable {
                         continue;
                     }
                     Fetching f = fetch(current, current.issued() - 1, batch, lastFetch);
-                    lastFetch = f.fetched();
+                    // a host-decoded batch lets the next fetch start once its last chunk has started decoding
+                    lastFetch = f.started();
                     fetching.add(f);
                 }
                 if (fetching.isEmpty()) {
@@ -398,22 +400,28 @@ final class DevicePipeline implements AutoCloseable {
     private Fetching fetch(Job job, int index, List<DeviceDecoder.Range> batch, CompletableFuture<?> after) {
         ReadListener l = engine.listener();
         CompletableFuture<DeviceDecoder.Fetched> f;
+        // completes when the next fetch may start: when this one ends, or (host-decoded batches that
+        // overlap) when every chunk of it has started decoding
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        Runnable signal = job.decoder.overlapsFetches() ? () -> started.complete(null) : null;
         try {
-            f = fetchAfter(job, index, batch, after, l);
+            f = fetchAfter(job, index, batch, after, l, signal);
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
-        return new Fetching(job, index, f);
+        f.whenComplete((got, ex) -> started.complete(null));
+        return new Fetching(job, index, f, started);
     }
 
     private CompletableFuture<DeviceDecoder.Fetched> fetchAfter(Job job, int index, List<DeviceDecoder.Range> batch,
-                                                             CompletableFuture<?> after, ReadListener l) {
+                                                             CompletableFuture<?> after, ReadListener l,
+                                                             Runnable started) {
         return after.handleAsync((prev, ex) -> {
             if (job.failed()) {
                 return null;
             }
             long t0 = System.nanoTime();
-            DeviceDecoder.Fetched got = job.decoder.fetch(job.store, batch);
+            DeviceDecoder.Fetched got = job.decoder.fetch(job.store, batch, started);
             if (engine.listening()) {
                 long t1 = System.nanoTime();
                 l.span(job.id, "alloc " + index, t0, t0 + got.allocNanos(), got.encodedBytes() + " bytes");
