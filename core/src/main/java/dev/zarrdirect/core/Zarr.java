@@ -66,15 +66,99 @@ public final class Zarr {
         return new ZarrGroup(ctx, store, p, (GroupMetadata) md);
     }
 
+    /** As {@link #open(ZarrContext, Store, String)} on the {@linkplain ZarrContext#defaultContext() default context}. */
     public static Object open(Store store, String path) {
         return open(ZarrContext.defaultContext(), store, path);
     }
 
-    /** Opens a local directory, file: URI or other location {@link Stores#open} understands; the root node. */
+    /**
+     * Opens a local directory, file: URI or other location {@link Stores#open} understands; the root node.
+     *
+     * @deprecated the store opened here is closed by nobody, and the result is untyped; use
+     * {@link #openArray(String)}, {@link #openGroup(String)} (or their forms with a path), whose
+     * result owns the store and closes it, or open the store yourself and call {@link #open(Store, String)}.
+     */
+    @Deprecated(since = "0.1.0")
     public static Object open(String location) {
         return open(Stores.open(location), "");
     }
 
+    /**
+     * Opens the store at {@code location} (anything {@link Stores#open} understands: a directory, a
+     * {@code file:} URI, a zip file, an http(s) URL) whose root node is an array, on the default
+     * context. The array owns the store: close the array to close it.
+     *
+     * {@snippet :
+     * try (ZarrArray a = Zarr.openArray("/data/one-array.zarr")) {
+     *     a.shape();
+     * }
+     * }
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at the root
+     * @throws InvalidMetadataException when the root is a group
+     */
+    public static ZarrArray openArray(String location) {
+        return openArray(location, "");
+    }
+
+    /**
+     * Opens the store at {@code storeLocation} (as {@link #openArray(String)}) and the array at
+     * {@code arrayPath} in it ({@code "t2m"}, {@code "group/t2m"}; {@code ""} for the root), on the
+     * default context. The array owns the store: close the array to close it. On failure the store
+     * is closed before the exception is thrown.
+     */
+    public static ZarrArray openArray(String storeLocation, String arrayPath) {
+        Store store = Stores.open(storeLocation);
+        boolean ok = false;
+        try {
+            ZarrArray a = openArray(store, arrayPath).owning(store);
+            ok = true;
+            return a;
+        } finally {
+            if (!ok) {
+                store.close();
+            }
+        }
+    }
+
+    /**
+     * Opens the store at {@code location} (as {@link #openArray(String)}) whose root node is a group,
+     * on the default context. The group owns the store: close the group to close it; members opened
+     * from it must not be used after that.
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at the root
+     * @throws InvalidMetadataException when the root is an array
+     */
+    public static ZarrGroup openGroup(String location) {
+        return openGroup(location, "");
+    }
+
+    /**
+     * Opens the store at {@code storeLocation} and the group at {@code groupPath} in it ({@code ""}
+     * for the root), on the default context. The group owns the store: close the group to close it.
+     * On failure the store is closed before the exception is thrown.
+     */
+    public static ZarrGroup openGroup(String storeLocation, String groupPath) {
+        Store store = Stores.open(storeLocation);
+        boolean ok = false;
+        try {
+            ZarrGroup g = openGroup(store, groupPath).owning(store);
+            ok = true;
+            return g;
+        } finally {
+            if (!ok) {
+                store.close();
+            }
+        }
+    }
+
+    /**
+     * Opens the array at {@code path} of {@code store} on {@code ctx}. The array does not own the
+     * store: the caller closes it, after the last use of the array.
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
+     * @throws InvalidMetadataException when the node is a group
+     */
     public static ZarrArray openArray(ZarrContext ctx, Store store, String path) {
         Object n = open(ctx, store, path);
         if (n instanceof ZarrArray a) {
@@ -84,10 +168,18 @@ public final class Zarr {
                 + " describes a group, not an array");
     }
 
+    /** As {@link #openArray(ZarrContext, Store, String)} on the default context; the caller closes the store. */
     public static ZarrArray openArray(Store store, String path) {
         return openArray(ZarrContext.defaultContext(), store, path);
     }
 
+    /**
+     * Opens the group at {@code path} of {@code store} on {@code ctx}. The group does not own the
+     * store: the caller closes it, after the last use of the group and its members.
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
+     * @throws InvalidMetadataException when the node is an array
+     */
     public static ZarrGroup openGroup(ZarrContext ctx, Store store, String path) {
         Object n = open(ctx, store, path);
         if (n instanceof ZarrGroup g) {
@@ -97,6 +189,7 @@ public final class Zarr {
                 + " describes an array, not a group");
     }
 
+    /** As {@link #openGroup(ZarrContext, Store, String)} on the default context; the caller closes the store. */
     public static ZarrGroup openGroup(Store store, String path) {
         return openGroup(ZarrContext.defaultContext(), store, path);
     }

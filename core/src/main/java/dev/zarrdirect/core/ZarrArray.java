@@ -44,8 +44,23 @@ import java.util.concurrent.CompletableFuture;
  * A write replaces the selected elements; chunks only partly covered are read, patched and written
  * back. A chunk that ends up holding nothing but the fill value is deleted rather than stored. Writes
  * to disjoint chunks may run concurrently; concurrent writes to the same chunk are not coordinated.
+ *
+ * <h2>Ownership</h2>
+ * An array opened from a location ({@link Zarr#openArray(String)}, {@link Zarr#openArray(String, String)})
+ * owns the store it opened: {@link #close()} closes that store. An array opened on a store the caller
+ * passed in ({@link Zarr#openArray(Store, String)}, a group's members) owns nothing, and closing it does
+ * nothing: the caller closes the store. No array closes its {@link ZarrContext}. Closing twice is
+ * harmless, as for stores; after closing an array that owned its store, reads and writes fail in the
+ * store.
+ *
+ * {@snippet :
+ * try (ZarrArray a = Zarr.openArray("/data/era5.zarr", "t2m");
+ *      Tensor t = a.read(Selection.parse("0:2", a.shape()))) {
+ *     float first = t.getFloat(0, 0, 0);
+ * }
+ * }
  */
-public final class ZarrArray {
+public final class ZarrArray implements AutoCloseable {
 
     private final ZarrContext ctx;
     private final Store store;
@@ -59,6 +74,9 @@ public final class ZarrArray {
     private volatile String hostOnlyReason;
     /** Zarr v2: the .zarray this array was read from or created with; null for a v3 array. */
     private final V2ArrayMetadata v2Metadata;
+    /** The store {@link #close()} closes: the one this array opened itself; null when the caller owns it. */
+    private final java.util.concurrent.atomic.AtomicReference<Store> ownedStore =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     ZarrArray(ZarrContext ctx, Store store, String path, ArrayMetadata metadata, Map<String, String> codecChoices) {
         this(ctx, store, path, metadata, codecChoices, null);
@@ -83,7 +101,36 @@ public final class ZarrArray {
         this.planner = new ReadPlanner(metadata, chain, store, prefix(), describe());
     }
 
-    /** The same array with codec implementations chosen per codec name ({@code zstd -> cpu}). */
+    /**
+     * This array, now owning {@code owned} (its own store): {@link #close()} closes it. For
+     * {@link Zarr}'s openers from a location.
+     */
+    ZarrArray owning(Store owned) {
+        this.ownedStore.set(owned);
+        return this;
+    }
+
+    /** True when {@link #close()} closes this array's store (it was opened from a location). */
+    public boolean ownsStore() {
+        return ownedStore.get() != null;
+    }
+
+    /**
+     * Closes the store this array opened itself, if any ({@link #ownsStore()}); otherwise does
+     * nothing. Never closes the context. Closing twice is harmless.
+     */
+    @Override
+    public void close() {
+        Store s = ownedStore.getAndSet(null);
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    /**
+     * The same array with codec implementations chosen per codec name ({@code zstd -> cpu}). The
+     * new array shares this one's store and owns nothing: it lives as long as this array's store.
+     */
     public ZarrArray withCodecChoices(Map<String, String> choices) {
         return new ZarrArray(ctx, store, path, metadata, choices, v2Metadata);
     }

@@ -11,13 +11,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A Zarr v3 group: attributes and named members, which are arrays or groups. */
-public final class ZarrGroup {
+/**
+ * A Zarr group (v3, or v2 read through {@code .zgroup}): attributes and named members, which are
+ * arrays or groups.
+ *
+ * <h2>Ownership</h2>
+ * A group opened from a location ({@link Zarr#openGroup(String)}, {@link Zarr#openGroup(String, String)})
+ * owns the store it opened: {@link #close()} closes that store. Members opened from a group own
+ * nothing; they use the group's store and must not be used after the group is closed. A group opened
+ * on a store the caller passed in owns nothing, and closing it does nothing. No group closes its
+ * {@link ZarrContext}. Closing twice is harmless.
+ */
+public final class ZarrGroup implements AutoCloseable {
 
     private final ZarrContext ctx;
     private final Store store;
     private final String path;
     private final GroupMetadata metadata;
+    /** The store {@link #close()} closes: the one this group opened itself; null when the caller owns it. */
+    private final java.util.concurrent.atomic.AtomicReference<Store> ownedStore =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     ZarrGroup(ZarrContext ctx, Store store, String path, GroupMetadata metadata) {
         this.ctx = ctx;
@@ -26,18 +39,45 @@ public final class ZarrGroup {
         this.metadata = metadata;
     }
 
+    /** This group, now owning {@code owned}: {@link #close()} closes it. For {@link Zarr}'s openers from a location. */
+    ZarrGroup owning(Store owned) {
+        this.ownedStore.set(owned);
+        return this;
+    }
+
+    /** True when {@link #close()} closes this group's store (it was opened from a location). */
+    public boolean ownsStore() {
+        return ownedStore.get() != null;
+    }
+
+    /**
+     * Closes the store this group opened itself, if any ({@link #ownsStore()}); otherwise does
+     * nothing. Never closes the context. Closing twice is harmless.
+     */
+    @Override
+    public void close() {
+        Store s = ownedStore.getAndSet(null);
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    /** The path of the group in its store, "" for the root. */
     public String path() {
         return path;
     }
 
+    /** The store the group lives in; owned by this group only when {@link #ownsStore()}. */
     public Store store() {
         return store;
     }
 
+    /** The group's attributes. */
     public Map<String, Object> attributes() {
         return metadata.attributes();
     }
 
+    /** The group's metadata document, as read. */
     public GroupMetadata metadata() {
         return metadata;
     }
@@ -66,23 +106,30 @@ public final class ZarrGroup {
         return out;
     }
 
-    /** Opens the child array or group {@code name} (or a deeper relative path). */
+    /**
+     * Opens the child array or group {@code name} (or a deeper relative path). The child owns
+     * nothing: it lives as long as this group's store.
+     */
     public Object open(String name) {
         return Zarr.open(ctx, store, child(name));
     }
 
+    /** Opens the child array {@code name} (or a deeper relative path); it owns nothing (see {@link #open}). */
     public ZarrArray openArray(String name) {
         return Zarr.openArray(ctx, store, child(name));
     }
 
+    /** Opens the child group {@code name} (or a deeper relative path); it owns nothing (see {@link #open}). */
     public ZarrGroup openGroup(String name) {
         return Zarr.openGroup(ctx, store, child(name));
     }
 
+    /** Creates the child array {@code name}, as {@link Zarr#createArray(ZarrContext, Store, String, ArrayMetadata)}; it owns nothing. */
     public ZarrArray createArray(String name, ArrayMetadata md) {
         return Zarr.createArray(ctx, store, child(name), md);
     }
 
+    /** Creates the child group {@code name}, as {@link Zarr#createGroup(ZarrContext, Store, String, Map)}; it owns nothing. */
     public ZarrGroup createGroup(String name, Map<String, Object> attributes) {
         return Zarr.createGroup(ctx, store, child(name), attributes);
     }
