@@ -7,6 +7,7 @@ import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.store.Store;
@@ -24,6 +25,8 @@ import dev.zarrdirect.core.pipeline.HostRegion;
 import dev.zarrdirect.core.plan.ReadPlan;
 import dev.zarrdirect.core.plan.ReadPlanner;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -201,12 +204,19 @@ public final class ZarrArray implements AutoCloseable {
         return metadata.chunkGrid().chunkCount(metadata.shape());
     }
 
-    /** Reads the whole array into a new host tensor, which the caller closes. */
+    /**
+     * Reads the whole array into a new host tensor. The tensor owns native memory outside the Java
+     * heap: the caller closes it (try-with-resources), or passes an arena to {@link #read(Selection, Arena)}.
+     */
     public Tensor read() {
         return read(Selection.all(shape()));
     }
 
-    /** Reads {@code selection} into a new C-order host tensor, which the caller closes. */
+    /**
+     * Reads {@code selection} into a new C-order host tensor. The tensor owns its native memory (from
+     * the backend's host pool on a host backend): the caller closes it, which frees the memory or
+     * gives it back to the pool; use {@link #read(Selection, Arena)} to tie the memory to an arena instead.
+     */
     public Tensor read(Selection selection) {
         selection.checkWithin(shape(), describe());
         Tensor out = newHostTensor(selection.shape());
@@ -217,6 +227,78 @@ public final class ZarrArray implements AutoCloseable {
             out.close();
             throw e;
         }
+    }
+
+    /**
+     * Reads {@code selection} into a new C-order host tensor whose memory is allocated from
+     * {@code arena}: its lifetime is the arena's. The tensor does not own that memory, and closing
+     * the tensor does nothing; closing the arena frees it, after which any access to the tensor
+     * throws {@link IllegalStateException}. Fits many reads freed together
+     * ({@code try (Arena arena = Arena.ofConfined()) { ... }}).
+     *
+     * <p>The engine's workers write the result directly into memory of a shared or global arena (or
+     * an automatic one). Memory of a confined arena can only be touched by its owner thread, so the
+     * read then goes through a pooled host buffer and is copied on the calling thread, which must be
+     * the arena's owner.
+     *
+     * {@snippet :
+     * try (Arena arena = Arena.ofConfined()) {
+     *     Tensor t = array.read(Selection.parse("0:2", array.shape()), arena);
+     *     float first = t.getFloat(0, 0, 0);
+     * } // t's memory is freed here
+     * }
+     *
+     * @throws WrongThreadException when {@code arena} is confined to another thread
+     */
+    public Tensor read(Selection selection, Arena arena) {
+        selection.checkWithin(shape(), describe());
+        long[] outShape = selection.shape();
+        long bytes = Shapes.product(outShape) * dataType().byteSize();
+        MemorySegment seg = arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+        Tensor out = Tensor.of(HostBuffer.wrap(seg), dataType(), outShape);
+        if (seg.isAccessibleBy(Thread.ofVirtual().unstarted(() -> { }))) {
+            // shared, global or automatic: the workers may write into it
+            read(selection, out);
+        } else {
+            try (Tensor staging = newHostTensor(outShape)) {
+                read(selection, staging);
+                MemorySegment.copy(staging.segment(), 0, seg, 0, bytes);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Starts reading {@code selection} into a new C-order host tensor, as {@link #read(Selection)},
+     * and returns at once. The read runs on a new virtual thread, which plans it and waits while the
+     * context's worker threads fetch and decode the chunks (so a read never occupies a worker that
+     * its own chunks need). The tensor, which the caller closes, comes when it is complete; on
+     * failure the future completes exceptionally and no memory is left behind. If the future is
+     * cancelled before the read ends, the tensor is closed when it ends. For reads into device
+     * memory use {@link #readToDeviceAsync(Selection)}.
+     *
+     * @throws IllegalArgumentException at once, when {@code selection} has another rank than the array
+     * @throws IndexOutOfBoundsException at once, when {@code selection} reaches past the array
+     */
+    public CompletableFuture<Tensor> readAsync(Selection selection) {
+        selection.checkWithin(shape(), describe());
+        CompletableFuture<Tensor> result = new CompletableFuture<>();
+        Thread.ofVirtual().name("zarr-direct-readAsync").start(() -> {
+            if (result.isDone()) {
+                return; // cancelled before it started
+            }
+            Tensor t;
+            try {
+                t = read(selection);
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+                return;
+            }
+            if (!result.complete(t)) {
+                t.close(); // cancelled meanwhile: nobody will take the tensor
+            }
+        });
+        return result;
     }
 
     /**
