@@ -7,6 +7,8 @@ import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.api.store.StoreKeys;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.GroupMetadata;
+import dev.zarrdirect.core.metadata.InlineConsolidatedMetadata;
+import dev.zarrdirect.core.json.Json;
 import dev.zarrdirect.core.metadata.Metadata;
 import dev.zarrdirect.core.metadata.v2.ConsolidatedMetadata;
 import dev.zarrdirect.core.metadata.v2.V2ArrayMetadata;
@@ -17,7 +19,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 
 /**
@@ -270,6 +274,58 @@ public final class Zarr {
      */
     public static ConsolidatedMetadata consolidate(Store store) {
         return V2Nodes.consolidate(store);
+    }
+
+    /**
+     * Writes Zarr v3 consolidated metadata into the {@code zarr.json} of the v3 group at
+     * {@code groupPath} ({@code ""} for the root), as zarr-python 3 does: the field
+     * {@code "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {...}}}
+     * holding the {@code zarr.json} of every node below the group, keyed by its path relative to the
+     * group. A group opened afterwards lists and opens its members from it without reading the store
+     * ({@link ZarrGroup#members()}). It is a snapshot: consolidate again after changing metadata. An
+     * earlier consolidated field of that group is replaced; those of groups below are left as they
+     * are and not copied. The store is listed once and each {@code zarr.json} below read and
+     * validated before anything is written.
+     *
+     * @return what was written
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code groupPath}
+     * @throws InvalidMetadataException when the node is an array or a Zarr v2 group (for v2 use
+     *                                  {@link #consolidate(Store)}), or a document below is invalid
+     */
+    public static InlineConsolidatedMetadata consolidateV3(Store store, String groupPath) {
+        String p = normalise(store, groupPath);
+        String key = metadataKey(p);
+        Optional<String> text = readText(store, key);
+        if (text.isEmpty()) {
+            Object node = open(store, p); // throws NoSuchNodeException when there is nothing
+            throw new InvalidMetadataException("cannot write Zarr v3 consolidated metadata for " + node + " in " + store
+                    + ": it is a Zarr v2 node; use Zarr.consolidate(store) to write .zmetadata");
+        }
+        if (!(Metadata.parseNode(text.get(), key) instanceof GroupMetadata group)) {
+            throw new InvalidMetadataException("cannot write consolidated metadata into \"" + key + "\" in " + store
+                    + ": it describes an array, not a group");
+        }
+        String prefix = p.isEmpty() ? "" : p + "/";
+        Map<String, Map<String, Object>> nodes = new TreeMap<>();
+        for (String k : store.list(prefix)) {
+            if (!k.endsWith("/zarr.json") || k.equals(key)) {
+                continue; // a chunk or other key, or the group's own document
+            }
+            String rel = k.substring(prefix.length(), k.length() - "/zarr.json".length());
+            String doc = readText(store, k).orElse(null);
+            if (doc == null) {
+                continue; // deleted meanwhile
+            }
+            String what = "metadata \"" + k + "\"";
+            Map<String, Object> obj = Json.object(Json.parse(doc, what), what);
+            Metadata.parseNode(obj, k); // refuse to consolidate what could not be opened
+            nodes.put(rel, obj);
+        }
+        InlineConsolidatedMetadata c = InlineConsolidatedMetadata.of(nodes);
+        Map<String, Object> extra = new LinkedHashMap<>(group.extraFields());
+        extra.put(InlineConsolidatedMetadata.FIELD, c.toJsonObject());
+        writeText(store, key, new GroupMetadata(group.attributes(), extra).toJson());
+        return c;
     }
 
     /** Deletes every key of the node at {@code path} (for the root: the whole store). */
