@@ -101,7 +101,7 @@ public final class ZarrArray implements AutoCloseable {
         ChunkSpec spec = new ChunkSpec(metadata.dataType(), metadata.chunkShape());
         this.chain = CodecChain.build(metadata.codecs(), spec, metadata.fillValue().bytes(),
                 new CodecStages.Context(ctx.codecs(), Device.CPU, this.codecChoices), describe());
-        this.planner = new ReadPlanner(metadata, chain, store, prefix(), describe());
+        this.planner = new ReadPlanner(metadata, chain, store, prefix(), describe(), ctx.shardIndexCache());
     }
 
     /**
@@ -126,6 +126,7 @@ public final class ZarrArray implements AutoCloseable {
     public void close() {
         Store s = ownedStore.getAndSet(null);
         if (s != null) {
+            ctx.shardIndexCache().invalidateStore(s);
             s.close();
         }
     }
@@ -548,8 +549,14 @@ public final class ZarrArray implements AutoCloseable {
         try (ParallelChunks tasks = engine.tasks(chunksTouched(selection))) {
             metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) -> {
                 long[] ext = extent(cs, ce);
-                tasks.submit(() -> engine.withScratch(s ->
-                        ChunkIO.write(chain, store, chunkKey(ci), cs, ext, src, out, planner.label(ci), s)));
+                String key = chunkKey(ci);
+                tasks.submit(() -> {
+                    try {
+                        engine.withScratch(s -> ChunkIO.write(chain, store, key, cs, ext, src, out, planner.label(ci), s));
+                    } finally {
+                        ctx.shardIndexCache().invalidate(store, key); // the shard's index may have changed
+                    }
+                });
             });
             tasks.await();
         }

@@ -84,6 +84,7 @@ public final class ZarrGroup implements AutoCloseable {
     public void close() {
         Store s = ownedStore.getAndSet(null);
         if (s != null) {
+            ctx.shardIndexCache().invalidateStore(s);
             s.close();
         }
     }
