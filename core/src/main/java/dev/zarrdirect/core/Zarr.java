@@ -7,6 +7,8 @@ import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.api.store.StoreKeys;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.GroupMetadata;
+import dev.zarrdirect.core.metadata.InlineConsolidatedMetadata;
+import dev.zarrdirect.core.json.Json;
 import dev.zarrdirect.core.metadata.Metadata;
 import dev.zarrdirect.core.metadata.v2.ConsolidatedMetadata;
 import dev.zarrdirect.core.metadata.v2.V2ArrayMetadata;
@@ -17,7 +19,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 
 /**
@@ -66,15 +70,99 @@ public final class Zarr {
         return new ZarrGroup(ctx, store, p, (GroupMetadata) md);
     }
 
+    /** As {@link #open(ZarrContext, Store, String)} on the {@linkplain ZarrContext#defaultContext() default context}. */
     public static Object open(Store store, String path) {
         return open(ZarrContext.defaultContext(), store, path);
     }
 
-    /** Opens a local directory, file: URI or other location {@link Stores#open} understands; the root node. */
+    /**
+     * Opens a local directory, file: URI or other location {@link Stores#open} understands; the root node.
+     *
+     * @deprecated the store opened here is closed by nobody, and the result is untyped; use
+     * {@link #openArray(String)}, {@link #openGroup(String)} (or their forms with a path), whose
+     * result owns the store and closes it, or open the store yourself and call {@link #open(Store, String)}.
+     */
+    @Deprecated(since = "0.1.0")
     public static Object open(String location) {
         return open(Stores.open(location), "");
     }
 
+    /**
+     * Opens the store at {@code location} (anything {@link Stores#open} understands: a directory, a
+     * {@code file:} URI, a zip file, an http(s) URL) whose root node is an array, on the default
+     * context. The array owns the store: close the array to close it.
+     *
+     * {@snippet :
+     * try (ZarrArray a = Zarr.openArray("/data/one-array.zarr")) {
+     *     a.shape();
+     * }
+     * }
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at the root
+     * @throws InvalidMetadataException when the root is a group
+     */
+    public static ZarrArray openArray(String location) {
+        return openArray(location, "");
+    }
+
+    /**
+     * Opens the store at {@code storeLocation} (as {@link #openArray(String)}) and the array at
+     * {@code arrayPath} in it ({@code "t2m"}, {@code "group/t2m"}; {@code ""} for the root), on the
+     * default context. The array owns the store: close the array to close it. On failure the store
+     * is closed before the exception is thrown.
+     */
+    public static ZarrArray openArray(String storeLocation, String arrayPath) {
+        Store store = Stores.open(storeLocation);
+        boolean ok = false;
+        try {
+            ZarrArray a = openArray(store, arrayPath).owning(store);
+            ok = true;
+            return a;
+        } finally {
+            if (!ok) {
+                store.close();
+            }
+        }
+    }
+
+    /**
+     * Opens the store at {@code location} (as {@link #openArray(String)}) whose root node is a group,
+     * on the default context. The group owns the store: close the group to close it; members opened
+     * from it must not be used after that.
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at the root
+     * @throws InvalidMetadataException when the root is an array
+     */
+    public static ZarrGroup openGroup(String location) {
+        return openGroup(location, "");
+    }
+
+    /**
+     * Opens the store at {@code storeLocation} and the group at {@code groupPath} in it ({@code ""}
+     * for the root), on the default context. The group owns the store: close the group to close it.
+     * On failure the store is closed before the exception is thrown.
+     */
+    public static ZarrGroup openGroup(String storeLocation, String groupPath) {
+        Store store = Stores.open(storeLocation);
+        boolean ok = false;
+        try {
+            ZarrGroup g = openGroup(store, groupPath).owning(store);
+            ok = true;
+            return g;
+        } finally {
+            if (!ok) {
+                store.close();
+            }
+        }
+    }
+
+    /**
+     * Opens the array at {@code path} of {@code store} on {@code ctx}. The array does not own the
+     * store: the caller closes it, after the last use of the array.
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
+     * @throws InvalidMetadataException when the node is a group
+     */
     public static ZarrArray openArray(ZarrContext ctx, Store store, String path) {
         Object n = open(ctx, store, path);
         if (n instanceof ZarrArray a) {
@@ -84,10 +172,18 @@ public final class Zarr {
                 + " describes a group, not an array");
     }
 
+    /** As {@link #openArray(ZarrContext, Store, String)} on the default context; the caller closes the store. */
     public static ZarrArray openArray(Store store, String path) {
         return openArray(ZarrContext.defaultContext(), store, path);
     }
 
+    /**
+     * Opens the group at {@code path} of {@code store} on {@code ctx}. The group does not own the
+     * store: the caller closes it, after the last use of the group and its members.
+     *
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
+     * @throws InvalidMetadataException when the node is an array
+     */
     public static ZarrGroup openGroup(ZarrContext ctx, Store store, String path) {
         Object n = open(ctx, store, path);
         if (n instanceof ZarrGroup g) {
@@ -97,6 +193,7 @@ public final class Zarr {
                 + " describes an array, not a group");
     }
 
+    /** As {@link #openGroup(ZarrContext, Store, String)} on the default context; the caller closes the store. */
     public static ZarrGroup openGroup(Store store, String path) {
         return openGroup(ZarrContext.defaultContext(), store, path);
     }
@@ -177,6 +274,58 @@ public final class Zarr {
      */
     public static ConsolidatedMetadata consolidate(Store store) {
         return V2Nodes.consolidate(store);
+    }
+
+    /**
+     * Writes Zarr v3 consolidated metadata into the {@code zarr.json} of the v3 group at
+     * {@code groupPath} ({@code ""} for the root), as zarr-python 3 does: the field
+     * {@code "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {...}}}
+     * holding the {@code zarr.json} of every node below the group, keyed by its path relative to the
+     * group. A group opened afterwards lists and opens its members from it without reading the store
+     * ({@link ZarrGroup#members()}). It is a snapshot: consolidate again after changing metadata. An
+     * earlier consolidated field of that group is replaced; those of groups below are left as they
+     * are and not copied. The store is listed once and each {@code zarr.json} below read and
+     * validated before anything is written.
+     *
+     * @return what was written
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code groupPath}
+     * @throws InvalidMetadataException when the node is an array or a Zarr v2 group (for v2 use
+     *                                  {@link #consolidate(Store)}), or a document below is invalid
+     */
+    public static InlineConsolidatedMetadata consolidateV3(Store store, String groupPath) {
+        String p = normalise(store, groupPath);
+        String key = metadataKey(p);
+        Optional<String> text = readText(store, key);
+        if (text.isEmpty()) {
+            Object node = open(store, p); // throws NoSuchNodeException when there is nothing
+            throw new InvalidMetadataException("cannot write Zarr v3 consolidated metadata for " + node + " in " + store
+                    + ": it is a Zarr v2 node; use Zarr.consolidate(store) to write .zmetadata");
+        }
+        if (!(Metadata.parseNode(text.get(), key) instanceof GroupMetadata group)) {
+            throw new InvalidMetadataException("cannot write consolidated metadata into \"" + key + "\" in " + store
+                    + ": it describes an array, not a group");
+        }
+        String prefix = p.isEmpty() ? "" : p + "/";
+        Map<String, Map<String, Object>> nodes = new TreeMap<>();
+        for (String k : store.list(prefix)) {
+            if (!k.endsWith("/zarr.json") || k.equals(key)) {
+                continue; // a chunk or other key, or the group's own document
+            }
+            String rel = k.substring(prefix.length(), k.length() - "/zarr.json".length());
+            String doc = readText(store, k).orElse(null);
+            if (doc == null) {
+                continue; // deleted meanwhile
+            }
+            String what = "metadata \"" + k + "\"";
+            Map<String, Object> obj = Json.object(Json.parse(doc, what), what);
+            Metadata.parseNode(obj, k); // refuse to consolidate what could not be opened
+            nodes.put(rel, obj);
+        }
+        InlineConsolidatedMetadata c = InlineConsolidatedMetadata.of(nodes);
+        Map<String, Object> extra = new LinkedHashMap<>(group.extraFields());
+        extra.put(InlineConsolidatedMetadata.FIELD, c.toJsonObject());
+        writeText(store, key, new GroupMetadata(group.attributes(), extra).toJson());
+        return c;
     }
 
     /** Deletes every key of the node at {@code path} (for the root: the whole store). */

@@ -7,6 +7,7 @@ import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.backend.Backend;
 import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.store.Store;
@@ -24,6 +25,8 @@ import dev.zarrdirect.core.pipeline.HostRegion;
 import dev.zarrdirect.core.plan.ReadPlan;
 import dev.zarrdirect.core.plan.ReadPlanner;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -44,8 +47,23 @@ import java.util.concurrent.CompletableFuture;
  * A write replaces the selected elements; chunks only partly covered are read, patched and written
  * back. A chunk that ends up holding nothing but the fill value is deleted rather than stored. Writes
  * to disjoint chunks may run concurrently; concurrent writes to the same chunk are not coordinated.
+ *
+ * <h2>Ownership</h2>
+ * An array opened from a location ({@link Zarr#openArray(String)}, {@link Zarr#openArray(String, String)})
+ * owns the store it opened: {@link #close()} closes that store. An array opened on a store the caller
+ * passed in ({@link Zarr#openArray(Store, String)}, a group's members) owns nothing, and closing it does
+ * nothing: the caller closes the store. No array closes its {@link ZarrContext}. Closing twice is
+ * harmless, as for stores; after closing an array that owned its store, reads and writes fail in the
+ * store.
+ *
+ * {@snippet :
+ * try (ZarrArray a = Zarr.openArray("/data/era5.zarr", "t2m");
+ *      Tensor t = a.read(Selection.parse("0:2", a.shape()))) {
+ *     float first = t.getFloat(0, 0, 0);
+ * }
+ * }
  */
-public final class ZarrArray {
+public final class ZarrArray implements AutoCloseable {
 
     private final ZarrContext ctx;
     private final Store store;
@@ -59,6 +77,9 @@ public final class ZarrArray {
     private volatile String hostOnlyReason;
     /** Zarr v2: the .zarray this array was read from or created with; null for a v3 array. */
     private final V2ArrayMetadata v2Metadata;
+    /** The store {@link #close()} closes: the one this array opened itself; null when the caller owns it. */
+    private final java.util.concurrent.atomic.AtomicReference<Store> ownedStore =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     ZarrArray(ZarrContext ctx, Store store, String path, ArrayMetadata metadata, Map<String, String> codecChoices) {
         this(ctx, store, path, metadata, codecChoices, null);
@@ -80,10 +101,40 @@ public final class ZarrArray {
         ChunkSpec spec = new ChunkSpec(metadata.dataType(), metadata.chunkShape());
         this.chain = CodecChain.build(metadata.codecs(), spec, metadata.fillValue().bytes(),
                 new CodecStages.Context(ctx.codecs(), Device.CPU, this.codecChoices), describe());
-        this.planner = new ReadPlanner(metadata, chain, store, prefix(), describe());
+        this.planner = new ReadPlanner(metadata, chain, store, prefix(), describe(), ctx.shardIndexCache());
     }
 
-    /** The same array with codec implementations chosen per codec name ({@code zstd -> cpu}). */
+    /**
+     * This array, now owning {@code owned} (its own store): {@link #close()} closes it. For
+     * {@link Zarr}'s openers from a location.
+     */
+    ZarrArray owning(Store owned) {
+        this.ownedStore.set(owned);
+        return this;
+    }
+
+    /** True when {@link #close()} closes this array's store (it was opened from a location). */
+    public boolean ownsStore() {
+        return ownedStore.get() != null;
+    }
+
+    /**
+     * Closes the store this array opened itself, if any ({@link #ownsStore()}); otherwise does
+     * nothing. Never closes the context. Closing twice is harmless.
+     */
+    @Override
+    public void close() {
+        Store s = ownedStore.getAndSet(null);
+        if (s != null) {
+            ctx.shardIndexCache().invalidateStore(s);
+            s.close();
+        }
+    }
+
+    /**
+     * The same array with codec implementations chosen per codec name ({@code zstd -> cpu}). The
+     * new array shares this one's store and owns nothing: it lives as long as this array's store.
+     */
     public ZarrArray withCodecChoices(Map<String, String> choices) {
         return new ZarrArray(ctx, store, path, metadata, choices, v2Metadata);
     }
@@ -154,12 +205,19 @@ public final class ZarrArray {
         return metadata.chunkGrid().chunkCount(metadata.shape());
     }
 
-    /** Reads the whole array into a new host tensor, which the caller closes. */
+    /**
+     * Reads the whole array into a new host tensor. The tensor owns native memory outside the Java
+     * heap: the caller closes it (try-with-resources), or passes an arena to {@link #read(Selection, Arena)}.
+     */
     public Tensor read() {
         return read(Selection.all(shape()));
     }
 
-    /** Reads {@code selection} into a new C-order host tensor, which the caller closes. */
+    /**
+     * Reads {@code selection} into a new C-order host tensor. The tensor owns its native memory (from
+     * the backend's host pool on a host backend): the caller closes it, which frees the memory or
+     * gives it back to the pool; use {@link #read(Selection, Arena)} to tie the memory to an arena instead.
+     */
     public Tensor read(Selection selection) {
         selection.checkWithin(shape(), describe());
         Tensor out = newHostTensor(selection.shape());
@@ -170,6 +228,78 @@ public final class ZarrArray {
             out.close();
             throw e;
         }
+    }
+
+    /**
+     * Reads {@code selection} into a new C-order host tensor whose memory is allocated from
+     * {@code arena}: its lifetime is the arena's. The tensor does not own that memory, and closing
+     * the tensor does nothing; closing the arena frees it, after which any access to the tensor
+     * throws {@link IllegalStateException}. Fits many reads freed together
+     * ({@code try (Arena arena = Arena.ofConfined()) { ... }}).
+     *
+     * <p>The engine's workers write the result directly into memory of a shared or global arena (or
+     * an automatic one). Memory of a confined arena can only be touched by its owner thread, so the
+     * read then goes through a pooled host buffer and is copied on the calling thread, which must be
+     * the arena's owner.
+     *
+     * {@snippet :
+     * try (Arena arena = Arena.ofConfined()) {
+     *     Tensor t = array.read(Selection.parse("0:2", array.shape()), arena);
+     *     float first = t.getFloat(0, 0, 0);
+     * } // t's memory is freed here
+     * }
+     *
+     * @throws WrongThreadException when {@code arena} is confined to another thread
+     */
+    public Tensor read(Selection selection, Arena arena) {
+        selection.checkWithin(shape(), describe());
+        long[] outShape = selection.shape();
+        long bytes = Shapes.product(outShape) * dataType().byteSize();
+        MemorySegment seg = arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+        Tensor out = Tensor.of(HostBuffer.wrap(seg), dataType(), outShape);
+        if (seg.isAccessibleBy(Thread.ofVirtual().unstarted(() -> { }))) {
+            // shared, global or automatic: the workers may write into it
+            read(selection, out);
+        } else {
+            try (Tensor staging = newHostTensor(outShape)) {
+                read(selection, staging);
+                MemorySegment.copy(staging.segment(), 0, seg, 0, bytes);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Starts reading {@code selection} into a new C-order host tensor, as {@link #read(Selection)},
+     * and returns at once. The read runs on a new virtual thread, which plans it and waits while the
+     * context's worker threads fetch and decode the chunks (so a read never occupies a worker that
+     * its own chunks need). The tensor, which the caller closes, comes when it is complete; on
+     * failure the future completes exceptionally and no memory is left behind. If the future is
+     * cancelled before the read ends, the tensor is closed when it ends. For reads into device
+     * memory use {@link #readToDeviceAsync(Selection)}.
+     *
+     * @throws IllegalArgumentException at once, when {@code selection} has another rank than the array
+     * @throws IndexOutOfBoundsException at once, when {@code selection} reaches past the array
+     */
+    public CompletableFuture<Tensor> readAsync(Selection selection) {
+        selection.checkWithin(shape(), describe());
+        CompletableFuture<Tensor> result = new CompletableFuture<>();
+        Thread.ofVirtual().name("zarr-direct-readAsync").start(() -> {
+            if (result.isDone()) {
+                return; // cancelled before it started
+            }
+            Tensor t;
+            try {
+                t = read(selection);
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+                return;
+            }
+            if (!result.complete(t)) {
+                t.close(); // cancelled meanwhile: nobody will take the tensor
+            }
+        });
+        return result;
     }
 
     /**
@@ -419,8 +549,14 @@ public final class ZarrArray {
         try (ParallelChunks tasks = engine.tasks(chunksTouched(selection))) {
             metadata.chunkGrid().forEachChunk(shape(), selection.start(), selection.stop(), (ci, cs, ce, out) -> {
                 long[] ext = extent(cs, ce);
-                tasks.submit(() -> engine.withScratch(s ->
-                        ChunkIO.write(chain, store, chunkKey(ci), cs, ext, src, out, planner.label(ci), s)));
+                String key = chunkKey(ci);
+                tasks.submit(() -> {
+                    try {
+                        engine.withScratch(s -> ChunkIO.write(chain, store, key, cs, ext, src, out, planner.label(ci), s));
+                    } finally {
+                        ctx.shardIndexCache().invalidate(store, key); // the shard's index may have changed
+                    }
+                });
             });
             tasks.await();
         }

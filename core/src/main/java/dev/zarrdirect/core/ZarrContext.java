@@ -9,6 +9,7 @@ import dev.zarrdirect.api.settings.SettingResolver;
 import dev.zarrdirect.api.settings.SettingType;
 import dev.zarrdirect.api.settings.SettingValues;
 import dev.zarrdirect.core.exec.ReadEngine;
+import dev.zarrdirect.core.pipeline.ShardIndexCache;
 import dev.zarrdirect.core.registry.BackendRegistry;
 import dev.zarrdirect.core.registry.CodecRegistry;
 
@@ -44,6 +45,11 @@ public final class ZarrContext implements AutoCloseable {
     public static final Setting<Integer> THREADS = Setting.derived("zarrdirect.threads", SettingType.intRange(1, 4096),
             "available processors", "core", "worker threads that fetch and decode chunks");
 
+    /** Bytes of decoded shard indexes kept for later reads of the same shards ({@link ShardIndexCache}). */
+    public static final Setting<Long> SHARD_INDEX_CACHE_BYTES = Setting.of("zarrdirect.shardIndexCacheBytes",
+            SettingType.byteSize(0, Long.MAX_VALUE), ShardIndexCache.DEFAULT_BYTES, "core",
+            "bytes of decoded shard indexes kept for later reads of the same shards; 0: none");
+
     private static volatile ZarrContext defaultContext;
 
     private final BackendRegistry backends;
@@ -53,10 +59,12 @@ public final class ZarrContext implements AutoCloseable {
     private final ReadSettings readSettings;
     private final List<ResolvedSetting<?>> coreSettings;
     private final ReadEngine engine;
+    private final ShardIndexCache shardIndexes;
     private volatile boolean closed;
 
     private ZarrContext(BackendRegistry backends, Backend backend, CodecRegistry codecs, int parallelism,
-                        ReadSettings readSettings, List<ResolvedSetting<?>> coreSettings) {
+                        ReadSettings readSettings, List<ResolvedSetting<?>> coreSettings, long shardIndexCacheBytes) {
+        this.shardIndexes = new ShardIndexCache(shardIndexCacheBytes);
         this.backends = backends;
         this.backend = backend;
         this.codecs = codecs;
@@ -113,6 +121,7 @@ public final class ZarrContext implements AutoCloseable {
         out.add(BackendRegistry.BACKEND);
         out.add(THREADS);
         out.addAll(ReadSettings.SETTINGS);
+        out.add(SHARD_INDEX_CACHE_BYTES);
         out.add(CodecRegistry.CODEC_FAMILY);
         return List.copyOf(out);
     }
@@ -193,12 +202,13 @@ public final class ZarrContext implements AutoCloseable {
             }
             String backendName = r.get(BackendRegistry.BACKEND);
             ReadSettings rs = ReadSettings.from(r);
+            long shardIndexCacheBytes = r.get(SHARD_INDEX_CACHE_BYTES);
             List<ResolvedSetting<?>> core = r.resolved();
             Backend backend = reg.open(reg.resolveName(backendName), explicit);
             boolean ok = false;
             try {
                 CodecRegistry codecs = CodecRegistry.discover(List.of(backend.codecs()), loader, r);
-                ZarrContext ctx = new ZarrContext(reg, backend, codecs, threads.value(), rs, core);
+                ZarrContext ctx = new ZarrContext(reg, backend, codecs, threads.value(), rs, core, shardIndexCacheBytes);
                 ok = true;
                 return ctx;
             } finally {
@@ -228,6 +238,14 @@ public final class ZarrContext implements AutoCloseable {
 
     public int parallelism() {
         return parallelism;
+    }
+
+    /**
+     * The decoded shard indexes this context's arrays keep for later reads of the same shards,
+     * bounded by {@link #SHARD_INDEX_CACHE_BYTES}; heap memory, nothing to close.
+     */
+    public ShardIndexCache shardIndexCache() {
+        return shardIndexes;
     }
 
     /** How reads on this context run, parsed when it started. */

@@ -1,53 +1,124 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core;
 
+import dev.zarrdirect.api.InvalidMetadataException;
 import dev.zarrdirect.api.NoSuchKeyException;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.GroupMetadata;
+import dev.zarrdirect.core.metadata.InlineConsolidatedMetadata;
 import dev.zarrdirect.core.metadata.v2.V2Nodes;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
-/** A Zarr v3 group: attributes and named members, which are arrays or groups. */
-public final class ZarrGroup {
+/**
+ * A Zarr group (v3, or v2 read through {@code .zgroup}): attributes and named members, which are
+ * arrays or groups.
+ *
+ * <h2>Ownership</h2>
+ * A group opened from a location ({@link Zarr#openGroup(String)}, {@link Zarr#openGroup(String, String)})
+ * owns the store it opened: {@link #close()} closes that store. Members opened from a group own
+ * nothing; they use the group's store and must not be used after the group is closed. A group opened
+ * on a store the caller passed in owns nothing, and closing it does nothing. No group closes its
+ * {@link ZarrContext}. Closing twice is harmless.
+ */
+public final class ZarrGroup implements AutoCloseable {
 
     private final ZarrContext ctx;
     private final Store store;
     private final String path;
     private final GroupMetadata metadata;
+    /** The store {@link #close()} closes: the one this group opened itself; null when the caller owns it. */
+    private final java.util.concurrent.atomic.AtomicReference<Store> ownedStore =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
+    /** Consolidated metadata of the members (relative to this group); null when there is none. */
+    private final InlineConsolidatedMetadata consolidated;
+
+    /** A group whose consolidated metadata, if any, is the inline one of its own document. */
     ZarrGroup(ZarrContext ctx, Store store, String path, GroupMetadata metadata) {
+        this(ctx, store, path, metadata, null);
+    }
+
+    /**
+     * A group opened from a parent's consolidated metadata: {@code inherited} (the parent's entries
+     * below this group) wins over this group's own; null to use its own.
+     */
+    ZarrGroup(ZarrContext ctx, Store store, String path, GroupMetadata metadata, InlineConsolidatedMetadata inherited) {
         this.ctx = ctx;
         this.store = store;
         this.path = path;
         this.metadata = metadata;
+        this.consolidated = inherited != null ? inherited
+                : InlineConsolidatedMetadata.of(metadata, Zarr.metadataKey(path)).orElse(null);
     }
 
+    /**
+     * The Zarr v3 consolidated metadata this group answers {@link #members()} and opens from: its own
+     * inline {@code consolidated_metadata}, or for a group opened from a consolidated parent, the
+     * parent's entries below it; empty when there is none.
+     */
+    public Optional<InlineConsolidatedMetadata> consolidatedMetadata() {
+        return Optional.ofNullable(consolidated);
+    }
+
+    /** This group, now owning {@code owned}: {@link #close()} closes it. For {@link Zarr}'s openers from a location. */
+    ZarrGroup owning(Store owned) {
+        this.ownedStore.set(owned);
+        return this;
+    }
+
+    /** True when {@link #close()} closes this group's store (it was opened from a location). */
+    public boolean ownsStore() {
+        return ownedStore.get() != null;
+    }
+
+    /**
+     * Closes the store this group opened itself, if any ({@link #ownsStore()}); otherwise does
+     * nothing. Never closes the context. Closing twice is harmless.
+     */
+    @Override
+    public void close() {
+        Store s = ownedStore.getAndSet(null);
+        if (s != null) {
+            ctx.shardIndexCache().invalidateStore(s);
+            s.close();
+        }
+    }
+
+    /** The path of the group in its store, "" for the root. */
     public String path() {
         return path;
     }
 
+    /** The store the group lives in; owned by this group only when {@link #ownsStore()}. */
     public Store store() {
         return store;
     }
 
+    /** The group's attributes. */
     public Map<String, Object> attributes() {
         return metadata.attributes();
     }
 
+    /** The group's metadata document, as read. */
     public GroupMetadata metadata() {
         return metadata;
     }
 
     /**
      * Names of the direct children that hold a {@code zarr.json} (or, Zarr v2, a {@code .zarray} or
-     * {@code .zgroup}), sorted. When the store's root has a consolidated {@code .zmetadata}, the
-     * children it lists.
+     * {@code .zgroup}), sorted. With Zarr v3 consolidated metadata ({@link #consolidatedMetadata()}),
+     * or when the store's root has a consolidated {@code .zmetadata}, the children it lists, and the
+     * store is neither listed nor read (so this works on stores that cannot list, such as HTTP).
      */
     public List<String> members() {
+        if (consolidated != null) {
+            return consolidated.children("");
+        }
         // Zarr v2: consolidated metadata answers without listing the store.
         var consolidated = V2Nodes.consolidatedMembers(store, path);
         if (consolidated.isPresent()) {
@@ -66,25 +137,75 @@ public final class ZarrGroup {
         return out;
     }
 
-    /** Opens the child array or group {@code name} (or a deeper relative path). */
+    /**
+     * Opens the child array or group {@code name} (or a deeper relative path). The child owns
+     * nothing: it lives as long as this group's store. When the group has consolidated metadata
+     * listing the child, its metadata comes from there and the store is not read; otherwise from the
+     * child's own document.
+     */
     public Object open(String name) {
-        return Zarr.open(ctx, store, child(name));
+        String rel = relative(name);
+        if (consolidated != null) {
+            Optional<Object> md = consolidated.node(rel);
+            if (md.isPresent()) {
+                String p = child(rel);
+                if (md.get() instanceof ArrayMetadata a) {
+                    return new ZarrArray(ctx, store, p, a, Map.of());
+                }
+                return new ZarrGroup(ctx, store, p, (GroupMetadata) md.get(), consolidated.subtree(rel));
+            }
+        }
+        return Zarr.open(ctx, store, child(rel));
     }
 
+    /**
+     * Opens the child array {@code name} (or a deeper relative path); it owns nothing (see {@link #open}).
+     *
+     * @throws InvalidMetadataException when the child is a group
+     */
     public ZarrArray openArray(String name) {
-        return Zarr.openArray(ctx, store, child(name));
+        Object n = open(name);
+        if (n instanceof ZarrArray a) {
+            return a;
+        }
+        throw new InvalidMetadataException("\"" + Zarr.metadataKey(child(relative(name))) + "\" in " + store
+                + " describes a group, not an array");
     }
 
+    /**
+     * Opens the child group {@code name} (or a deeper relative path); it owns nothing (see {@link #open}).
+     *
+     * @throws InvalidMetadataException when the child is an array
+     */
     public ZarrGroup openGroup(String name) {
-        return Zarr.openGroup(ctx, store, child(name));
+        Object n = open(name);
+        if (n instanceof ZarrGroup g) {
+            return g;
+        }
+        throw new InvalidMetadataException("\"" + Zarr.metadataKey(child(relative(name))) + "\" in " + store
+                + " describes an array, not a group");
     }
 
+    /** Creates the child array {@code name}, as {@link Zarr#createArray(ZarrContext, Store, String, ArrayMetadata)}; it owns nothing. */
     public ZarrArray createArray(String name, ArrayMetadata md) {
         return Zarr.createArray(ctx, store, child(name), md);
     }
 
+    /** Creates the child group {@code name}, as {@link Zarr#createGroup(ZarrContext, Store, String, Map)}; it owns nothing. */
     public ZarrGroup createGroup(String name, Map<String, Object> attributes) {
         return Zarr.createGroup(ctx, store, child(name), attributes);
+    }
+
+    /** {@code name} without leading or trailing slashes. */
+    private static String relative(String name) {
+        String n = name;
+        while (n.startsWith("/")) {
+            n = n.substring(1);
+        }
+        while (n.endsWith("/")) {
+            n = n.substring(0, n.length() - 1);
+        }
+        return n;
     }
 
     private String child(String name) {

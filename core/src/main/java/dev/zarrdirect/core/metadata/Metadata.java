@@ -24,7 +24,16 @@ public final class Metadata {
      */
     public static Object parseNode(String json, String key) {
         String what = "metadata \"" + key + "\"";
-        Map<String, Object> doc = Json.object(Json.parse(json, what), what);
+        return parseNode(Json.object(Json.parse(json, what), what), key);
+    }
+
+    /**
+     * As {@link #parseNode(String, String)}, for a document already parsed into the plain JSON value
+     * model (an entry of consolidated metadata).
+     *
+     * @param key where the document came from, named in every error
+     */
+    public static Object parseNode(Map<String, Object> doc, String key) {
         checkFormat(doc, key, null);
         String nodeType = Json.string(doc.get("node_type"), Json.where("node_type", key));
         return switch (nodeType) {

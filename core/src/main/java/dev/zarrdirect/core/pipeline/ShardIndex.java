@@ -53,10 +53,17 @@ public final class ShardIndex {
         this.what = what;
     }
 
+    /** About how many heap bytes this index holds: its entries and a fixed overhead, for {@link ShardIndexCache}. */
+    long footprint() {
+        return entries.byteSize() + 256 + 24L * shardShape.length;
+    }
+
+    /** The shard's shape, in elements. */
     public long[] shardShape() {
         return shardShape.clone();
     }
 
+    /** The inner chunks' shape, in elements. */
     public long[] innerShape() {
         return innerShape.clone();
     }

@@ -6,6 +6,7 @@ import dev.zarrdirect.core.grid.RegularChunkGrid;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.pipeline.CodecChain;
 import dev.zarrdirect.core.pipeline.ShardIndex;
+import dev.zarrdirect.core.pipeline.ShardIndexCache;
 import dev.zarrdirect.core.pipeline.StoreChunkSource;
 
 import java.util.ArrayList;
@@ -48,12 +49,27 @@ public final class ReadPlanner {
     private final Store store;
     private final String keyPrefix;
     private final String where;
+    private final ShardIndexCache shardIndexes;
+    /** What a decoded index depends on besides the shard's bytes: the chain and the chunk shape. */
+    private final Object layout;
 
     /**
      * @param keyPrefix what precedes a chunk key in the store ({@code "t2m/"}, or "" for a root array)
      * @param where     the array, for labels: {@code array "/t2m" in FileSystemStore(...)}
      */
     public ReadPlanner(ArrayMetadata metadata, CodecChain chain, Store store, String keyPrefix, String where) {
+        this(metadata, chain, store, keyPrefix, where, ShardIndexCache.DISABLED);
+    }
+
+    /**
+     * As {@link #ReadPlanner(ArrayMetadata, CodecChain, Store, String, String)}, keeping decoded shard
+     * indexes in {@code shardIndexes} (the context's), so that planning a shard again does not read
+     * its index again.
+     */
+    public ReadPlanner(ArrayMetadata metadata, CodecChain chain, Store store, String keyPrefix, String where,
+                       ShardIndexCache shardIndexes) {
+        this.shardIndexes = shardIndexes;
+        this.layout = List.of(chain.metadata(), Arrays.stream(metadata.chunkShape()).boxed().toList());
         this.metadata = metadata;
         this.chain = chain;
         this.store = store;
@@ -135,7 +151,8 @@ public final class ReadPlanner {
         String label = label(shard.chunkIndex());
         List<FillBox> fills = new ArrayList<>();
         long size = store.size(key);
-        ShardIndex index = size < 0 ? null : chain.readShardIndex(new StoreChunkSource(store, key), size, label);
+        ShardIndex index = size < 0 ? null : shardIndexes.get(store, key, size, layout,
+                () -> chain.readShardIndex(new StoreChunkSource(store, key), size, label));
         if (index == null) {
             for (Placement b : shard.boxes()) {
                 fills.add(new FillBox(b.at(), b.extent()));
