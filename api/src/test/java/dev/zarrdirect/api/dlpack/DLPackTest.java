@@ -252,14 +252,33 @@ class DLPackTest {
 
     @Test
     void aSecondDeleterCallOnTheSamePointerIsIgnoredInsteadOfCrashing() throws Throwable {
+        // The second call logs a warning on purpose: capture it here (and check it) instead of
+        // letting it reach the console of a passing test run.
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(DLPack.class.getName());
+        List<java.util.logging.LogRecord> logged = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override public void publish(java.util.logging.LogRecord r) { logged.add(r); }
+            @Override public void flush() { }
+            @Override public void close() { }
+        };
+        boolean parents = jul.getUseParentHandlers();
+        jul.addHandler(capture);
+        jul.setUseParentHandlers(false);
         try (Tensor t = floats(4)) {
             MemorySegment managed = DLPack.export(t);
             MemorySegment deleter = managed.get(ADDRESS, DELETER);
             CALL_DELETER.invokeExact(deleter, managed);
             assertEquals(0, DLPack.liveExports());
+            assertEquals(List.of(), logged.stream().map(java.util.logging.LogRecord::getMessage).toList(),
+                    "the first deleter call logs nothing");
             CALL_DELETER.invokeExact(deleter, managed);
             assertEquals(0, DLPack.liveExports());
             assertTrue(t.buffer().isOpen());
+            assertEquals(1, logged.size(), "the second call is reported once");
+            assertTrue(logged.get(0).getMessage().contains("the deleter was called twice"), logged.get(0).getMessage());
+        } finally {
+            jul.removeHandler(capture);
+            jul.setUseParentHandlers(parents);
         }
     }
 
