@@ -619,7 +619,7 @@ public final class DeviceDecoder {
             return;
         }
         if (f.decoded) {
-            placeDecoded(f, dest, destOffset, destByteStrides, es);
+            placeDecoded(f, dest, destOffset, destShape, destByteStrides, es);
             return;
         }
         List<Buffer> owned = f.owned;
@@ -668,13 +668,26 @@ public final class DeviceDecoder {
         }
     }
 
-    /** Places a batch decoded on the host: one batched region copy from its device slices. */
-    private void placeDecoded(Fetched f, Buffer dest, long destOffset, long[] destByteStrides, int es) {
+    /**
+     * Places a batch decoded on the host: a whole chunk that is one contiguous run of the destination
+     * is one plain device copy (the driver's copy engine); the rest is one batched region copy from the
+     * batch's device slices. The region-copy kernel is built for many small boxes: on whole 66 MB
+     * chunks it ran at about 5 GB/s (H100 trace: 105 ms for eight), the plain copy at device bandwidth.
+     */
+    private void placeDecoded(Fetched f, Buffer dest, long destOffset, long[] destShape, long[] destByteStrides, int es) {
         long[] cs = StridedCopy.cByteStrides(spec.shape(), es);
+        long chunkBytes = spec.byteSize();
         List<Region.Copy> place = new ArrayList<>();
         for (int i = 0; i < f.present.size(); i++) {
             Buffer b = f.slices.get(i);
-            for (Place p : f.present.get(i).places()) {
+            List<Place> places = f.present.get(i).places();
+            long direct = places.size() == 1 && b.byteSize() >= chunkBytes
+                    ? directOffset(places.getFirst(), destShape, destByteStrides, es) : -1;
+            if (direct >= 0) {
+                backend.copy(b, 0, dest, destOffset + direct, chunkBytes);
+                continue;
+            }
+            for (Place p : places) {
                 long so = 0;
                 for (int d = 0; d < cs.length; d++) {
                     so += p.chunkStart()[d] * cs[d];
@@ -682,7 +695,9 @@ public final class DeviceDecoder {
                 place.add(new Region.Copy(new Region(b, so, p.extent(), cs), destRegion(dest, destOffset, destByteStrides, p)));
             }
         }
-        backend.copyRegions(place, es);
+        if (!place.isEmpty()) {
+            backend.copyRegions(place, es);
+        }
     }
 
     private void runStages(List<Buffer> in, List<Buffer> finals, List<String> labels, List<Buffer> owned) {
