@@ -128,6 +128,21 @@ class HttpStoreTest extends ReadOnlyStoreContract {
     }
 
     @Test
+    void aRefusedConnectionSaysWhichServerRefusedOnceForAllAttempts() throws Exception {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        try (HttpStore closed = HttpStore.builder(URI.create("http://127.0.0.1:" + port + "/a.zarr/"))
+                .baseDelay(Duration.ofMillis(1)).maxDelay(Duration.ofMillis(5)).maxAttempts(3).build()) {
+            StoreException e = assertThrows(StoreException.class, () -> closed.get("zarr.json", ByteRange.ALL, arena));
+            String m = e.getMessage();
+            assertTrue(m.contains("connection refused by 127.0.0.1:" + port) && m.contains("(all 3 attempts)")
+                    && !m.contains("java.net.ConnectException"), m);
+        }
+    }
+
+    @Test
     void aRequestThatHangsPastTheTimeoutIsRetried() throws Exception {
         open(Map.of("k", new byte[] {7, 8}));
         store.close();

@@ -630,7 +630,7 @@ public final class HttpStore implements Store {
                 failures.add("timed out after " + millis(requestTimeout));
             } catch (IOException e) {
                 ensureOpen();
-                failures.add(e.toString());
+                failures.add(describeFailure(e, uri));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new StoreException(description, key, "interrupted during " + method + " " + uri
@@ -640,11 +640,38 @@ public final class HttpStore implements Store {
             if (attempt >= maxAttempts) {
                 throw new StoreException(description, key, method + " " + uri + " (key \"" + key + "\""
                         + (range == null ? "" : ", " + range) + ") in " + description + " failed after " + attempt
-                        + (attempt == 1 ? " attempt" : " attempts") + "; last: " + failures.getLast()
-                        + (attempt > 1 ? "; all: " + String.join(", ", failures) : ""));
+                        + (attempt == 1 ? " attempt" : " attempts") + ": " + summarize(failures));
             }
             sleep(backoff(attempt, retryAfter), method, uri, key);
         }
+    }
+
+    /**
+     * What went wrong with one attempt, in words: the JDK's connection failures often carry no
+     * message ("java.net.ConnectException"), which says nothing about which server or why.
+     */
+    static String describeFailure(IOException e, URI uri) {
+        String where = uri.getHost() + (uri.getPort() >= 0 ? ":" + uri.getPort() : "");
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (e instanceof java.net.ConnectException || root instanceof java.net.ConnectException) {
+            return "connection refused by " + where + " (is the server running, and is the port right?)";
+        }
+        if (root instanceof java.net.UnknownHostException) {
+            return "unknown host " + uri.getHost() + " (check the URL and the network)";
+        }
+        String msg = e.getMessage() != null ? e.getMessage() : root.getMessage();
+        return e.getClass().getSimpleName() + (msg == null ? "" : ": " + msg) + " (" + where + ")";
+    }
+
+    /** The failures of every attempt, identical ones counted once: "x (5 times)" or "a; then b". */
+    static String summarize(List<String> failures) {
+        if (failures.stream().distinct().count() == 1) {
+            return failures.getFirst() + (failures.size() > 1 ? " (all " + failures.size() + " attempts)" : "");
+        }
+        return "last: " + failures.getLast() + "; all: " + String.join("; ", failures);
     }
 
     /** Full delay doubling from the base, capped, then jittered into its upper half. */
