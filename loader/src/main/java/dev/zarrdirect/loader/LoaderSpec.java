@@ -14,8 +14,8 @@ import java.util.Objects;
  * snake_case names, are what the Python {@code ZarrLoader} sends the loader server
  * (see {@code docs/loader-protocol.md}).
  *
- * @param path       the store (a directory, zip file or URL) and, after it, nothing: variables are
- *                   arrays at the root of that group, or paths relative to it
+ * @param path       the store (a directory, zip file or URL) whose root group holds the variables;
+ *                   a variable is an array path relative to that root
  * @param variables  the arrays, in channel order
  * @param channels   per variable, the indices along its channel axis to take, in order; a variable
  *                   absent here contributes all its channels (a variable without a channel axis is one)
