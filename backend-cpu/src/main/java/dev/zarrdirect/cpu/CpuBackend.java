@@ -209,9 +209,9 @@ public final class CpuBackend implements Backend {
         if (closed) {
             throw new IllegalStateException("CpuBackend is closed; cannot gather " + gather.planes() + " planes");
         }
-        MemorySegment s = hostSegment(gather.src(), "gather source");
-        MemorySegment d = hostSegment(gather.dst(), "gather output");
-        HostGather.run(gather, s, d);
+        hostSegment(gather.src(), "gather source");
+        hostSegment(gather.dst(), "gather output");
+        HostGather.run(gather);
     }
 
     @Override
