@@ -112,17 +112,7 @@ public final class Zarr {
      * is closed before the exception is thrown.
      */
     public static ZarrArray openArray(String storeLocation, String arrayPath) {
-        Store store = Stores.open(storeLocation);
-        boolean ok = false;
-        try {
-            ZarrArray a = openArray(store, arrayPath).owning(store);
-            ok = true;
-            return a;
-        } finally {
-            if (!ok) {
-                store.close();
-            }
-        }
+        return withOpenedStore(storeLocation, store -> openArray(store, arrayPath).owning(store));
     }
 
     /**
@@ -143,16 +133,17 @@ public final class Zarr {
      * On failure the store is closed before the exception is thrown.
      */
     public static ZarrGroup openGroup(String storeLocation, String groupPath) {
-        Store store = Stores.open(storeLocation);
-        boolean ok = false;
+        return withOpenedStore(storeLocation, store -> openGroup(store, groupPath).owning(store));
+    }
+
+    /** Opens the store at {@code location} and hands it to {@code open}; closes it if that fails. */
+    private static <T> T withOpenedStore(String location, java.util.function.Function<Store, T> open) {
+        Store store = Stores.open(location);
         try {
-            ZarrGroup g = openGroup(store, groupPath).owning(store);
-            ok = true;
-            return g;
-        } finally {
-            if (!ok) {
-                store.close();
-            }
+            return open.apply(store);
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
         }
     }
 

@@ -405,24 +405,8 @@ public final class DeviceDecoder {
                     Math.max(1, decodedTotal)));
             Buffer decoded = track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, Math.max(1, decodedTotal)));
             long t1 = System.nanoTime();
-            forEachParallel(present.size(), i -> {
-                Task t = present.get(i);
-                ByteRange range = t.length() < 0 ? ByteRange.ALL : ByteRange.of(t.offset(), t.length());
-                // scratch kept from batch to batch, so a steady read allocates nothing per chunk
-                HostScratch scratch = hostScratch.poll();
-                if (scratch == null) {
-                    scratch = new HostScratch();
-                }
-                try {
-                    HostScratch sc = scratch;
-                    MemorySegment enc = store.get(t.key(), range, (size, align) -> sc.get(HostScratch.ENCODED, size))
-                            .orElseThrow(() -> new ZarrDirectException("key \"" + t.key() + "\" in " + store
-                                    + " disappeared while it was read"));
-                    hostChain.decode(enc, decodedHost.segment().asSlice(i * chunkBytes, chunkBytes), t.label(), sc);
-                } finally {
-                    hostScratch.add(scratch);
-                }
-            });
+            forEachParallel(present.size(),
+                    i -> decodeOnHost(store, present.get(i), decodedHost.segment().asSlice(i * chunkBytes, chunkBytes)));
             backend.copy(decodedHost, 0, decoded, 0, decodedTotal);
             // the pinned buffer is done with: give it back now rather than with the batch
             owned.remove(decodedHost);
