@@ -111,7 +111,7 @@ public final class KernelSource {
                 Path f = Path.of(dir).resolve(path.substring(KERNELS_PREFIX.length()));
                 return Files.isRegularFile(f) ? Files.readString(f, StandardCharsets.UTF_8) : null;
             }
-            try (InputStream in = KernelSource.class.getClassLoader().getResourceAsStream(path)) {
+            try (InputStream in = dev.zarrdirect.kernels.KernelResources.open(path)) {
                 return in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
         } catch (IOException e) {

@@ -269,7 +269,7 @@ class CliEndToEndTest {
 
         assertEquals(2, r.code(), r.out());
         assertEquals("", r.out());
-        assertTrue(r.err().startsWith("zarr-direct: bad --region: region 200:300 is outside dimension 0 of size 5"),
+        assertTrue(r.err().startsWith("zarr-direct: bad --region: slice 200:300 is outside dimension 0 of size 5"),
                 r.err());
     }
 

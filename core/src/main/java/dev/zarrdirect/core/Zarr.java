@@ -200,6 +200,49 @@ public final class Zarr {
         return a;
     }
 
+    /**
+     * Creates the array described by {@code md} as the root of a new directory store at
+     * {@code location} (a path or {@code file:} URI; the directory and its parents are created), on
+     * the default context. The array owns the store: close the array to close it.
+     *
+     * {@snippet :
+     * ArrayMetadata md = ArrayMetadata.builder(new long[] {4, 721, 1440}, DataType.FLOAT32)
+     *         .chunks(1, 721, 1440).compressors(Codecs.zstd(3)).build();
+     * try (ZarrArray a = Zarr.createArray("/data/t2m.zarr", md)) {
+     *     a.write(tensor);
+     * }
+     * }
+     *
+     * @throws dev.zarrdirect.api.StoreException when the location is not a local directory or cannot
+     *                                           be created
+     * @throws dev.zarrdirect.api.MissingCodecException when a codec of {@code md} is unknown
+     */
+    public static ZarrArray createArray(String location, ArrayMetadata md) {
+        java.nio.file.Path dir;
+        if (location.regionMatches(true, 0, "file:", 0, 5)) {
+            try {
+                dir = java.nio.file.Path.of(java.net.URI.create(location));
+            } catch (IllegalArgumentException e) {
+                throw new dev.zarrdirect.api.StoreException(location, null, "cannot create \"" + location
+                        + "\": not a valid file: URI (" + e.getMessage() + ")", e);
+            }
+        } else if (location.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+            throw new dev.zarrdirect.api.StoreException(location, null, "cannot create \"" + location
+                    + "\": only local directories are writable by location; open another store yourself and call"
+                    + " createArray(store, path, md)");
+        } else {
+            dir = java.nio.file.Path.of(location);
+        }
+        Store store = dev.zarrdirect.core.store.fs.FileSystemStore.create(dir);
+        try {
+            return createArray(store, "", md).owning(store);
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** As {@link #createArray(ZarrContext, Store, String, ArrayMetadata)} on the default context; the caller closes the store. */
     public static ZarrArray createArray(Store store, String path, ArrayMetadata md) {
         return createArray(ZarrContext.defaultContext(), store, path, md);
     }

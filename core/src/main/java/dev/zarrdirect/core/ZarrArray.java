@@ -231,6 +231,30 @@ public final class ZarrArray implements AutoCloseable {
     }
 
     /**
+     * Reads a NumPy basic index ({@code array.read(ArraySlice.parse("0:24:2, 3", array.shape()))}) into
+     * a new host tensor of the slice's {@linkplain ArraySlice#shape() shape}: dimensions indexed by an
+     * integer are dropped, and steps become strides of a view over the slice's bounding box, which is
+     * what is read (a large step still fetches every chunk the box touches). The tensor owns its memory:
+     * the caller closes it.
+     */
+    public Tensor read(ArraySlice slice) {
+        if (slice.rank() != rank()) {
+            throw new IllegalArgumentException("slice " + slice + " has rank " + slice.rank() + " but " + describe()
+                    + " has rank " + rank());
+        }
+        Selection box = slice.box();
+        box.checkWithin(shape(), describe());
+        Tensor whole = read(box);
+        long[] boxStrides = whole.strides();
+        long[] step = slice.step();
+        boolean[] dropped = slice.dropped();
+        long[] strides = java.util.stream.IntStream.range(0, rank()).filter(d -> !dropped[d])
+                .mapToLong(d -> boxStrides[d] * step[d]).toArray();
+        // The view takes over the box's buffer: closing it frees the memory; the box tensor is dropped unclosed.
+        return Tensor.owning(whole.buffer(), 0, dataType(), slice.shape(), strides);
+    }
+
+    /**
      * Reads {@code selection} into a new C-order host tensor whose memory is allocated from
      * {@code arena}: its lifetime is the arena's. The tensor does not own that memory, and closing
      * the tensor does nothing; closing the arena frees it, after which any access to the tensor

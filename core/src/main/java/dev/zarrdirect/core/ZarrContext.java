@@ -244,7 +244,7 @@ public final class ZarrContext implements AutoCloseable {
      * The decoded shard indexes this context's arrays keep for later reads of the same shards,
      * bounded by {@link #SHARD_INDEX_CACHE_BYTES}; heap memory, nothing to close.
      */
-    public ShardIndexCache shardIndexCache() {
+    ShardIndexCache shardIndexCache() {
         return shardIndexes;
     }
 
@@ -268,8 +268,8 @@ public final class ZarrContext implements AutoCloseable {
         return engine().workers();
     }
 
-    /** The read engine: runs read plans on this context's workers and device. */
-    public ReadEngine engine() {
+    /** The read engine: runs read plans on this context's workers and device. Internal: its package is not exported. */
+    ReadEngine engine() {
         if (closed) {
             throw new IllegalStateException("ZarrContext on backend \"" + backend.name() + "\" is closed");
         }

@@ -91,7 +91,11 @@ public final class KernelImage {
             check(what, bytes);
             return copyToNative(bytes);
         }
-        try (InputStream in = loader.getResourceAsStream(RESOURCE)) {
+        InputStream found = dev.zarrdirect.kernels.KernelResources.open(RESOURCE);
+        if (found == null && loader != null) {
+            found = loader.getResourceAsStream(RESOURCE); // a fatbin put on the class path apart from the kernels jar
+        }
+        try (InputStream in = found) {
             if (in == null) {
                 throw new IOException(RESOURCE + " is not on the class path (add the zarr-direct-kernels jar built with nvcc)");
             }

@@ -4,13 +4,13 @@ package dev.zarrdirect.conformance.docs;
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.api.dlpack.DLPack;
+import dev.zarrdirect.core.ArraySlice;
 import dev.zarrdirect.core.Selection;
 import dev.zarrdirect.core.Zarr;
 import dev.zarrdirect.core.ZarrArray;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
-import dev.zarrdirect.core.metadata.CodecMetadata;
-import dev.zarrdirect.core.metadata.FillValue;
+import dev.zarrdirect.core.metadata.Codecs;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,8 +20,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -34,11 +32,10 @@ class ReadmeExampleTest {
         // example-begin (README.md "Java"; shapes reduced from [8760, 721, 1440])
         try (ZarrContext ctx = ZarrContext.open("auto");
              FileSystemStore store = FileSystemStore.create(dir.resolve("era5.zarr"))) {
-            ZarrArray t2m = Zarr.createArray(ctx, store, "t2m", ArrayMetadata.create(
-                    new long[]{48, 7, 14}, DataType.FLOAT32, new long[]{1, 7, 14},
-                    FillValue.parse("NaN", DataType.FLOAT32, "t2m"),
-                    List.of(CodecMetadata.of("bytes", Map.of("endian", "little")),
-                            CodecMetadata.of("zstd", Map.of("level", 3L, "checksum", false)))));
+            ZarrArray t2m = Zarr.createArray(ctx, store, "t2m",
+                    ArrayMetadata.builder(new long[]{48, 7, 14}, DataType.FLOAT32)
+                            .chunks(1, 7, 14).compressors(Codecs.zstd(3)).fillValue(Float.NaN)
+                            .dimensionNames("time", "latitude", "longitude").build());
             try (Tensor day = Tensor.allocateHost(DataType.FLOAT32, 24, 7, 14)) {
                 for (long i = 0; i < day.elementCount(); i++) {
                     day.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, 273.15f + i);
@@ -47,7 +44,13 @@ class ReadmeExampleTest {
             }
             Tensor batch = t2m.read(Selection.parse("0:4", t2m.shape()));
             dl = DLPack.exportOwned(batch);
-            // example-end
+            try (Tensor noon = t2m.read(ArraySlice.parse("12, ::2, -1", t2m.shape()))) {
+                float first = noon.getFloat(0);
+                // example-end
+                assertArrayEquals(new long[]{4}, noon.shape());
+                assertEquals(273.15f + (12 * 98 + 13), first);
+                assertEquals(273.15f + (12 * 98 + 2 * 14 + 13), noon.getFloat(1));
+            }
             assertEquals(1, DLPack.liveExports());
             try (Tensor late = t2m.read(Selection.parse("30:31", t2m.shape()))) {
                 assertTrue(Float.isNaN(late.segment().getAtIndex(ValueLayout.JAVA_FLOAT, 0)),

@@ -84,6 +84,14 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
                 codecs, Map.of(), null, Map.of());
     }
 
+    /**
+     * Starts the metadata of a new array of {@code shape} and {@code dataType}: set at least the
+     * chunk shape, then {@link ArrayMetadataBuilder#build()}.
+     */
+    public static ArrayMetadataBuilder builder(long[] shape, DataType dataType) {
+        return new ArrayMetadataBuilder(shape, dataType);
+    }
+
     @Override
     public long[] shape() {
         return shape.clone();

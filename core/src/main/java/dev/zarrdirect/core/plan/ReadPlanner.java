@@ -57,6 +57,7 @@ public final class ReadPlanner {
      * @param keyPrefix what precedes a chunk key in the store ({@code "t2m/"}, or "" for a root array)
      * @param where     the array, for labels: {@code array "/t2m" in FileSystemStore(...)}
      */
+    @SuppressWarnings("exports") // the codec chain is internal: users plan through ZarrArray.plan
     public ReadPlanner(ArrayMetadata metadata, CodecChain chain, Store store, String keyPrefix, String where) {
         this(metadata, chain, store, keyPrefix, where, ShardIndexCache.DISABLED);
     }
@@ -66,6 +67,7 @@ public final class ReadPlanner {
      * indexes in {@code shardIndexes} (the context's), so that planning a shard again does not read
      * its index again.
      */
+    @SuppressWarnings("exports") // as above; the cache is the context's
     public ReadPlanner(ArrayMetadata metadata, CodecChain chain, Store store, String keyPrefix, String where,
                        ShardIndexCache shardIndexes) {
         this.shardIndexes = shardIndexes;

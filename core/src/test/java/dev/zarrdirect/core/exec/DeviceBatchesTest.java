@@ -100,7 +100,7 @@ class DeviceBatchesTest {
     void batchSizeIsCutByBytesAndNeverZero() {
         try (ZarrContext ctx = ZarrContext.builder().backend("cpu").threads(1)
                 .readSettings(new dev.zarrdirect.core.ReadSettings(3, 16, 1000, 0, false)).open()) {
-            ReadEngine e = ctx.engine();
+            ReadEngine e = dev.zarrdirect.core.ContextInternals.engine(ctx);
             assertEquals(10, e.batchSize(100));
             assertEquals(16, e.batchSize(10));
             assertEquals(1, e.batchSize(1L << 40));
