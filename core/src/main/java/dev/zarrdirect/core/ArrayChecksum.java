@@ -28,12 +28,36 @@ public final class ArrayChecksum {
     private ArrayChecksum() {
     }
 
-    /** Lowercase hex SHA-256 of the whole array. */
+    /**
+     * Lowercase hex SHA-256 of the whole array. Reads on the array's context; allocates and frees
+     * its slabs itself.
+     *
+     * {@snippet :
+     * try (ZarrArray a = Zarr.openArray("/data/era5.zarr", "t2m")) {
+     *     String sha = ArrayChecksum.sha256(a); // 64 hex digits
+     * }
+     * }
+     *
+     * @param array the array to hash; not closed
+     * @return 64 lowercase hex digits
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
+     */
     public static String sha256(ZarrArray array) {
         return sha256(array, n -> { });
     }
 
-    /** As {@link #sha256(ZarrArray)}, reporting the bytes hashed so far to {@code progress}. */
+    /**
+     * As {@link #sha256(ZarrArray)}, reporting the bytes hashed so far to {@code progress}.
+     *
+     * @param array    the array to hash; not closed
+     * @param progress called on the calling thread after each slab with the total bytes hashed so
+     *                 far (of decoded elements; the array's size in bytes at the end). A 0-dimensional
+     *                 array is read in one piece and reports nothing
+     * @return 64 lowercase hex digits
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
+     */
     public static String sha256(ZarrArray array, LongConsumer progress) {
         MessageDigest md = newDigest();
         long[] shape = array.shape();
@@ -77,7 +101,13 @@ public final class ArrayChecksum {
         }
     }
 
-    /** Lowercase hex SHA-256 of a contiguous host tensor's elements, by the same rules. */
+    /**
+     * Lowercase hex SHA-256 of a contiguous host tensor's elements, by the same rules.
+     *
+     * @param t the tensor to hash; not closed
+     * @return 64 lowercase hex digits
+     * @throws UnsupportedOperationException when {@code t} is a device tensor or not contiguous
+     */
     public static String sha256(Tensor t) {
         MessageDigest md = newDigest();
         update(md, t.segment(), t.dataType());

@@ -35,19 +35,25 @@ import java.util.List;
 public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch,
                            boolean trace, boolean hostDecodeOverlap) {
 
+    /** {@code zarrdirect.decodeDepth}: device batches of one read that decode at once, 1..64; default 3. */
     public static final Setting<Integer> DECODE_DEPTH = Setting.of("zarrdirect.decodeDepth",
             SettingType.intRange(1, 64), 3, "core", "device batches of one read that decode at once");
+    /** {@code zarrdirect.deviceBatchSize}: chunks per device batch, 0 or more; default 0 (the backend's). */
     public static final Setting<Integer> DEVICE_BATCH_SIZE = Setting.of("zarrdirect.deviceBatchSize",
             SettingType.intRange(0, Integer.MAX_VALUE), 0, "core",
             "chunks (inner chunks of shards) per device batch; 0: the backend's preferred size");
+    /** {@code zarrdirect.deviceBatchBytes}: decoded bytes a device batch holds at most; default 0 (the backend's). */
     public static final Setting<Long> DEVICE_BATCH_BYTES = Setting.of("zarrdirect.deviceBatchBytes",
             SettingType.byteSize(0, Long.MAX_VALUE), 0L, "core",
             "decoded bytes a device batch holds at most; 0: the backend's preferred bytes");
+    /** {@code zarrdirect.deviceFirstBatch}: chunks in a read's first device batch; default 0 (no ramp). */
     public static final Setting<Integer> DEVICE_FIRST_BATCH = Setting.of("zarrdirect.deviceFirstBatch",
             SettingType.intRange(0, Integer.MAX_VALUE), 0, "core",
             "chunks in a read's first device batch, doubling up to the batch size; 0: no ramp");
+    /** {@code zarrdirect.trace}: print where the time of each device read goes; default false. */
     public static final Setting<Boolean> TRACE = Setting.of("zarrdirect.trace", SettingType.bool(), false, "core",
             "print where the time of each device read goes to standard error");
+    /** {@code zarrdirect.hostDecodeOverlap}: overlap host decoding with copies to the device; default true. */
     public static final Setting<Boolean> HOST_DECODE_OVERLAP = Setting.of("zarrdirect.hostDecodeOverlap",
             SettingType.bool(), true, "core",
             "device reads with a host-decoded stage: two batches decode at once on all cores and decoded chunks go "
@@ -58,6 +64,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
             DEVICE_FIRST_BATCH, TRACE, HOST_DECODE_OVERLAP);
 
     /**
+     * Checks every component against its setting's range.
+     *
      * @throws InvalidSettingException when a component is outside its setting's range
      */
     public ReadSettings {
@@ -67,7 +75,16 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
         check(DEVICE_FIRST_BATCH, deviceFirstBatch);
     }
 
-    /** The settings with {@code hostDecodeOverlap} on (its default). */
+    /**
+     * The settings with {@code hostDecodeOverlap} on (its default).
+     *
+     * @param decodeDepth      device batches of one read that decode at once (1..64)
+     * @param deviceBatchSize  chunks per device batch; 0: the backend's preferred size
+     * @param deviceBatchBytes at most how many decoded bytes a device batch holds; 0: the backend's
+     * @param deviceFirstBatch chunks in the first device batch; 0: no ramp
+     * @param trace            print where the time of each device read goes to standard error
+     * @throws InvalidSettingException when a component is outside its setting's range
+     */
     public ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch, boolean trace) {
         this(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, true);
     }
@@ -76,7 +93,11 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
         s.parse(s.type().format(value));
     }
 
-    /** The defaults, with nothing read from the environment. */
+    /**
+     * The defaults, with nothing read from the environment.
+     *
+     * @return depth 3, batch size and bytes from the backend, no ramp, no trace, host decode overlap on
+     */
     public static ReadSettings defaults() {
         return new ReadSettings(3, 0, 0, 0, false, true);
     }
@@ -85,45 +106,96 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * From system properties ({@code -Dzarrdirect.decodeDepth=4}), else environment variables
      * ({@code ZARRDIRECT_DECODE_DEPTH}), else the defaults.
      *
+     * @return the settings found
      * @throws InvalidSettingException naming the setting, the value seen and what it accepts
      */
     public static ReadSettings fromSystem() {
         return from(SettingResolver.system());
     }
 
-    /** Resolved by {@code r} (explicit values first). */
+    /**
+     * Resolved by {@code r} (explicit values first), which records where each value came from.
+     *
+     * @param r the resolver
+     * @return the settings found
+     * @throws InvalidSettingException naming the setting, the value seen and what it accepts
+     */
     public static ReadSettings from(SettingResolver r) {
         return new ReadSettings(r.get(DECODE_DEPTH), r.get(DEVICE_BATCH_SIZE), r.get(DEVICE_BATCH_BYTES),
                 r.get(DEVICE_FIRST_BATCH), r.get(TRACE), r.get(HOST_DECODE_OVERLAP));
     }
 
-    /** These settings as explicit values (every component), for a {@link ZarrContext.Builder}. */
+    /**
+     * These settings as explicit values (every component), for a {@link ZarrContext.Builder}.
+     *
+     * @return one value per setting of {@link #SETTINGS}
+     */
     public SettingValues toValues() {
         return SettingValues.builder().set(DECODE_DEPTH, decodeDepth).set(DEVICE_BATCH_SIZE, deviceBatchSize)
                 .set(DEVICE_BATCH_BYTES, deviceBatchBytes).set(DEVICE_FIRST_BATCH, deviceFirstBatch)
                 .set(TRACE, trace).set(HOST_DECODE_OVERLAP, hostDecodeOverlap).build();
     }
 
+    /**
+     * These settings with another {@code decodeDepth}.
+     *
+     * @param v device batches of one read that decode at once, 1..64
+     * @return a new record; this one is unchanged
+     * @throws InvalidSettingException when {@code v} is out of range
+     */
     public ReadSettings withDecodeDepth(int v) {
         return new ReadSettings(v, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap);
     }
 
+    /**
+     * These settings with another {@code deviceBatchSize}.
+     *
+     * @param v chunks per device batch, 0 or more; 0: the backend's preferred size
+     * @return a new record; this one is unchanged
+     * @throws InvalidSettingException when {@code v} is out of range
+     */
     public ReadSettings withDeviceBatchSize(int v) {
         return new ReadSettings(decodeDepth, v, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap);
     }
 
+    /**
+     * These settings with another {@code deviceBatchBytes}.
+     *
+     * @param v decoded bytes a device batch holds at most, 0 or more; 0: the backend's
+     * @return a new record; this one is unchanged
+     * @throws InvalidSettingException when {@code v} is out of range
+     */
     public ReadSettings withDeviceBatchBytes(long v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, v, deviceFirstBatch, trace, hostDecodeOverlap);
     }
 
+    /**
+     * These settings with another {@code deviceFirstBatch}.
+     *
+     * @param v chunks in the first device batch, 0 or more; 0: no ramp
+     * @return a new record; this one is unchanged
+     * @throws InvalidSettingException when {@code v} is out of range
+     */
     public ReadSettings withDeviceFirstBatch(int v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, v, trace, hostDecodeOverlap);
     }
 
+    /**
+     * These settings with another {@code trace}.
+     *
+     * @param v whether to print where the time of each device read goes
+     * @return a new record; this one is unchanged
+     */
     public ReadSettings withTrace(boolean v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, v, hostDecodeOverlap);
     }
 
+    /**
+     * These settings with another {@code hostDecodeOverlap}.
+     *
+     * @param v whether host-decoded stages overlap with copies to the device
+     * @return a new record; this one is unchanged
+     */
     public ReadSettings withHostDecodeOverlap(boolean v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, v);
     }

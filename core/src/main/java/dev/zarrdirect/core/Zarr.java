@@ -40,12 +40,40 @@ import java.util.Optional;
  * }
  *
  * Methods without a {@link ZarrContext} use {@link ZarrContext#defaultContext()}.
+ *
+ * <h2>Ownership</h2>
+ * The openers that take a location string ({@link #openArray(String)}, {@link #openGroup(String)}
+ * and their forms with a path) open the store themselves, and the array or group they return owns
+ * it: closing the node closes the store. Every method that takes a {@link Store} leaves it to the
+ * caller, who closes it after the last use of the nodes opened on it. No method here closes a
+ * {@link ZarrContext}.
+ *
+ * <h2>Paths</h2>
+ * A node's path is its store key prefix without slashes at either end: {@code "t2m"},
+ * {@code "group/t2m"}; {@code ""} (or null, or {@code "/"}) is the root. Leading and trailing
+ * slashes are dropped; a path that is not a valid key ({@code ..}, empty segments) is refused with
+ * {@link dev.zarrdirect.api.InvalidKeyException}.
+ *
+ * <h2>Errors</h2>
+ * Every exception is unchecked and a {@link dev.zarrdirect.api.ZarrDirectException}, unless said
+ * otherwise: {@link dev.zarrdirect.api.NoSuchNodeException} for a path without a node,
+ * {@link InvalidMetadataException} for a document that cannot be understood or a node of the other
+ * kind, {@link dev.zarrdirect.api.MissingCodecException} for a codec without an implementation,
+ * {@link dev.zarrdirect.api.StoreException} for the store's own failures.
+ *
+ * <p>This class has only static methods and no state; they are safe to call from any thread.
  */
 public final class Zarr {
     private Zarr() {
     }
 
-    /** The key of the metadata document of the node at {@code path}. */
+    /**
+     * The key of the Zarr v3 metadata document of the node at {@code path}: {@code "zarr.json"} for
+     * the root, else {@code path + "/zarr.json"}. The path is used as it is, not normalised.
+     *
+     * @param path the node's path, {@code ""} for the root; not null
+     * @return the key of its {@code zarr.json}
+     */
     public static String metadataKey(String path) {
         return path.isEmpty() ? "zarr.json" : path + "/zarr.json";
     }
@@ -54,6 +82,22 @@ public final class Zarr {
      * Opens whatever is at {@code path}: a {@link ZarrArray} or a {@link ZarrGroup}. Without a
      * {@code zarr.json} there, a Zarr v2 node is looked for: in the root's {@code .zmetadata},
      * then as {@code .zarray} or {@code .zgroup}.
+     *
+     * <p>The node does not own {@code store}: the caller closes the store after the last use of the
+     * node. Prefer {@link #openArray(ZarrContext, Store, String)} or
+     * {@link #openGroup(ZarrContext, Store, String)} when the kind is known.
+     *
+     * @param ctx   the context the node reads and writes on; not closed by the node
+     * @param store the store holding the node
+     * @param path  the node's path ({@code ""} or null for the root)
+     * @return a {@link ZarrArray} or a {@link ZarrGroup}
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node of either format at
+     *         {@code path}; it names every key looked for
+     * @throws InvalidMetadataException when the metadata document is invalid, or a Zarr v2 path holds
+     *         both a {@code .zarray} and a {@code .zgroup}
+     * @throws dev.zarrdirect.api.MissingCodecException when an array's codec has no implementation
+     * @throws dev.zarrdirect.api.InvalidKeyException when {@code path} is not a valid key
+     * @throws dev.zarrdirect.api.StoreException when the store fails to read
      */
     public static Object open(ZarrContext ctx, Store store, String path) {
         String p = normalise(store, path);
@@ -70,7 +114,16 @@ public final class Zarr {
         return new ZarrGroup(ctx, store, p, (GroupMetadata) md);
     }
 
-    /** As {@link #open(ZarrContext, Store, String)} on the {@linkplain ZarrContext#defaultContext() default context}. */
+    /**
+     * As {@link #open(ZarrContext, Store, String)} on the {@linkplain ZarrContext#defaultContext() default context}.
+     * The caller closes {@code store}.
+     *
+     * @param store the store holding the node
+     * @param path  the node's path ({@code ""} or null for the root)
+     * @return a {@link ZarrArray} or a {@link ZarrGroup}
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
+     * @throws InvalidMetadataException when the metadata document is invalid
+     */
     public static Object open(Store store, String path) {
         return open(ZarrContext.defaultContext(), store, path);
     }
@@ -81,6 +134,10 @@ public final class Zarr {
      * @deprecated the store opened here is closed by nobody, and the result is untyped; use
      * {@link #openArray(String)}, {@link #openGroup(String)} (or their forms with a path), whose
      * result owns the store and closes it, or open the store yourself and call {@link #open(Store, String)}.
+     * @param location a directory path, {@code file:} URI, zip file or http(s) URL
+     * @return the root node: a {@link ZarrArray} or a {@link ZarrGroup}, owning nothing
+     * @throws dev.zarrdirect.api.StoreException when the location cannot be opened
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at the root
      */
     @Deprecated(since = "0.1.0")
     public static Object open(String location) {
@@ -98,8 +155,12 @@ public final class Zarr {
      * }
      * }
      *
+     * @param location a directory path, {@code file:} URI, zip file or http(s) URL
+     * @return the root array, owning its store; the caller closes it
+     * @throws dev.zarrdirect.api.StoreException when the location cannot be opened (unknown scheme,
+     *         missing file), or reading fails
      * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at the root
-     * @throws InvalidMetadataException when the root is a group
+     * @throws InvalidMetadataException when the root is a group, or its metadata is invalid
      */
     public static ZarrArray openArray(String location) {
         return openArray(location, "");
@@ -110,6 +171,13 @@ public final class Zarr {
      * {@code arrayPath} in it ({@code "t2m"}, {@code "group/t2m"}; {@code ""} for the root), on the
      * default context. The array owns the store: close the array to close it. On failure the store
      * is closed before the exception is thrown.
+     *
+     * @param storeLocation a directory path, {@code file:} URI, zip file or http(s) URL
+     * @param arrayPath     the array's path in the store, {@code ""} for the root
+     * @return the array, owning its store; the caller closes it
+     * @throws dev.zarrdirect.api.StoreException when the location cannot be opened, or reading fails
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code arrayPath}
+     * @throws InvalidMetadataException when the node is a group, or its metadata is invalid
      */
     public static ZarrArray openArray(String storeLocation, String arrayPath) {
         return withOpenedStore(storeLocation, store -> openArray(store, arrayPath).owning(store));
@@ -120,8 +188,11 @@ public final class Zarr {
      * on the default context. The group owns the store: close the group to close it; members opened
      * from it must not be used after that.
      *
+     * @param location a directory path, {@code file:} URI, zip file or http(s) URL
+     * @return the root group, owning its store; the caller closes it
+     * @throws dev.zarrdirect.api.StoreException when the location cannot be opened, or reading fails
      * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at the root
-     * @throws InvalidMetadataException when the root is an array
+     * @throws InvalidMetadataException when the root is an array, or its metadata is invalid
      */
     public static ZarrGroup openGroup(String location) {
         return openGroup(location, "");
@@ -130,7 +201,15 @@ public final class Zarr {
     /**
      * Opens the store at {@code storeLocation} and the group at {@code groupPath} in it ({@code ""}
      * for the root), on the default context. The group owns the store: close the group to close it.
-     * On failure the store is closed before the exception is thrown.
+     * On failure the store is closed before the exception is thrown. Members opened from the group
+     * must not be used after it is closed.
+     *
+     * @param storeLocation a directory path, {@code file:} URI, zip file or http(s) URL
+     * @param groupPath     the group's path in the store, {@code ""} for the root
+     * @return the group, owning its store; the caller closes it
+     * @throws dev.zarrdirect.api.StoreException when the location cannot be opened, or reading fails
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code groupPath}
+     * @throws InvalidMetadataException when the node is an array, or its metadata is invalid
      */
     public static ZarrGroup openGroup(String storeLocation, String groupPath) {
         return withOpenedStore(storeLocation, store -> openGroup(store, groupPath).owning(store));
@@ -151,8 +230,13 @@ public final class Zarr {
      * Opens the array at {@code path} of {@code store} on {@code ctx}. The array does not own the
      * store: the caller closes it, after the last use of the array.
      *
+     * @param ctx   the context the array reads and writes on; not closed by the array
+     * @param store the store holding the array
+     * @param path  the array's path ({@code ""} or null for the root)
+     * @return the array, owning nothing
      * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
-     * @throws InvalidMetadataException when the node is a group
+     * @throws InvalidMetadataException when the node is a group, or its metadata is invalid
+     * @throws dev.zarrdirect.api.MissingCodecException when a codec of the array has no implementation
      */
     public static ZarrArray openArray(ZarrContext ctx, Store store, String path) {
         Object n = open(ctx, store, path);
@@ -163,7 +247,15 @@ public final class Zarr {
                 + " describes a group, not an array");
     }
 
-    /** As {@link #openArray(ZarrContext, Store, String)} on the default context; the caller closes the store. */
+    /**
+     * As {@link #openArray(ZarrContext, Store, String)} on the default context; the caller closes the store.
+     *
+     * @param store the store holding the array
+     * @param path  the array's path ({@code ""} or null for the root)
+     * @return the array, owning nothing
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
+     * @throws InvalidMetadataException when the node is a group, or its metadata is invalid
+     */
     public static ZarrArray openArray(Store store, String path) {
         return openArray(ZarrContext.defaultContext(), store, path);
     }
@@ -172,8 +264,12 @@ public final class Zarr {
      * Opens the group at {@code path} of {@code store} on {@code ctx}. The group does not own the
      * store: the caller closes it, after the last use of the group and its members.
      *
+     * @param ctx   the context the group and its members read and write on; not closed by them
+     * @param store the store holding the group
+     * @param path  the group's path ({@code ""} or null for the root)
+     * @return the group, owning nothing
      * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
-     * @throws InvalidMetadataException when the node is an array
+     * @throws InvalidMetadataException when the node is an array, or its metadata is invalid
      */
     public static ZarrGroup openGroup(ZarrContext ctx, Store store, String path) {
         Object n = open(ctx, store, path);
@@ -184,14 +280,35 @@ public final class Zarr {
                 + " describes an array, not a group");
     }
 
-    /** As {@link #openGroup(ZarrContext, Store, String)} on the default context; the caller closes the store. */
+    /**
+     * As {@link #openGroup(ZarrContext, Store, String)} on the default context; the caller closes the store.
+     *
+     * @param store the store holding the group
+     * @param path  the group's path ({@code ""} or null for the root)
+     * @return the group, owning nothing
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code path}
+     * @throws InvalidMetadataException when the node is an array, or its metadata is invalid
+     */
     public static ZarrGroup openGroup(Store store, String path) {
         return openGroup(ZarrContext.defaultContext(), store, path);
     }
 
     /**
      * Creates (or replaces the metadata of) the array at {@code path}. The codec chain is resolved
-     * first, so an unknown codec or a bad configuration fails before anything is written.
+     * first, so an unknown codec or a bad configuration fails before anything is written. Only the
+     * {@code zarr.json} is written: chunks already under {@code path} stay, and are read as they are
+     * (call {@link #delete} first for a fresh array). No parent group is created, and nothing
+     * checks that one exists.
+     *
+     * @param ctx   the context the array reads and writes on; not closed by the array
+     * @param store the store to write into; the caller closes it
+     * @param path  the array's path ({@code ""} or null for the root)
+     * @param md    the array's metadata, written as its {@code zarr.json}
+     * @return the new array, owning nothing
+     * @throws dev.zarrdirect.api.MissingCodecException when a codec has no implementation
+     * @throws InvalidMetadataException when the codec chain is invalid (no array-to-bytes codec, a
+     *         configuration a codec refuses)
+     * @throws dev.zarrdirect.api.StoreException when the store is read-only, or writing fails
      */
     public static ZarrArray createArray(ZarrContext ctx, Store store, String path, ArrayMetadata md) {
         String p = normalise(store, path);
@@ -242,11 +359,32 @@ public final class Zarr {
         }
     }
 
-    /** As {@link #createArray(ZarrContext, Store, String, ArrayMetadata)} on the default context; the caller closes the store. */
+    /**
+     * As {@link #createArray(ZarrContext, Store, String, ArrayMetadata)} on the default context.
+     *
+     * @param store the store to write into; the caller closes it
+     * @param path  the array's path ({@code ""} or null for the root)
+     * @param md    the array's metadata
+     * @return the new array, owning nothing
+     * @throws dev.zarrdirect.api.MissingCodecException when a codec has no implementation
+     * @throws InvalidMetadataException when the codec chain is invalid
+     */
     public static ZarrArray createArray(Store store, String path, ArrayMetadata md) {
         return createArray(ZarrContext.defaultContext(), store, path, md);
     }
 
+    /**
+     * Creates (or replaces the metadata of) the Zarr v3 group at {@code path}: writes its
+     * {@code zarr.json}. Members already below it stay.
+     *
+     * @param ctx        the context the group and its members use; not closed by them
+     * @param store      the store to write into; the caller closes it
+     * @param path       the group's path ({@code ""} or null for the root)
+     * @param attributes the group's attributes, values of the plain JSON model (maps, lists,
+     *                   strings, numbers, booleans, null); copied
+     * @return the new group, owning nothing
+     * @throws dev.zarrdirect.api.StoreException when writing fails
+     */
     public static ZarrGroup createGroup(ZarrContext ctx, Store store, String path, Map<String, Object> attributes) {
         String p = normalise(store, path);
         GroupMetadata md = GroupMetadata.empty().withAttributes(attributes);
@@ -254,6 +392,14 @@ public final class Zarr {
         return new ZarrGroup(ctx, store, p, md);
     }
 
+    /**
+     * As {@link #createGroup(ZarrContext, Store, String, Map)} on the default context.
+     *
+     * @param store      the store to write into; the caller closes it
+     * @param path       the group's path ({@code ""} or null for the root)
+     * @param attributes the group's attributes
+     * @return the new group, owning nothing
+     */
     public static ZarrGroup createGroup(Store store, String path, Map<String, Object> attributes) {
         return createGroup(ZarrContext.defaultContext(), store, path, attributes);
     }
@@ -279,6 +425,15 @@ public final class Zarr {
      * {@code .zattrs} when there are attributes; chunks get v2 keys ({@code 0.3.1} or {@code 0/3/1}).
      * The codec chain is resolved first, so a codec without an implementation fails before anything
      * is written. A root {@code .zmetadata} is not updated: call {@link #consolidate} afterwards.
+     *
+     * @param ctx   the context the array reads and writes on; not closed by the array
+     * @param store the store to write into; the caller closes it
+     * @param path  the array's path ({@code ""} or null for the root)
+     * @param md    the {@code .zarray} (and {@code .zattrs}) to write
+     * @return the new array, owning nothing; its {@link ZarrArray#zarrFormat()} is 2
+     * @throws dev.zarrdirect.api.MissingCodecException when a codec has no implementation
+     * @throws InvalidMetadataException when the codec chain is invalid
+     * @throws dev.zarrdirect.api.StoreException when writing fails
      */
     public static ZarrArray createArrayV2(ZarrContext ctx, Store store, String path, V2ArrayMetadata md) {
         String p = normalise(store, path);
@@ -287,16 +442,42 @@ public final class Zarr {
         return a;
     }
 
+    /**
+     * As {@link #createArrayV2(ZarrContext, Store, String, V2ArrayMetadata)} on the default context.
+     *
+     * @param store the store to write into; the caller closes it
+     * @param path  the array's path ({@code ""} or null for the root)
+     * @param md    the {@code .zarray} (and {@code .zattrs}) to write
+     * @return the new array, owning nothing
+     */
     public static ZarrArray createArrayV2(Store store, String path, V2ArrayMetadata md) {
         return createArrayV2(ZarrContext.defaultContext(), store, path, md);
     }
 
-    /** Creates (or replaces the metadata of) a Zarr v2 group: {@code .zgroup}, and {@code .zattrs} when there are attributes. */
+    /**
+     * Creates (or replaces the metadata of) a Zarr v2 group: {@code .zgroup}, and {@code .zattrs} when
+     * there are attributes. A root {@code .zmetadata} is not updated: call {@link #consolidate} afterwards.
+     *
+     * @param ctx        the context the group and its members use; not closed by them
+     * @param store      the store to write into; the caller closes it
+     * @param path       the group's path ({@code ""} or null for the root)
+     * @param attributes the group's attributes, values of the plain JSON model
+     * @return the new group, owning nothing
+     * @throws dev.zarrdirect.api.StoreException when writing fails
+     */
     public static ZarrGroup createGroupV2(ZarrContext ctx, Store store, String path, Map<String, Object> attributes) {
         String p = normalise(store, path);
         return new ZarrGroup(ctx, store, p, V2Nodes.writeGroup(store, p, attributes));
     }
 
+    /**
+     * As {@link #createGroupV2(ZarrContext, Store, String, Map)} on the default context.
+     *
+     * @param store      the store to write into; the caller closes it
+     * @param path       the group's path ({@code ""} or null for the root)
+     * @param attributes the group's attributes
+     * @return the new group, owning nothing
+     */
     public static ZarrGroup createGroupV2(Store store, String path, Map<String, Object> attributes) {
         return createGroupV2(ZarrContext.defaultContext(), store, path, attributes);
     }
@@ -305,6 +486,11 @@ public final class Zarr {
      * Writes the Zarr v2 consolidated metadata {@code .zmetadata} at the root of {@code store}: every
      * {@code .zarray}, {@code .zgroup} and {@code .zattrs} of the hierarchy. Opening then reads nodes
      * from it; it is a snapshot, so consolidate again after changing metadata.
+     *
+     * @param store the store whose whole hierarchy is consolidated; must be able to list
+     * @return what was written
+     * @throws InvalidMetadataException when a document of the hierarchy is invalid
+     * @throws dev.zarrdirect.api.StoreException when reading, listing or writing fails
      */
     public static ConsolidatedMetadata consolidate(Store store) {
         return V2Nodes.consolidate(store);
@@ -321,6 +507,8 @@ public final class Zarr {
      * are and not copied. The store is listed once and each {@code zarr.json} below read and
      * validated before anything is written.
      *
+     * @param store     the store holding the group; must be able to list
+     * @param groupPath the group's path ({@code ""} or null for the root)
      * @return what was written
      * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code groupPath}
      * @throws InvalidMetadataException when the node is an array or a Zarr v2 group (for v2 use
@@ -362,7 +550,15 @@ public final class Zarr {
         return c;
     }
 
-    /** Deletes every key of the node at {@code path} (for the root: the whole store). */
+    /**
+     * Deletes every key of the node at {@code path} (for the root: the whole store): its metadata,
+     * its chunks and, for a group, every node below it. A missing node is not an error. Arrays and
+     * groups opened on it before keep their metadata in memory; reads then see fill values.
+     *
+     * @param store the store to delete from
+     * @param path  the node's path ({@code ""} or null for the whole store)
+     * @throws dev.zarrdirect.api.StoreException when deleting fails
+     */
     public static void delete(Store store, String path) {
         String p = normalise(store, path);
         store.deletePrefix(p.isEmpty() ? "" : p + "/");

@@ -56,6 +56,24 @@ import java.util.concurrent.CompletableFuture;
  * harmless, as for stores; after closing an array that owned its store, reads and writes fail in the
  * store.
  *
+ * <h2>Memory</h2>
+ * Tensors returned by the read methods hold native memory outside the Java heap. {@link #read()},
+ * {@link #read(Selection)}, {@link #readAsync}, {@link #readToDevice} and {@link #readToDeviceAsync}
+ * return a tensor that owns its memory: the caller closes it. {@link #read(Selection, Arena)} ties
+ * the memory to the caller's arena instead, and {@link #read(Selection, Tensor)},
+ * {@link #read(ReadPlan, Tensor)} and {@link #readIntoAsync} write into memory the caller already
+ * owns. Shapes, offsets and selections count elements; buffer sizes count bytes.
+ *
+ * <h2>Errors</h2>
+ * A read or write that fails throws the first failure of its chunks, unwrapped:
+ * {@link dev.zarrdirect.api.StoreException} when the store fails,
+ * {@link dev.zarrdirect.api.CodecException} when a codec fails, and its subclasses
+ * {@link dev.zarrdirect.api.CorruptChunkException} for bytes that cannot be decoded and
+ * {@link dev.zarrdirect.api.ChecksumMismatchException} for a checksum that disagrees. A selection of
+ * another rank throws {@link IllegalArgumentException}, one reaching past the array
+ * {@link IndexOutOfBoundsException}, both before anything is read. A read on a closed
+ * {@link ZarrContext} throws {@link IllegalStateException}.
+ *
  * {@snippet :
  * try (ZarrArray a = Zarr.openArray("/data/era5.zarr", "t2m");
  *      Tensor t = a.read(Selection.parse("0:2", a.shape()))) {
@@ -113,7 +131,12 @@ public final class ZarrArray implements AutoCloseable {
         return this;
     }
 
-    /** True when {@link #close()} closes this array's store (it was opened from a location). */
+    /**
+     * Whether this array owns its store.
+     *
+     * @return true when {@link #close()} closes this array's store (it was opened from a location
+     *         and is not closed yet); false when the caller owns the store, or after {@link #close()}
+     */
     public boolean ownsStore() {
         return ownedStore.get() != null;
     }
@@ -134,64 +157,136 @@ public final class ZarrArray implements AutoCloseable {
     /**
      * The same array with codec implementations chosen per codec name ({@code zstd -> cpu}). The
      * new array shares this one's store and owns nothing: it lives as long as this array's store.
+     * Its device decoder is built anew, on first use.
+     *
+     * @param choices codec name to implementation or provider name ({@code "zstd" -> "cpu"}); codecs
+     *                not named use the context's choice; copied
+     * @return a new array of the same metadata, store and context
+     * @throws dev.zarrdirect.api.MissingCodecException when a chosen implementation does not exist
      */
     public ZarrArray withCodecChoices(Map<String, String> choices) {
         return new ZarrArray(ctx, store, path, metadata, choices, v2Metadata);
     }
 
-    /** 2 for an array stored as Zarr v2 ({@code .zarray}), else 3. */
+    /**
+     * The Zarr format the array is stored in.
+     *
+     * @return 2 for an array stored as Zarr v2 ({@code .zarray}), else 3
+     */
     public int zarrFormat() {
         return v2Metadata == null ? 3 : 2;
     }
 
-    /** Zarr v2: the {@code .zarray} (and {@code .zattrs}) as read or created; empty for a v3 array. */
+    /**
+     * The Zarr v2 documents of the array.
+     *
+     * @return the {@code .zarray} (and {@code .zattrs}) as read or created; empty for a v3 array
+     */
     public Optional<V2ArrayMetadata> v2Metadata() {
         return Optional.ofNullable(v2Metadata);
     }
 
+    /**
+     * The array's metadata, as read or created. For a Zarr v2 array, its v3 equivalent (the codecs
+     * that decode it); {@link #v2Metadata()} has the documents themselves.
+     *
+     * @return the metadata; immutable
+     */
     public ArrayMetadata metadata() {
         return metadata;
     }
 
+    /**
+     * The array's shape, in elements per dimension.
+     *
+     * @return a fresh copy, which the caller may change; empty for a 0-dimensional array
+     */
     public long[] shape() {
         return metadata.shape();
     }
 
+    /**
+     * The number of dimensions.
+     *
+     * @return the rank, 0 for a scalar array
+     */
     public int rank() {
         return metadata.rank();
     }
 
+    /**
+     * The type of the array's elements.
+     *
+     * @return the data type
+     */
     public DataType dataType() {
         return metadata.dataType();
     }
 
+    /**
+     * The shape of a chunk of the regular grid, in elements per dimension; for a sharded array, the
+     * shape of a shard (the unit stored under one key).
+     *
+     * @return the chunk shape, a fresh copy
+     */
     public long[] chunkShape() {
         return metadata.chunkShape();
     }
 
+    /**
+     * The user attributes of the array's metadata, as read when the array was opened or created.
+     *
+     * @return the attributes, values of the plain JSON model (maps, lists, strings, numbers,
+     *         booleans, null)
+     */
     public Map<String, Object> attributes() {
         return metadata.attributes();
     }
 
-    /** The path of the array in its store, "" for the root. */
+    /**
+     * The path of the array in its store, without leading or trailing slashes.
+     *
+     * @return the path, {@code ""} for the root
+     */
     public String path() {
         return path;
     }
 
+    /**
+     * The store the array lives in; owned by this array only when {@link #ownsStore()}.
+     *
+     * @return the store; do not close it unless you opened it
+     */
     public Store store() {
         return store;
     }
 
+    /**
+     * The context the array reads and writes on; the array never closes it.
+     *
+     * @return the context
+     */
     public ZarrContext context() {
         return ctx;
     }
 
-    /** The codec implementations in use, e.g. {@code [bytes@cpu, zstd@cpu]}. */
+    /**
+     * The codec implementations the host chain uses (reads into host memory and every write).
+     *
+     * @return one entry per codec, e.g. {@code [bytes@cpu, zstd@cpu]}
+     */
     public List<String> codecImplementations() {
         return chain.describe();
     }
 
-    /** The store key of the chunk at {@code chunkIndex}. */
+    /**
+     * The store key of a chunk (of a shard, for a sharded array), by the array's chunk key encoding
+     * and below its path: {@code t2m/c/0/3/1}, or {@code t2m/0.3.1} for Zarr v2.
+     *
+     * @param chunkIndex the chunk's position in the chunk grid (not an element offset), one entry per
+     *                   dimension
+     * @return the key; whether it exists is not checked
+     */
     public String chunkKey(long[] chunkIndex) {
         return planner.chunkKey(chunkIndex);
     }
@@ -200,7 +295,11 @@ public final class ZarrArray implements AutoCloseable {
         return path.isEmpty() ? "" : path + "/";
     }
 
-    /** Number of chunks in the grid. */
+    /**
+     * The number of chunks in the grid (shards, for a sharded array), written or not.
+     *
+     * @return the product over dimensions of the chunks per dimension
+     */
     public long chunkCount() {
         return metadata.chunkGrid().chunkCount(metadata.shape());
     }
@@ -208,6 +307,10 @@ public final class ZarrArray implements AutoCloseable {
     /**
      * Reads the whole array into a new host tensor. The tensor owns native memory outside the Java
      * heap: the caller closes it (try-with-resources), or passes an arena to {@link #read(Selection, Arena)}.
+     *
+     * @return a new tensor of the array's shape and type, owned by the caller
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
      */
     public Tensor read() {
         return read(Selection.all(shape()));
@@ -217,6 +320,15 @@ public final class ZarrArray implements AutoCloseable {
      * Reads {@code selection} into a new C-order host tensor. The tensor owns its native memory (from
      * the backend's host pool on a host backend): the caller closes it, which frees the memory or
      * gives it back to the pool; use {@link #read(Selection, Arena)} to tie the memory to an arena instead.
+     * On failure no memory is left behind.
+     *
+     * @param selection the box to read, within the array
+     * @return a new tensor of the selection's shape and the array's type, owned by the caller
+     * @throws IllegalArgumentException when {@code selection} has another rank than the array
+     * @throws IndexOutOfBoundsException when {@code selection} reaches past the array
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded (a
+     *         {@link dev.zarrdirect.api.ChecksumMismatchException} when a checksum disagrees)
      */
     public Tensor read(Selection selection) {
         selection.checkWithin(shape(), describe());
@@ -273,7 +385,17 @@ public final class ZarrArray implements AutoCloseable {
      * } // t's memory is freed here
      * }
      *
+     * <p>On failure the memory already allocated stays in the arena until it is closed.
+     *
+     * @param selection the box to read, within the array
+     * @param arena     where the result's memory comes from; it decides the lifetime
+     * @return a new tensor of the selection's shape and the array's type, whose memory belongs to {@code arena}
      * @throws WrongThreadException when {@code arena} is confined to another thread
+     * @throws IllegalStateException when {@code arena} is closed
+     * @throws IllegalArgumentException when {@code selection} has another rank than the array
+     * @throws IndexOutOfBoundsException when {@code selection} reaches past the array
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
      */
     public Tensor read(Selection selection, Arena arena) {
         selection.checkWithin(shape(), describe());
@@ -302,6 +424,9 @@ public final class ZarrArray implements AutoCloseable {
      * cancelled before the read ends, the tensor is closed when it ends. For reads into device
      * memory use {@link #readToDeviceAsync(Selection)}.
      *
+     * @param selection the box to read, within the array
+     * @return a future of a new tensor owned by whoever takes it from the future; it fails with the
+     *         exception {@link #read(Selection)} would throw
      * @throws IllegalArgumentException at once, when {@code selection} has another rank than the array
      * @throws IndexOutOfBoundsException at once, when {@code selection} reaches past the array
      */
@@ -331,6 +456,17 @@ public final class ZarrArray implements AutoCloseable {
      * closes. On a host backend this is {@link #read(Selection)}. On a device backend the chunks are
      * decoded there in batches ({@link DeviceDecoder}); chains it cannot run (nested sharding, codecs
      * around sharding) are decoded on the host and copied over, which {@link #devicePath()} reports.
+     * On failure no memory is left behind.
+     *
+     * @param selection the box to read, within the array
+     * @return a new C-order tensor in device memory ({@link MemoryKind#DEVICE}), or host memory on a
+     *         host backend, owned by the caller
+     * @throws IllegalArgumentException when {@code selection} has another rank than the array
+     * @throws IndexOutOfBoundsException when {@code selection} reaches past the array
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
+     * @throws dev.zarrdirect.api.ZarrDirectException when the calling thread is interrupted; the read
+     *         is stopped and its memory freed first
      */
     public Tensor readToDevice(Selection selection) {
         return readToDevice(selection, MemoryKind.DEVICE);
@@ -339,7 +475,17 @@ public final class ZarrArray implements AutoCloseable {
     /**
      * As {@link #readToDevice(Selection)}, into memory of {@code kind}: {@link MemoryKind#DEVICE}, or
      * {@link MemoryKind#MANAGED} (unified memory, for systems where host and device share it; the
-     * backend refuses more than the device has free).
+     * backend refuses more than the device has free). On a host backend the result is host memory
+     * whatever {@code kind} is.
+     *
+     * @param selection the box to read, within the array
+     * @param kind      {@link MemoryKind#DEVICE} or {@link MemoryKind#MANAGED}
+     * @return a new C-order tensor, owned by the caller
+     * @throws IllegalArgumentException when {@code kind} is another kind (use {@link #read(Selection)}
+     *         for host memory), or {@code selection} has another rank than the array
+     * @throws IndexOutOfBoundsException when {@code selection} reaches past the array
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
      */
     public Tensor readToDevice(Selection selection, MemoryKind kind) {
         selection.checkWithin(shape(), describe());
@@ -367,15 +513,36 @@ public final class ZarrArray implements AutoCloseable {
 
     /**
      * Plans reading several boxes of this array into one destination of {@code destShape}, e.g. the
-     * windows of a training batch stacked along a new first axis: each chunk is read and decoded once
-     * however many requests need it. Run the plan with {@link #read(ReadPlan, Tensor)} or
-     * {@link #readToDeviceAsync(ReadPlan)}.
+     * windows of a training batch placed side by side: each chunk is read and decoded once however
+     * many requests need it. Run the plan with {@link #read(ReadPlan, Tensor)},
+     * {@link #readToDeviceAsync(ReadPlan)} or {@link #readIntoAsync}; a plan can be run more than
+     * once. For a sharded array the shards' indexes are read here (in parallel on the context's
+     * workers, unless called from one of them); a plan holds no native memory.
+     *
+     * @param requests  the boxes to read, each {@code [start, stop)} of the array placed at
+     *                  {@code at} in the destination; element coordinates of the array's rank
+     * @param destShape the destination's shape, in elements, of the array's rank
+     * @return the plan, usable only with this array
+     * @throws IllegalArgumentException when a request does not fit the array or the destination
+     * @throws dev.zarrdirect.api.StoreException when a shard index cannot be read
+     * @throws dev.zarrdirect.api.CorruptChunkException when a shard index is corrupt (here, or when
+     *         the plan runs)
      */
     public ReadPlan plan(List<ReadPlanner.Request> requests, long[] destShape) {
         return ctx.engine().plan(planner, requests, destShape);
     }
 
-    /** Runs {@code plan} (of this array) into {@code dest}, a host tensor of the plan's destination shape. */
+    /**
+     * Runs {@code plan} (of this array) into {@code dest}, a host tensor of the plan's destination
+     * shape. Returns when every element the plan covers is written; elements outside every request
+     * are not touched. The caller keeps owning {@code dest}.
+     *
+     * @param plan a plan made by {@link #plan} of this array
+     * @param dest a host-accessible tensor of the plan's destination shape and the array's type
+     * @throws IllegalArgumentException when {@code dest} has another shape or type, or is not host memory
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
+     */
     public void read(ReadPlan plan, Tensor dest) {
         if (!Arrays.equals(dest.shape(), plan.destShape()) || !dest.dataType().equals(dataType())
                 || !dest.buffer().kind().hostAccessible()) {
@@ -390,13 +557,25 @@ public final class ZarrArray implements AutoCloseable {
      * at once: reads queued one after another overlap (the next one is fetched while the one before
      * decodes), which is what a prefetching loader wants. The tensor, which the caller closes, comes
      * when it is complete; on failure its memory is freed.
+     *
+     * @param selection the box to read, within the array
+     * @return a future of a new C-order tensor in the context's device memory (host memory on a host
+     *         backend), owned by whoever takes it from the future
+     * @throws IllegalArgumentException at once, when {@code selection} has another rank than the array
+     * @throws IndexOutOfBoundsException at once, when {@code selection} reaches past the array
      */
     public CompletableFuture<Tensor> readToDeviceAsync(Selection selection) {
         selection.checkWithin(shape(), describe());
         return readToDeviceAsync(plan(List.of(request(selection)), selection.shape()));
     }
 
-    /** As {@link #readToDeviceAsync(Selection)}, for a plan of this array ({@link #plan}). */
+    /**
+     * As {@link #readToDeviceAsync(Selection)}, for a plan of this array ({@link #plan}).
+     *
+     * @param plan a plan made by {@link #plan} of this array
+     * @return a future of a new C-order tensor of the plan's destination shape, owned by whoever
+     *         takes it from the future
+     */
     public CompletableFuture<Tensor> readToDeviceAsync(ReadPlan plan) {
         return readToDevice(plan, MemoryKind.DEVICE, "readToDeviceAsync " + plan).tensor();
     }
@@ -409,6 +588,13 @@ public final class ZarrArray implements AutoCloseable {
      * completes when every byte is written (or the read failed); on a host backend the read runs
      * now, on the calling thread and the engine's workers, and the future is already complete.
      * The caller must not touch {@code dest} until the future completes, whatever its outcome.
+     *
+     * @param plan a plan made by {@link #plan} of this array
+     * @param dest at least the plan's destination size in bytes, of the context's device (host
+     *             memory for a host backend); still owned by the caller
+     * @return a future that completes when {@code dest} is written, or exceptionally with the read's
+     *         failure
+     * @throws IllegalArgumentException at once, when {@code dest} is too small or of the wrong device
      */
     public CompletableFuture<Void> readIntoAsync(ReadPlan plan, Buffer dest) {
         long bytes = Shapes.product(plan.destShape()) * dataType().byteSize();
@@ -523,7 +709,12 @@ public final class ZarrArray implements AutoCloseable {
         return d;
     }
 
-    /** How {@link #readToDevice} decodes this array: on the device (and which stages fall back to the CPU), or on the host. */
+    /**
+     * How {@link #readToDevice} decodes this array, for diagnostics. Builds the device decoder if
+     * needed.
+     *
+     * @return a sentence: on the device (and which stages fall back to the CPU), or on the host and why
+     */
     public String devicePath() {
         Device dev = ctx.backend().defaultDevice();
         if (dev.isHost()) {
@@ -536,7 +727,18 @@ public final class ZarrArray implements AutoCloseable {
         return d.describePath();
     }
 
-    /** Reads {@code selection} into {@code dest}, a host tensor of the selection's shape and the array's type. */
+    /**
+     * Reads {@code selection} into {@code dest}, a host tensor of the selection's shape and the
+     * array's type, which the caller keeps owning. {@code dest} may be strided (a view).
+     *
+     * @param selection the box to read, within the array
+     * @param dest      a host-accessible tensor of the selection's shape and the array's type
+     * @throws IllegalArgumentException when {@code selection} has another rank than the array, or
+     *         {@code dest} has another shape or type or is not host memory
+     * @throws IndexOutOfBoundsException when {@code selection} reaches past the array
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded
+     */
     public void read(Selection selection, Tensor dest) {
         selection.checkWithin(shape(), describe());
         checkTensor(selection, dest, "read into");
@@ -544,17 +746,43 @@ public final class ZarrArray implements AutoCloseable {
                 "read " + describe() + " " + selection);
     }
 
-    /** Writes the whole array from {@code source}. */
+    /**
+     * Writes the whole array from {@code source}, as {@link #write(Selection, Tensor)}.
+     *
+     * @param source a tensor of the array's shape and type; not closed
+     */
     public void write(Tensor source) {
         write(Selection.all(shape()), source);
     }
 
-    /** Writes {@code source} (a host tensor of the array's type) into the box of its shape at {@code offset}. */
+    /**
+     * Writes {@code source} into the box of its shape at {@code offset}, as
+     * {@link #write(Selection, Tensor)}.
+     *
+     * @param offset the box's first element, one entry per dimension
+     * @param source a tensor of the array's type; its shape is the box's; not closed
+     */
     public void write(long[] offset, Tensor source) {
         write(Selection.at(offset, source.shape()), source);
     }
 
-    /** Writes {@code source} into {@code selection}. */
+    /**
+     * Writes {@code source} into {@code selection}: the chunks it touches are encoded and stored
+     * concurrently on the context's workers (see the class comment for partial chunks and fill
+     * values). A device tensor is copied to the host first and encoded there. The caller keeps
+     * owning {@code source}. A failed write may leave some chunks written and others not.
+     *
+     * @param selection the box to write, within the array
+     * @param source    a tensor of the selection's shape and the array's type; host memory, or
+     *                  contiguous memory of the context's device
+     * @throws UnsupportedOperationException when the store is read-only
+     * @throws IllegalArgumentException when {@code selection} has another rank than the array, or
+     *         {@code source} another shape or type, or is a strided device tensor
+     * @throws IndexOutOfBoundsException when {@code selection} reaches past the array
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be encoded, or a partly covered
+     *         chunk cannot be decoded
+     */
     public void write(Selection selection, Tensor source) {
         if (store.isReadOnly()) {
             throw new UnsupportedOperationException(store + " is read-only; cannot write " + describe());
@@ -651,7 +879,11 @@ public final class ZarrArray implements AutoCloseable {
         }
     }
 
-    /** {@code array "/t2m" in FileSystemStore(root=...)}. */
+    /**
+     * The array as error messages name it.
+     *
+     * @return {@code array "/t2m" in FileSystemStore(root=...)}
+     */
     public String describe() {
         return "array \"/" + path + "\" in " + store;
     }

@@ -37,15 +37,26 @@ import java.util.concurrent.ExecutorService;
  * }
  * }
  *
- * <p>Close the context to stop its threads and its backend; closing twice is harmless.
+ * <h2>Lifetime and threads</h2>
+ * A context is safe to share between threads: every array and group opened on it reads and writes
+ * through its workers (daemon threads). Close the context to stop its threads and its backend, after
+ * the last use of every array and group opened on it (they never close it; reads afterwards throw
+ * {@link IllegalStateException}); closing twice is harmless. The {@link #defaultContext()} is never
+ * closed: closing it does nothing.
  */
 public final class ZarrContext implements AutoCloseable {
 
-    /** Worker threads that fetch and decode chunks. */
+    /**
+     * Worker threads that fetch and decode chunks: {@code zarrdirect.threads}
+     * ({@code ZARRDIRECT_THREADS}), 1..4096; default the number of available processors.
+     */
     public static final Setting<Integer> THREADS = Setting.derived("zarrdirect.threads", SettingType.intRange(1, 4096),
             "available processors", "core", "worker threads that fetch and decode chunks");
 
-    /** Bytes of decoded shard indexes kept for later reads of the same shards ({@link ShardIndexCache}). */
+    /**
+     * Bytes of decoded shard indexes kept for later reads of the same shards ({@link ShardIndexCache}):
+     * {@code zarrdirect.shardIndexCacheBytes}; 0 keeps none.
+     */
     public static final Setting<Long> SHARD_INDEX_CACHE_BYTES = Setting.of("zarrdirect.shardIndexCacheBytes",
             SettingType.byteSize(0, Long.MAX_VALUE), ShardIndexCache.DEFAULT_BYTES, "core",
             "bytes of decoded shard indexes kept for later reads of the same shards; 0: none");
@@ -74,22 +85,40 @@ public final class ZarrContext implements AutoCloseable {
         this.engine = new ReadEngine(backend, parallelism, readSettings);
     }
 
-    /** A builder of a context; nothing is read or started until {@link Builder#open()}. */
+    /**
+     * A builder of a context; nothing is read or started until {@link Builder#open()}.
+     *
+     * @return a new builder with no explicit values
+     */
     public static Builder builder() {
         return new Builder();
     }
 
     /**
      * Starts the backend named {@code backendName} ({@code "auto"} or null: the setting
-     * {@code zarrdirect.backend}, else the best available).
+     * {@code zarrdirect.backend}, else the best available), with the settings of system properties
+     * and environment variables. The caller closes the context.
      *
+     * @param backendName the backend's name ({@code cpu}, {@code cuda}...), or {@code "auto"} or null
+     * @return a started context, owned by the caller
      * @throws dev.zarrdirect.api.InvalidSettingException when a setting read from the system has a bad value
+     * @throws dev.zarrdirect.api.MissingBackendException when the backend is absent or unusable
      */
     public static ZarrContext open(String backendName) {
         return builder().backend(backendName).open();
     }
 
-    /** As {@link #open(String)}, with {@code threads} worker threads. */
+    /**
+     * As {@link #open(String)}, with {@code threads} worker threads.
+     *
+     * @param backendName the backend's name, or {@code "auto"} or null
+     * @param threads     worker threads, 1..4096
+     * @return a started context, owned by the caller
+     * @throws IllegalArgumentException when {@code threads} is below 1
+     * @throws dev.zarrdirect.api.InvalidSettingException when {@code threads} is above 4096, or a
+     *         setting read from the system has a bad value
+     * @throws dev.zarrdirect.api.MissingBackendException when the backend is absent or unusable
+     */
     public static ZarrContext open(String backendName, int threads) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
@@ -97,7 +126,16 @@ public final class ZarrContext implements AutoCloseable {
         return builder().backend(backendName).threads(threads).open();
     }
 
-    /** A process-wide context on the best backend, started on first use and never closed. */
+    /**
+     * A process-wide context on the backend {@link #open(String) open(null)} picks, started on first
+     * use (thread-safely, once) and never closed: {@link #close()} on it does nothing, and its worker
+     * threads are daemons, which do not keep the JVM alive.
+     *
+     * @return the shared context
+     * @throws dev.zarrdirect.api.InvalidSettingException when starting it fails on a bad setting (and
+     *         again on the next call)
+     * @throws dev.zarrdirect.api.MissingBackendException when no backend is usable
+     */
     public static ZarrContext defaultContext() {
         ZarrContext c = defaultContext;
         if (c == null) {
@@ -115,6 +153,8 @@ public final class ZarrContext implements AutoCloseable {
     /**
      * The settings every context reads in core: threads, backend, the {@link ReadSettings} and the
      * codec family {@code zarrdirect.codec.<name>}; for the reference table.
+     *
+     * @return the descriptors, in the order {@code doctor} lists them; immutable
      */
     public static List<Setting<?>> coreSettingDescriptors() {
         List<Setting<?>> out = new ArrayList<>();
@@ -134,7 +174,13 @@ public final class ZarrContext implements AutoCloseable {
         private Builder() {
         }
 
-        /** The backend by name ({@code cpu}, {@code cuda}...); {@code auto} or null: the setting, else the best. */
+        /**
+         * The backend by name ({@code cpu}, {@code cuda}...); {@code auto}, blank or null: the setting
+         * {@code zarrdirect.backend}, else the best available.
+         *
+         * @param name the backend's name, or {@code "auto"} or null
+         * @return this builder
+         */
         public Builder backend(String name) {
             if (name == null || name.isBlank() || name.trim().equalsIgnoreCase("auto")) {
                 values.remove(BackendRegistry.BACKEND_PROPERTY);
@@ -144,13 +190,24 @@ public final class ZarrContext implements AutoCloseable {
             return this;
         }
 
-        /** Worker threads, 1..4096 (checked by {@link #open()}). */
+        /**
+         * Worker threads, 1..4096 (checked by {@link #open()}).
+         *
+         * @param threads the number of worker threads
+         * @return this builder
+         */
         public Builder threads(int threads) {
             values.set(THREADS.name(), Integer.toString(threads));
             return this;
         }
 
-        /** Every component of {@code rs}, explicitly. */
+        /**
+         * Every component of {@code rs}, explicitly: each overrides its system property or
+         * environment variable.
+         *
+         * @param rs the read settings
+         * @return this builder
+         */
         public Builder readSettings(ReadSettings rs) {
             return settings(rs.toValues());
         }
@@ -158,31 +215,53 @@ public final class ZarrContext implements AutoCloseable {
         /**
          * Sets setting {@code name} ({@code zarrdirect.cuda.batchBytes} or {@code cuda.batchBytes}) to
          * {@code value}; parsed and checked by {@link #open()}.
+         *
+         * @param name  the setting's name, with or without the {@code zarrdirect.} prefix
+         * @param value its value as text, as on the command line
+         * @return this builder
          */
         public Builder set(String name, String value) {
             values.set(name, value);
             return this;
         }
 
-        /** Every value of {@code explicit}, over those set before. */
+        /**
+         * Every value of {@code explicit}, over those set before.
+         *
+         * @param explicit the values to set
+         * @return this builder
+         */
         public Builder settings(SettingValues explicit) {
             explicit.names().forEach(n -> values.set(n, explicit.get(n).orElseThrow()));
             return this;
         }
 
-        /** Where backend and codec providers are looked for; by default zarr-direct's own class loader. */
+        /**
+         * Where backend and codec providers are looked for; by default zarr-direct's own class loader.
+         *
+         * @param loader the class loader for {@link java.util.ServiceLoader}; not null
+         * @return this builder
+         * @throws NullPointerException when {@code loader} is null
+         */
         public Builder classLoader(ClassLoader loader) {
             this.loader = java.util.Objects.requireNonNull(loader, "loader");
             return this;
         }
 
-        /** The explicit values so far. */
+        /**
+         * The explicit values so far.
+         *
+         * @return a snapshot of them, not changed by later calls
+         */
         public SettingValues values() {
             return values.build();
         }
 
         /**
-         * Parses the settings, starts the backend and the worker threads.
+         * Parses the settings, starts the backend and the worker threads. If starting fails after
+         * the backend started, the backend is closed again.
+         *
+         * @return a started context, owned by the caller
          *
          * @throws dev.zarrdirect.api.InvalidSettingException for an unknown explicit name (listing the
          *         known ones) or a value that does not parse, wherever it came from
@@ -219,23 +298,48 @@ public final class ZarrContext implements AutoCloseable {
         }
     }
 
+    /**
+     * The started backend every read and write of this context runs on; closed with the context.
+     *
+     * @return the backend; do not close it
+     */
     public Backend backend() {
         return backend;
     }
 
+    /**
+     * The backends found when the context started, with what their probes said (for {@code doctor}).
+     *
+     * @return the registry
+     */
     public BackendRegistry backends() {
         return backends;
     }
 
+    /**
+     * The codec implementations available on this context's backend and the CPU, with the codec
+     * choices ({@code zarrdirect.codec.<name>}) in force.
+     *
+     * @return the registry
+     */
     public CodecRegistry codecs() {
         return codecs;
     }
 
-    /** The device reads land on unless told otherwise. */
+    /**
+     * The device reads land on unless told otherwise: the backend's default device.
+     *
+     * @return the device
+     */
     public Device device() {
         return backend.defaultDevice();
     }
 
+    /**
+     * The number of worker threads ({@link #THREADS}).
+     *
+     * @return at least 1
+     */
     public int parallelism() {
         return parallelism;
     }
@@ -243,12 +347,18 @@ public final class ZarrContext implements AutoCloseable {
     /**
      * The decoded shard indexes this context's arrays keep for later reads of the same shards,
      * bounded by {@link #SHARD_INDEX_CACHE_BYTES}; heap memory, nothing to close.
+     *
+     * @return the cache
      */
     ShardIndexCache shardIndexCache() {
         return shardIndexes;
     }
 
-    /** How reads on this context run, parsed when it started. */
+    /**
+     * How reads on this context run, parsed when it started.
+     *
+     * @return the read settings
+     */
     public ReadSettings readSettings() {
         return readSettings;
     }
@@ -256,6 +366,8 @@ public final class ZarrContext implements AutoCloseable {
     /**
      * Every setting in force with its value and source, for {@code doctor}: the core's (backend,
      * threads, read settings), the backend's ({@link Backend#settings()}), then the codec choices.
+     *
+     * @return the resolved settings; immutable
      */
     public List<ResolvedSetting<?>> settings() {
         List<ResolvedSetting<?>> out = new ArrayList<>(coreSettings);
@@ -268,7 +380,13 @@ public final class ZarrContext implements AutoCloseable {
         return engine().workers();
     }
 
-    /** The read engine: runs read plans on this context's workers and device. Internal: its package is not exported. */
+    /**
+     * The read engine: runs read plans on this context's workers and device. Internal: its package
+     * is not exported.
+     *
+     * @return the engine
+     * @throws IllegalStateException when the context is closed
+     */
     ReadEngine engine() {
         if (closed) {
             throw new IllegalStateException("ZarrContext on backend \"" + backend.name() + "\" is closed");
@@ -276,6 +394,10 @@ public final class ZarrContext implements AutoCloseable {
         return engine;
     }
 
+    /**
+     * Stops the worker threads and closes the backend. Does nothing on the {@link #defaultContext()},
+     * or when already closed. Arrays and groups opened on the context must not be used afterwards.
+     */
     @Override
     public void close() {
         if (closed) {

@@ -24,6 +24,19 @@ import java.util.Optional;
  * nothing; they use the group's store and must not be used after the group is closed. A group opened
  * on a store the caller passed in owns nothing, and closing it does nothing. No group closes its
  * {@link ZarrContext}. Closing twice is harmless.
+ *
+ * <p>A group holds its metadata as read when it was opened; {@link #members()} and {@link #open}
+ * look at the store (or the consolidated metadata) on each call. Safe for use by many threads.
+ *
+ * {@snippet :
+ * try (ZarrGroup root = Zarr.openGroup("/data/era5.zarr")) {
+ *     for (String name : root.members()) {
+ *         if (root.open(name) instanceof ZarrArray a) {
+ *             System.out.println(name + " " + a);
+ *         }
+ *     }
+ * }
+ * }
  */
 public final class ZarrGroup implements AutoCloseable {
 
@@ -60,6 +73,8 @@ public final class ZarrGroup implements AutoCloseable {
      * The Zarr v3 consolidated metadata this group answers {@link #members()} and opens from: its own
      * inline {@code consolidated_metadata}, or for a group opened from a consolidated parent, the
      * parent's entries below it; empty when there is none.
+     *
+     * @return the consolidated metadata, or empty
      */
     public Optional<InlineConsolidatedMetadata> consolidatedMetadata() {
         return Optional.ofNullable(consolidated);
@@ -71,7 +86,12 @@ public final class ZarrGroup implements AutoCloseable {
         return this;
     }
 
-    /** True when {@link #close()} closes this group's store (it was opened from a location). */
+    /**
+     * Whether this group owns its store.
+     *
+     * @return true when {@link #close()} closes this group's store (it was opened from a location
+     *         and is not closed yet); false when the caller owns the store, or after {@link #close()}
+     */
     public boolean ownsStore() {
         return ownedStore.get() != null;
     }
@@ -89,22 +109,40 @@ public final class ZarrGroup implements AutoCloseable {
         }
     }
 
-    /** The path of the group in its store, "" for the root. */
+    /**
+     * The path of the group in its store, without leading or trailing slashes.
+     *
+     * @return the path, {@code ""} for the root
+     */
     public String path() {
         return path;
     }
 
-    /** The store the group lives in; owned by this group only when {@link #ownsStore()}. */
+    /**
+     * The store the group lives in; owned by this group only when {@link #ownsStore()}.
+     *
+     * @return the store; do not close it unless you opened it
+     */
     public Store store() {
         return store;
     }
 
-    /** The group's attributes. */
+    /**
+     * The group's user attributes, as read when the group was opened or created.
+     *
+     * @return the attributes, values of the plain JSON model (maps, lists, strings, numbers,
+     *         booleans, null)
+     */
     public Map<String, Object> attributes() {
         return metadata.attributes();
     }
 
-    /** The group's metadata document, as read. */
+    /**
+     * The group's metadata document, as read (for Zarr v2, built from {@code .zgroup} and
+     * {@code .zattrs}).
+     *
+     * @return the metadata; immutable
+     */
     public GroupMetadata metadata() {
         return metadata;
     }
@@ -114,6 +152,10 @@ public final class ZarrGroup implements AutoCloseable {
      * {@code .zgroup}), sorted. With Zarr v3 consolidated metadata ({@link #consolidatedMetadata()}),
      * or when the store's root has a consolidated {@code .zmetadata}, the children it lists, and the
      * store is neither listed nor read (so this works on stores that cannot list, such as HTTP).
+     *
+     * @return the names of the members, relative to this group; empty when there are none
+     * @throws dev.zarrdirect.api.StoreException when the store must be listed and cannot be (an
+     *         {@link dev.zarrdirect.core.store.http.HttpStore} without consolidated metadata)
      */
     public List<String> members() {
         if (consolidated != null) {
@@ -142,6 +184,13 @@ public final class ZarrGroup implements AutoCloseable {
      * nothing: it lives as long as this group's store. When the group has consolidated metadata
      * listing the child, its metadata comes from there and the store is not read; otherwise from the
      * child's own document.
+     *
+     * @param name the child's name, or a relative path below this group ({@code "a/b"}); slashes at
+     *             either end are dropped
+     * @return a {@link ZarrArray} or a {@link ZarrGroup}, owning nothing
+     * @throws dev.zarrdirect.api.NoSuchKeyException when {@code name} is empty
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code name}
+     * @throws InvalidMetadataException when the child's metadata is invalid
      */
     public Object open(String name) {
         String rel = relative(name);
@@ -161,7 +210,10 @@ public final class ZarrGroup implements AutoCloseable {
     /**
      * Opens the child array {@code name} (or a deeper relative path); it owns nothing (see {@link #open}).
      *
-     * @throws InvalidMetadataException when the child is a group
+     * @param name the child's name, or a relative path below this group
+     * @return the array, owning nothing
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code name}
+     * @throws InvalidMetadataException when the child is a group, or its metadata is invalid
      */
     public ZarrArray openArray(String name) {
         Object n = open(name);
@@ -175,7 +227,10 @@ public final class ZarrGroup implements AutoCloseable {
     /**
      * Opens the child group {@code name} (or a deeper relative path); it owns nothing (see {@link #open}).
      *
-     * @throws InvalidMetadataException when the child is an array
+     * @param name the child's name, or a relative path below this group
+     * @return the group, owning nothing
+     * @throws dev.zarrdirect.api.NoSuchNodeException when there is no node at {@code name}
+     * @throws InvalidMetadataException when the child is an array, or its metadata is invalid
      */
     public ZarrGroup openGroup(String name) {
         Object n = open(name);
@@ -186,12 +241,32 @@ public final class ZarrGroup implements AutoCloseable {
                 + " describes an array, not a group");
     }
 
-    /** Creates the child array {@code name}, as {@link Zarr#createArray(ZarrContext, Store, String, ArrayMetadata)}; it owns nothing. */
+    /**
+     * Creates the child array {@code name}, as {@link Zarr#createArray(ZarrContext, Store, String, ArrayMetadata)};
+     * it owns nothing. The array is Zarr v3 even in a Zarr v2 group. Consolidated metadata is not
+     * updated.
+     *
+     * @param name the child's name, or a relative path below this group
+     * @param md   the array's metadata
+     * @return the new array, owning nothing
+     * @throws dev.zarrdirect.api.MissingCodecException when a codec has no implementation
+     * @throws InvalidMetadataException when the codec chain is invalid
+     * @throws dev.zarrdirect.api.StoreException when the store is read-only, or writing fails
+     */
     public ZarrArray createArray(String name, ArrayMetadata md) {
         return Zarr.createArray(ctx, store, child(name), md);
     }
 
-    /** Creates the child group {@code name}, as {@link Zarr#createGroup(ZarrContext, Store, String, Map)}; it owns nothing. */
+    /**
+     * Creates the child group {@code name}, as {@link Zarr#createGroup(ZarrContext, Store, String, Map)};
+     * it owns nothing. The group is Zarr v3 even in a Zarr v2 group. Consolidated metadata is not
+     * updated.
+     *
+     * @param name       the child's name, or a relative path below this group
+     * @param attributes the group's attributes, values of the plain JSON model
+     * @return the new group, owning nothing
+     * @throws dev.zarrdirect.api.StoreException when the store is read-only, or writing fails
+     */
     public ZarrGroup createGroup(String name, Map<String, Object> attributes) {
         return Zarr.createGroup(ctx, store, child(name), attributes);
     }

@@ -11,10 +11,21 @@ import dev.zarrdirect.api.ZarrDirectException;
 public class ConvertException extends ZarrDirectException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A conversion failure.
+     *
+     * @param message what failed, naming the store or path, and what to do
+     */
     public ConvertException(String message) {
         super(message);
     }
 
+    /**
+     * A conversion failure caused by another.
+     *
+     * @param message what failed, naming the store or path, and what to do
+     * @param cause   the failure underneath
+     */
     public ConvertException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -11,10 +11,22 @@ package dev.zarrdirect.core.convert;
 public class ConvertOptionsException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Options that do not fit.
+     *
+     * @param message which option, as the CLI spells it, the values seen and what fits
+     */
     public ConvertOptionsException(String message) {
         super(message);
     }
 
+    /**
+     * Options that do not fit, found through another failure (such as a codec configuration a codec
+     * refused).
+     *
+     * @param message which option, as the CLI spells it, the values seen and what fits
+     * @param cause   the failure underneath
+     */
     public ConvertOptionsException(String message, Throwable cause) {
         super(message, cause);
     }

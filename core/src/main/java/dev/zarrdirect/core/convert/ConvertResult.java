@@ -17,6 +17,11 @@ import java.util.List;
 public record ConvertResult(List<String> arrays, String unitName, long unitsTotal, long unitsDone, long unitsWritten,
                             long decodedBytes, long nanos) {
 
+    /**
+     * Copies {@code arrays}.
+     *
+     * @throws NullPointerException when {@code arrays} is or holds null
+     */
     public ConvertResult {
         arrays = List.copyOf(arrays);
     }
@@ -24,6 +29,8 @@ public record ConvertResult(List<String> arrays, String unitName, long unitsTota
     /**
      * True when every shard is written and the metadata final; false when {@link ConvertOptions#maxShards()}
      * stopped the conversion, which a second run with the same source and options resumes.
+     *
+     * @return whether {@code unitsDone >= unitsTotal}
      */
     public boolean complete() {
         return unitsDone >= unitsTotal;

@@ -21,6 +21,11 @@ import java.util.List;
 public record ConvertSummary(String source, String sourceNode, String destination, int zarrFormat, String unitName,
                              List<ArrayPlan> arrays, long memoryBoundBytes, String memoryBound) {
 
+    /**
+     * Copies {@code arrays}.
+     *
+     * @throws NullPointerException when {@code arrays} is or holds null
+     */
     public ConvertSummary {
         arrays = List.copyOf(arrays);
     }
@@ -30,17 +35,27 @@ public record ConvertSummary(String source, String sourceNode, String destinatio
      *
      * @param path     its path in both stores ("" for a root array)
      * @param dataType its data type
-     * @param shape    its shape
+     * @param shape    its shape, in elements; copied in and out
      * @param source   the source's layout: {@code chunks [10, 4, 19, 36]; bytes, zstd}
      * @param target   the destination's: {@code chunks [1, 4, 19, 36] in shards [4, 4, 19, 36]; bytes {"endian": "little"}, zstd {...}}
      * @param note     a remark ({@code rank 1: --chunks 1,-1 does not apply; layout kept}), or null
      */
     public record ArrayPlan(String path, DataType dataType, long[] shape, String source, String target, String note) {
 
+        /**
+         * Copies {@code shape}.
+         *
+         * @throws NullPointerException when {@code shape} is null
+         */
         public ArrayPlan {
             shape = shape.clone();
         }
 
+        /**
+         * The array's shape, in elements.
+         *
+         * @return a fresh copy
+         */
         @Override
         public long[] shape() {
             return shape.clone();

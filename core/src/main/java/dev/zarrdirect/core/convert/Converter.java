@@ -84,6 +84,19 @@ import java.util.stream.Stream;
  * failed verification throw {@link ConvertException}; store and codec failures propagate as they
  * are. A conversion stopped by {@link ConvertOptions#maxShards()} is no error: its
  * {@link ConvertResult#complete()} is false.
+ *
+ * {@snippet :
+ * ConvertOptions options = ConvertOptions.builder().chunks(1, -1, -1, -1).shard(4, -1, -1, -1).build();
+ * ConvertResult result = new Converter(options).convert("/data/era5.zarr", Path.of("/data/era5-sharded.zarr"));
+ * if (!result.complete()) {
+ *     // stopped by maxShards: run it again with the same options to resume
+ * }
+ * }
+ *
+ * <h2>Threads and resources</h2>
+ * A converter is immutable and holds nothing open. Each conversion starts its own
+ * {@link dev.zarrdirect.core.ZarrContext}s (on {@link ConvertOptions#backend()} for reading, on the
+ * CPU for writing) and worker threads, and closes them before it returns, whatever the outcome.
  */
 public final class Converter {
 
@@ -103,17 +116,33 @@ public final class Converter {
     /**
      * A converter with these options, reporting to {@code listener}. A converter holds nothing open;
      * it can run any number of conversions, one after another or at once.
+     *
+     * @param options  what the conversions do
+     * @param listener hears how each conversion goes, from the calling thread and (for
+     *                 {@link ConvertListener#written}) from the conversion's threads; {@link ConvertListener#NONE}
+     *                 for nobody
+     * @throws NullPointerException when {@code options} or {@code listener} is null
      */
     public Converter(ConvertOptions options, ConvertListener listener) {
         this.options = Objects.requireNonNull(options, "options");
         this.listener = Objects.requireNonNull(listener, "listener");
     }
 
-    /** A converter with these options that reports to nobody. */
+    /**
+     * A converter with these options that reports to nobody.
+     *
+     * @param options what the conversions do
+     * @throws NullPointerException when {@code options} is null
+     */
     public Converter(ConvertOptions options) {
         this(options, ConvertListener.NONE);
     }
 
+    /**
+     * The options every conversion of this converter uses.
+     *
+     * @return the options
+     */
     public ConvertOptions options() {
         return options;
     }
@@ -132,6 +161,9 @@ public final class Converter {
      *                                 inside the source or holds it
      * @throws ConvertException        when the source is missing, the destination holds something else,
      *                                 or verification finds different elements
+     * @throws dev.zarrdirect.api.MissingBackendException when {@link ConvertOptions#backend()} is not usable
+     * @throws dev.zarrdirect.api.StoreException when reading the source or writing the destination fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk of the source cannot be decoded
      */
     public ConvertResult convert(String source, Path destination) {
         Objects.requireNonNull(source, "source");
@@ -147,15 +179,20 @@ public final class Converter {
      * which this method neither packs nor closes. The destination must replace keys atomically (as
      * every store here does) for a resume to find a journal that is whole.
      *
+     * @param source      the store holding the source at its root; not closed
      * @param sourceName  the source's identity in the journal: a second run resumes the first only
      *                    when it names the same source
      * @param destination an empty writable store, a store holding an unfinished conversion of the
      *                    same source with the same options, or, with {@link ConvertOptions#overwrite()},
-     *                    a Zarr store to empty first
+     *                    a Zarr store to empty first; not closed
+     * @return how the conversion ended; not {@link ConvertResult#complete()} only when
+     *         {@link ConvertOptions#maxShards()} stopped it
      * @throws ConvertOptionsException when the options do not fit the source, or the destination is
      *                                 the source store
      * @throws ConvertException        when the source holds no Zarr node, the destination holds something
      *                                 else, or verification finds different elements
+     * @throws dev.zarrdirect.api.StoreException when reading the source or writing the destination fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk of the source cannot be decoded
      * @see #convert(String, Path)
      */
     public ConvertResult convert(Store source, String sourceName, Store destination) {

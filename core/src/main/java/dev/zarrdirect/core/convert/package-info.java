@@ -44,6 +44,12 @@
  * {@link dev.zarrdirect.core.convert.ConvertOptions#overwrite()}. How the run goes (threads, blocks,
  * memory, verify, the stop after {@code maxShards}) is not part of the journal's identity.
  *
+ * <h2>Threads and resources</h2>
+ * {@code Converter} and {@code ConvertOptions} are immutable and may be shared. A conversion runs on
+ * the calling thread and threads of its own, which it stops before returning; it opens and closes
+ * its own contexts and, for {@code convert(String, Path)}, its stores. Stores passed to
+ * {@code convert(Store, String, Store)} stay open: the caller closes them.
+ *
  * <h2>Errors</h2>
  * {@link dev.zarrdirect.core.convert.ConvertOptionsException} (an {@link IllegalArgumentException})
  * for options that do not fit together or do not fit the source, thrown before anything is written;

@@ -21,7 +21,31 @@ import java.util.Set;
  * are deep unmodifiable copies. Extension fields marked {@code "must_understand": false} are kept in
  * {@link #extraFields()} and written back unchanged; every other unknown field is an error.
  *
- * @param dimensionNames one name (or {@code null}) per dimension, or {@code null} when absent
+ * <p>The constructor checks only what this record can see (ranks agree, extents are not negative,
+ * the fill value's type is the array's, there is a codec); whether the codecs exist and form a valid
+ * chain is checked when an array is opened or created ({@link dev.zarrdirect.core.Zarr#createArray}).
+ *
+ * {@snippet :
+ * ArrayMetadata md = ArrayMetadata.create(new long[]{4, 721, 1440}, DataType.FLOAT32,
+ *         new long[]{1, 721, 1440}, FillValue.zero(DataType.FLOAT32),
+ *         List.of(CodecMetadata.of("bytes", Map.of("endian", "little")),
+ *                 CodecMetadata.of("zstd", Map.of("level", 3L, "checksum", false))));
+ * }
+ *
+ * @param shape            the array's extent per dimension, in elements, each 0 or more; copied in
+ *                         and out
+ * @param dataType         the type of the elements
+ * @param chunkGrid        the regular chunk grid: the shape of a chunk (of a shard, for a sharded
+ *                         array), of the array's rank
+ * @param chunkKeyEncoding how a chunk's grid index becomes its key below the array's path
+ * @param fillValue        the value of elements never written, of {@code dataType}
+ * @param codecs           the codec chain as written in metadata, at least one entry; an
+ *                         unmodifiable copy
+ * @param attributes       the user attributes, values of the plain JSON model; null reads as empty;
+ *                         a deep unmodifiable copy
+ * @param dimensionNames   one name (or {@code null}) per dimension, or {@code null} when absent
+ * @param extraFields      extension fields marked {@code "must_understand": false}, kept to be
+ *                         written back; null reads as empty; a deep unmodifiable copy
  */
 public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid chunkGrid,
                             ChunkKeyEncoding chunkKeyEncoding, FillValue fillValue, List<CodecMetadata> codecs,
@@ -31,6 +55,15 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
     static final Set<String> KNOWN_FIELDS = Set.of("zarr_format", "node_type", "shape", "data_type", "chunk_grid",
             "chunk_key_encoding", "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names");
 
+    /**
+     * Checks and copies the components.
+     *
+     * @throws NullPointerException when {@code shape}, {@code dataType}, {@code chunkGrid},
+     *         {@code chunkKeyEncoding}, {@code fillValue} or {@code codecs} is null
+     * @throws IllegalArgumentException when an extent is negative, the chunk grid or the dimension
+     *         names have another rank, the fill value is of another type, {@code codecs} is empty,
+     *         a map has a non-string key, or an extra field is a field of array metadata itself
+     */
     public ArrayMetadata {
         Objects.requireNonNull(shape, "shape");
         Objects.requireNonNull(dataType, "dataType");
@@ -77,6 +110,14 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
     /**
      * New metadata with the default chunk key encoding (separator {@code /}), no attributes and no
      * dimension names.
+     *
+     * @param shape      the array's extent per dimension, in elements
+     * @param dt         the type of the elements
+     * @param chunkShape the shape of a chunk, in elements, each extent positive
+     * @param fill       the fill value, of type {@code dt}
+     * @param codecs     the codec chain, at least an array-to-bytes codec such as {@code bytes}
+     * @return the metadata
+     * @throws IllegalArgumentException as the canonical constructor, or when a chunk extent is not positive
      */
     public static ArrayMetadata create(long[] shape, DataType dt, long[] chunkShape, FillValue fill,
                                        List<CodecMetadata> codecs) {
@@ -92,55 +133,121 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
         return new ArrayMetadataBuilder(shape, dataType);
     }
 
+    /**
+     * The array's extent per dimension, in elements.
+     *
+     * @return a fresh copy
+     */
     @Override
     public long[] shape() {
         return shape.clone();
     }
 
+    /**
+     * The number of dimensions.
+     *
+     * @return the rank, 0 for a scalar array
+     */
     public int rank() {
         return shape.length;
     }
 
-    /** The chunk grid's chunk shape (a copy). */
+    /**
+     * The chunk grid's chunk shape, in elements.
+     *
+     * @return a fresh copy
+     */
     public long[] chunkShape() {
         return chunkGrid.chunkShape();
     }
 
-    /** Chunks per dimension. */
+    /**
+     * Chunks per dimension: each extent divided by the chunk's, rounded up.
+     *
+     * @return a new array, of the array's rank
+     */
     public long[] gridShape() {
         return chunkGrid.gridShape(shape);
     }
 
-    /** The key of a chunk relative to the array's path, such as {@code c/0/3/1}. */
+    /**
+     * The key of a chunk relative to the array's path, such as {@code c/0/3/1}.
+     *
+     * @param chunkIndex the chunk's position in the grid, one entry per dimension
+     * @return the relative key; prefix it with the array's path and {@code /} for the store key
+     * @throws IllegalArgumentException when an index is negative
+     */
     public String chunkKey(long[] chunkIndex) {
         return chunkKeyEncoding.encode(chunkIndex);
     }
 
+    /**
+     * This metadata with other {@code attributes}; the other components stay.
+     *
+     * @param attributes the new user attributes, values of the plain JSON model; null for none
+     * @return new metadata; this one is unchanged
+     * @throws IllegalArgumentException as the canonical constructor
+     */
     public ArrayMetadata withAttributes(Map<String, Object> attributes) {
         return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
                 dimensionNames, extraFields);
     }
 
+    /**
+     * This metadata with other {@code dimensionNames}; the other components stay.
+     *
+     * @param dimensionNames one name (or null) per dimension, or null for none
+     * @return new metadata; this one is unchanged
+     * @throws IllegalArgumentException as the canonical constructor
+     */
     public ArrayMetadata withDimensionNames(List<String> dimensionNames) {
         return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
                 dimensionNames, extraFields);
     }
 
+    /**
+     * This metadata with other {@code codecs}; the other components stay.
+     *
+     * @param codecs the new codec chain, at least one entry
+     * @return new metadata; this one is unchanged
+     * @throws IllegalArgumentException as the canonical constructor
+     */
     public ArrayMetadata withCodecs(List<CodecMetadata> codecs) {
         return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
                 dimensionNames, extraFields);
     }
 
+    /**
+     * This metadata with other {@code chunkKeyEncoding}; the other components stay.
+     *
+     * @param chunkKeyEncoding the new chunk key encoding
+     * @return new metadata; this one is unchanged
+     * @throws IllegalArgumentException as the canonical constructor
+     */
     public ArrayMetadata withChunkKeyEncoding(ChunkKeyEncoding chunkKeyEncoding) {
         return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
                 dimensionNames, extraFields);
     }
 
+    /**
+     * This metadata with other {@code shape}; the other components stay.
+     *
+     * @param shape the new extent per dimension, in elements, of the same rank
+     * @return new metadata; this one is unchanged
+     * @throws IllegalArgumentException as the canonical constructor
+     */
     public ArrayMetadata withShape(long[] shape) {
         return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
                 dimensionNames, extraFields);
     }
 
+    /**
+     * This metadata with other {@code fillValue}; the other components stay.
+     *
+     * @param fillValue the new fill value, of the array's type
+     * @return new metadata; this one is unchanged
+     * @throws IllegalArgumentException as the canonical constructor
+     */
     public ArrayMetadata withFillValue(FillValue fillValue) {
         return new ArrayMetadata(shape, dataType, chunkGrid, chunkKeyEncoding, fillValue, codecs, attributes,
                 dimensionNames, extraFields);
@@ -149,8 +256,11 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
     /**
      * Reads and validates an array's {@code zarr.json}.
      *
-     * @param key the store key of the document, named in every error
+     * @param json the document's text
+     * @param key  the store key of the document, named in every error
+     * @return the metadata
      * @throws InvalidMetadataException naming key and field for anything the spec does not allow
+     *         (including a group's document, a Zarr v2 one, or storage transformers)
      */
     public static ArrayMetadata parse(String json, String key) {
         Map<String, Object> doc = Json.object(Json.parse(json, "array metadata \"" + key + "\""),
@@ -240,7 +350,11 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
         }
     }
 
-    /** The document as a JSON object of the plain value model, fields in the spec's order. */
+    /**
+     * The document as a JSON object of the plain value model, fields in the spec's order.
+     *
+     * @return a new, modifiable map
+     */
     public Map<String, Object> toJsonObject() {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("zarr_format", 3L);
@@ -263,7 +377,11 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
         return doc;
     }
 
-    /** The {@code zarr.json} text. */
+    /**
+     * The {@code zarr.json} text, which {@link #parse} reads back to equal metadata.
+     *
+     * @return the document
+     */
     public String toJson() {
         return Json.write(toJsonObject());
     }

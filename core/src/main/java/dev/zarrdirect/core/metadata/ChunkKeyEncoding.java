@@ -9,25 +9,48 @@ import java.util.Map;
 
 /**
  * How a chunk's index becomes its store key, relative to the array's own path: {@code default}
- * ({@code c/0/3/1}) or {@code v2} ({@code 0.3.1}).
+ * ({@code c/0/3/1}) or {@code v2} ({@code 0.3.1}). Implementations are immutable records.
  */
 public sealed interface ChunkKeyEncoding permits DefaultChunkKeyEncoding, V2ChunkKeyEncoding {
 
-    /** The key of chunk {@code chunkIndex} relative to the array's path. */
+    /**
+     * The key of a chunk relative to the array's path.
+     *
+     * @param chunkIndex the chunk's position in the grid, one entry per dimension
+     * @return the relative key
+     * @throws IllegalArgumentException when an index is negative
+     */
     String encode(long[] chunkIndex);
 
     /**
      * The chunk index a relative key names under this encoding, or {@code null} if the key is not a
      * chunk key of rank {@code rank} (a listing may hold {@code zarr.json} and foreign files).
+     *
+     * @param relativeKey a key relative to the array's path
+     * @param rank        the array's rank
+     * @return the chunk's grid index, or {@code null}
      */
     long[] decode(String relativeKey, int rank);
 
+    /**
+     * The character between the parts of a key.
+     *
+     * @return {@code '/'} or {@code '.'}
+     */
     char separator();
 
-    /** The encoding's name in metadata. */
+    /**
+     * The encoding's name in metadata.
+     *
+     * @return {@code "default"} or {@code "v2"}
+     */
     String name();
 
-    /** {@code {"name": .., "configuration": {"separator": ..}}}. */
+    /**
+     * The encoding as a {@code chunk_key_encoding} value.
+     *
+     * @return {@code {"name": .., "configuration": {"separator": ..}}}, a new map of the plain JSON model
+     */
     default Object toJson() {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("separator", String.valueOf(separator()));
@@ -40,6 +63,11 @@ public sealed interface ChunkKeyEncoding permits DefaultChunkKeyEncoding, V2Chun
     /**
      * Reads a {@code chunk_key_encoding} value: {@code {"name": "default" | "v2", "configuration":
      * {"separator": "/" | "."}}} with the configuration optional, or the bare name.
+     *
+     * @param json  the value, of the plain JSON model
+     * @param where names the field in errors, such as {@code "chunk_key_encoding" in "t2m/zarr.json"}
+     * @return the encoding
+     * @throws InvalidMetadataException for another name, an unknown member or a bad separator
      */
     static ChunkKeyEncoding parse(Object json, String where) {
         String name;

@@ -26,6 +26,8 @@ import java.util.Objects;
  * {@code "NaN"}, {@code "Infinity"}, {@code "-Infinity"} or {@code "0x7fc00000"}, the exact bits in
  * hex with two digits per byte of the type; for complex types {@code [re, im]}, each part a float
  * form; for {@code r<N>} an array of N/8 integers 0..255.
+ *
+ * <p>Immutable and thread-safe.
  */
 public final class FillValue {
 
@@ -41,13 +43,27 @@ public final class FillValue {
         this.bytes = bytes;
     }
 
-    /** All bytes zero: {@code false}, {@code 0}, {@code 0.0}, {@code [0.0, 0.0]}. */
+    /**
+     * All bytes zero: {@code false}, {@code 0}, {@code 0.0}, {@code [0.0, 0.0]}.
+     *
+     * @param dataType the array's element type
+     * @return the fill value
+     * @throws NullPointerException when {@code dataType} is null
+     */
     public static FillValue zero(DataType dataType) {
         Objects.requireNonNull(dataType, "dataType");
         return new FillValue(dataType, new byte[dataType.byteSize()]);
     }
 
-    /** A fill value from its little-endian bytes, as a v2 reader or a test has them. */
+    /**
+     * A fill value from its little-endian bytes, as a v2 reader or a test has them.
+     *
+     * @param dataType     the array's element type
+     * @param littleEndian one element's bytes, little-endian; copied
+     * @return the fill value
+     * @throws NullPointerException when {@code dataType} is null
+     * @throws IllegalArgumentException when the length is not the type's size in bytes
+     */
     public static FillValue ofBytes(DataType dataType, byte[] littleEndian) {
         Objects.requireNonNull(dataType, "dataType");
         if (littleEndian.length != dataType.byteSize()) {
@@ -60,7 +76,10 @@ public final class FillValue {
     /**
      * Reads the JSON form of a fill value of {@code type}.
      *
+     * @param json  the value, of the plain JSON model
+     * @param type  the array's element type
      * @param where names the field in errors, such as {@code "fill_value" in "t2m/zarr.json"}
+     * @return the fill value; a NaN given as {@code "NaN"} or a JSON number is the canonical quiet NaN
      * @throws InvalidMetadataException for a form the type does not take or a value it cannot hold
      */
     public static FillValue parse(Object json, DataType type, String where) {
@@ -219,6 +238,8 @@ public final class FillValue {
      * The canonical JSON form: what {@link #parse} reads back to equal bytes. NaN is {@code "NaN"}
      * when its bits are the canonical quiet NaN and a hex string otherwise; {@code uint64} values
      * past {@code Long.MAX_VALUE} are {@code BigInteger}s.
+     *
+     * @return a value of the plain JSON model
      */
     public Object toJson() {
         int n = bytes.length;
@@ -286,21 +307,38 @@ public final class FillValue {
         return exact;
     }
 
-    /** The element's little-endian bytes, read-only; length {@code dataType().byteSize()}. */
+    /**
+     * The element's little-endian bytes.
+     *
+     * @return a read-only heap segment of a fresh copy, {@code dataType().byteSize()} bytes long
+     */
     public MemorySegment bytes() {
         return MemorySegment.ofArray(bytes.clone()).asReadOnly();
     }
 
-    /** A copy of the element's little-endian bytes. */
+    /**
+     * The element's little-endian bytes.
+     *
+     * @return a fresh copy, which the caller may change
+     */
     public byte[] toByteArray() {
         return bytes.clone();
     }
 
+    /**
+     * The type of the element.
+     *
+     * @return the data type
+     */
     public DataType dataType() {
         return dataType;
     }
 
-    /** Whether every byte is 0, so that zeroed memory already holds the fill value. */
+    /**
+     * Whether every byte is 0, so that zeroed memory already holds the fill value.
+     *
+     * @return true for all-zero bytes ({@code -0.0} is not zero)
+     */
     public boolean isZero() {
         for (byte b : bytes) {
             if (b != 0) {

@@ -10,11 +10,21 @@ import java.util.Set;
 /**
  * The {@code zarr.json} of a Zarr v3 group: its attributes, and extension fields marked
  * {@code "must_understand": false} kept for writing back. Maps are deep unmodifiable copies.
+ *
+ * @param attributes  the user attributes, values of the plain JSON model; null reads as empty
+ * @param extraFields extension fields (such as {@code consolidated_metadata}), kept to be written
+ *                    back; null reads as empty
  */
 public record GroupMetadata(Map<String, Object> attributes, Map<String, Object> extraFields) {
 
     static final Set<String> KNOWN_FIELDS = Set.of("zarr_format", "node_type", "attributes");
 
+    /**
+     * Copies the maps.
+     *
+     * @throws IllegalArgumentException when a map has a non-string key, or an extra field is a field
+     *         of group metadata itself
+     */
     public GroupMetadata {
         attributes = attributes == null ? Map.of() : Json.freezeObject(attributes, "attributes");
         extraFields = extraFields == null ? Map.of() : Json.freezeObject(extraFields, "extra fields");
@@ -25,11 +35,21 @@ public record GroupMetadata(Map<String, Object> attributes, Map<String, Object> 
         }
     }
 
-    /** A group with no attributes. */
+    /**
+     * A group with no attributes.
+     *
+     * @return the metadata, without extension fields
+     */
     public static GroupMetadata empty() {
         return new GroupMetadata(Map.of(), Map.of());
     }
 
+    /**
+     * This metadata with other attributes; the extension fields stay.
+     *
+     * @param attributes the new user attributes, values of the plain JSON model; null for none
+     * @return new metadata; this one is unchanged
+     */
     public GroupMetadata withAttributes(Map<String, Object> attributes) {
         return new GroupMetadata(attributes, extraFields);
     }
@@ -37,7 +57,11 @@ public record GroupMetadata(Map<String, Object> attributes, Map<String, Object> 
     /**
      * Reads and validates a group's {@code zarr.json}.
      *
-     * @param key the store key of the document, named in every error
+     * @param json the document's text
+     * @param key  the store key of the document, named in every error
+     * @return the metadata
+     * @throws dev.zarrdirect.api.InvalidMetadataException naming key and field for anything the spec does not allow
+     *         (including an array's document or a Zarr v2 one)
      */
     public static GroupMetadata parse(String json, String key) {
         String what = "group metadata \"" + key + "\"";
@@ -52,7 +76,11 @@ public record GroupMetadata(Map<String, Object> attributes, Map<String, Object> 
         return new GroupMetadata(attributes, extra);
     }
 
-    /** The document as a JSON object of the plain value model. */
+    /**
+     * The document as a JSON object of the plain value model.
+     *
+     * @return a new, modifiable map
+     */
     public Map<String, Object> toJsonObject() {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("zarr_format", 3L);
@@ -62,7 +90,11 @@ public record GroupMetadata(Map<String, Object> attributes, Map<String, Object> 
         return doc;
     }
 
-    /** The {@code zarr.json} text. */
+    /**
+     * The {@code zarr.json} text, which {@link #parse} reads back to equal metadata.
+     *
+     * @return the document
+     */
     public String toJson() {
         return Json.write(toJsonObject());
     }

@@ -52,6 +52,9 @@ public final class InlineConsolidatedMetadata {
      * when the group has none ({@code null}, absent, or a {@code kind} other than {@code "inline"},
      * which a reader may ignore since {@code must_understand} is false).
      *
+     * @param group the group's metadata
+     * @param key   the store key of the group's document, named in errors
+     * @return the consolidated metadata, or empty
      * @throws InvalidMetadataException when the field is there but malformed
      */
     public static Optional<InlineConsolidatedMetadata> of(GroupMetadata group, String key) {
@@ -69,7 +72,15 @@ public final class InlineConsolidatedMetadata {
         return Optional.of(new InlineConsolidatedMetadata(flat, "consolidated metadata of \"" + key + "\""));
     }
 
-    /** Consolidated metadata of the documents {@code nodes} (relative path to {@code zarr.json} object). */
+    /**
+     * Consolidated metadata of the documents {@code nodes}. The documents are not validated here;
+     * {@link #node} does that when one is opened.
+     *
+     * @param nodes relative path to the node's {@code zarr.json} object, of the plain JSON model;
+     *              nested consolidated metadata in an entry is flattened into entries below it
+     * @return the consolidated metadata
+     * @throws InvalidMetadataException when a path is empty or starts or ends with {@code /}
+     */
     public static InlineConsolidatedMetadata of(Map<String, Map<String, Object>> nodes) {
         Map<String, Map<String, Object>> flat = new TreeMap<>();
         flatten("", new LinkedHashMap<>(nodes), "consolidated metadata", flat);
@@ -96,12 +107,22 @@ public final class InlineConsolidatedMetadata {
         }
     }
 
-    /** Every node's path relative to the consolidating group, sorted. */
+    /**
+     * Every node's path relative to the consolidating group, sorted.
+     *
+     * @return the paths, such as {@code ["surface", "surface/u10", "t2m"]}; immutable
+     */
     public List<String> paths() {
         return List.copyOf(nodes.keySet());
     }
 
-    /** The {@code zarr.json} document of the node at relative {@code path}, if listed. */
+    /**
+     * The {@code zarr.json} document of the node at relative {@code path}, if listed.
+     *
+     * @param path the node's path relative to the consolidating group
+     * @return the document, of the plain JSON model, without nested consolidated metadata; empty
+     *         when not listed
+     */
     public Optional<Map<String, Object>> document(String path) {
         return Optional.ofNullable(nodes.get(path));
     }
@@ -110,6 +131,8 @@ public final class InlineConsolidatedMetadata {
      * The metadata of the node at relative {@code path}: an {@link ArrayMetadata} or a
      * {@link GroupMetadata}; empty when it is not listed.
      *
+     * @param path the node's path relative to the consolidating group
+     * @return the parsed metadata, or empty
      * @throws InvalidMetadataException when its document is invalid, naming it as
      *                                  {@code consolidated metadata of "zarr.json" ["t2m"]}
      */
@@ -118,7 +141,12 @@ public final class InlineConsolidatedMetadata {
         return doc == null ? Optional.empty() : Optional.of(Metadata.parseNode(doc, source + " [\"" + path + "\"]"));
     }
 
-    /** The names of the direct children of the node at relative {@code path} ({@code ""}: the group), sorted. */
+    /**
+     * The names of the direct children of the node at relative {@code path}, sorted.
+     *
+     * @param path the node's path relative to the consolidating group; {@code ""} for the group itself
+     * @return the children's names (one path segment each); empty when there are none
+     */
     public List<String> children(String path) {
         String prefix = path.isEmpty() ? "" : path + "/";
         TreeSet<String> out = new TreeSet<>();
@@ -132,7 +160,13 @@ public final class InlineConsolidatedMetadata {
         return new ArrayList<>(out);
     }
 
-    /** The entries below the node at relative {@code path}, relative to it: the view a child group opened from here uses. */
+    /**
+     * The entries below the node at relative {@code path}, relative to it: the view a child group
+     * opened from here uses.
+     *
+     * @param path the node's path relative to the consolidating group
+     * @return the consolidated metadata of that subtree; empty of nodes when nothing is listed below
+     */
     public InlineConsolidatedMetadata subtree(String path) {
         String prefix = path + "/";
         Map<String, Map<String, Object>> sub = new TreeMap<>();
@@ -144,7 +178,11 @@ public final class InlineConsolidatedMetadata {
         return new InlineConsolidatedMetadata(sub, source + " below \"" + path + "\"");
     }
 
-    /** The value of the {@value #FIELD} field, flat as zarr-python writes it. */
+    /**
+     * The value of the {@value #FIELD} field, flat as zarr-python writes it.
+     *
+     * @return a new map of the plain JSON model
+     */
     public Map<String, Object> toJsonObject() {
         Map<String, Object> cm = new LinkedHashMap<>();
         cm.put("kind", KIND_INLINE);

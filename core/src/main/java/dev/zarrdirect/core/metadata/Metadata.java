@@ -8,7 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
-/** Reads a {@code zarr.json} whose node type is not known in advance. */
+/**
+ * Reads a {@code zarr.json} whose node type is not known in advance. Stateless and thread-safe.
+ */
 public final class Metadata {
 
     private Metadata() {
@@ -17,7 +19,8 @@ public final class Metadata {
     /**
      * Reads a node's {@code zarr.json}.
      *
-     * @param key the store key of the document, named in every error
+     * @param json the document's text
+     * @param key  the store key of the document, named in every error
      * @return an {@link ArrayMetadata} or a {@link GroupMetadata}, by {@code node_type}
      * @throws InvalidMetadataException for invalid JSON, Zarr v2 documents, a missing or unknown
      *                                  {@code node_type}, and anything the node's own parser refuses
@@ -31,7 +34,10 @@ public final class Metadata {
      * As {@link #parseNode(String, String)}, for a document already parsed into the plain JSON value
      * model (an entry of consolidated metadata).
      *
+     * @param doc the document, of the plain JSON model
      * @param key where the document came from, named in every error
+     * @return an {@link ArrayMetadata} or a {@link GroupMetadata}, by {@code node_type}
+     * @throws InvalidMetadataException as {@link #parseNode(String, String)}
      */
     public static Object parseNode(Map<String, Object> doc, String key) {
         checkFormat(doc, key, null);

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.metadata;
 
-/** The {@code v2} encoding: the index alone, {@code 0.3.1} or {@code 0/3/1}; {@code 0} at rank 0. */
+/**
+ * The {@code v2} encoding: the index alone, {@code 0.3.1} or {@code 0/3/1}; {@code 0} at rank 0.
+ *
+ * @param separator {@code '.'} (the spec's default) or {@code '/'}
+ */
 public record V2ChunkKeyEncoding(char separator) implements ChunkKeyEncoding {
+    /** The encoding's name in metadata. */
     public static final String NAME = "v2";
 
+    /**
+     * Checks the separator.
+     *
+     * @throws IllegalArgumentException when {@code separator} is neither {@code '/'} nor {@code '.'}
+     */
     public V2ChunkKeyEncoding {
         ChunkKeys.checkSeparator(separator, NAME);
     }

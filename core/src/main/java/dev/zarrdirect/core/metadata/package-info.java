@@ -22,8 +22,19 @@
  * {@code toJson()} writes canonical documents: fields in the spec's order, fill values in the form
  * that reads back to the same bytes (NaN payloads as hex), a newline at the end.
  *
+ * <h2>Consolidated metadata</h2>
+ * {@link dev.zarrdirect.core.metadata.InlineConsolidatedMetadata} is the Zarr v3 consolidated
+ * metadata zarr-python 3 writes inline into a group's {@code zarr.json}; it lets a group list and
+ * open its members without listing or reading the store. Zarr v2 documents ({@code .zarray},
+ * {@code .zgroup}, {@code .zmetadata}) are read and written by the subpackage {@code metadata.v2},
+ * through {@link dev.zarrdirect.core.Zarr}.
+ *
  * <h2>Values</h2>
- * All types are immutable. Records with array components copy them in and out, and compare them by
- * content.
+ * All types are immutable and thread-safe. Records with array components copy them in and out, and
+ * compare them by content. JSON values ({@code attributes}, codec configurations, extension fields)
+ * use the plain value model of {@code dev.zarrdirect.core.json}: {@code Map<String, Object>} in
+ * document order, {@code List<Object>}, {@code String}, {@code Long} (or {@code BigInteger}),
+ * {@code Double}, {@code Boolean} and {@code null}; maps given to a constructor are deep-copied, and
+ * {@code Integer}s and {@code Float}s in them are widened to {@code Long} and {@code Double}.
  */
 package dev.zarrdirect.core.metadata;

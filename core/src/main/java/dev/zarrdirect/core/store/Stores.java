@@ -16,7 +16,15 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Opens a store from the location a user typed: a path or a URI. */
+/**
+ * Opens a store from the location a user typed: a path or a URI. Stateless and thread-safe.
+ *
+ * {@snippet :
+ * try (Store store = Stores.open("https://example.org/era5.zarr")) {
+ *     ZarrArray t2m = Zarr.openArray(store, "t2m");
+ * }
+ * }
+ */
 public final class Stores {
 
     /** Two characters at least, so that a Windows drive ({@code C:\data}) is not a scheme. */
@@ -38,6 +46,10 @@ public final class Stores {
      *       settings.</li>
      * </ul>
      *
+     * <p>The caller owns the store and closes it.
+     *
+     * @param pathOrUri a path, {@code file:} URI or http(s) URL
+     * @return the store, read-only unless it is a {@link FileSystemStore}
      * @throws StoreException for another scheme (such as {@code s3:}), saying which forms are
      *                        supported, or when the location does not exist or cannot be read
      */

@@ -20,6 +20,15 @@
  * {@link dev.zarrdirect.api.StoreException} naming the key, the range and the value's length,
  * and writes are atomic per key. {@code StoreContract} in the conformance tests checks each one.
  *
+ * <h2>Ownership and lifetime</h2>
+ * Whoever opens a store closes it: {@code Stores.open} and the factories of each implementation hand
+ * the store to the caller. Values are copied into memory from the caller's allocator, so what a read
+ * returns lives as long as the caller decides and outlives the store. Every store is safe for
+ * concurrent use; closing twice is harmless, and any other call after closing throws
+ * {@link java.lang.IllegalStateException}. Writing to a read-only store (an {@code HttpStore}, a
+ * {@code ZipStore} opened for reading, {@code FileSystemStore.openReadOnly}) throws a
+ * {@link dev.zarrdirect.api.StoreException}.
+ *
  * <h2>Missing</h2>
  * Object stores by scheme ({@code s3://}, {@code gs://}): {@code Stores.open} refuses them and
  * points to their https endpoints, which {@code HttpStore} reads when the bucket is public.

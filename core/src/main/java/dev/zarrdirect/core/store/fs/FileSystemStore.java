@@ -66,6 +66,12 @@ import java.util.regex.Pattern;
  * <h2>Threads and lifetime</h2>
  * Safe for concurrent use; the store holds no open files between calls. Closing it twice is
  * harmless; any other call after {@link #close()} throws {@link IllegalStateException}.
+ *
+ * {@snippet :
+ * try (FileSystemStore store = FileSystemStore.create(Path.of("/data/new.zarr"))) {
+ *     store.set("zarr.json", MemorySegment.ofArray(json.getBytes(StandardCharsets.UTF_8)));
+ * }
+ * }
  */
 public final class FileSystemStore implements Store {
 
@@ -96,8 +102,10 @@ public final class FileSystemStore implements Store {
     }
 
     /**
-     * Opens an existing directory for reading and writing.
+     * Opens an existing directory for reading and writing. The caller closes the store.
      *
+     * @param root the store's directory; made absolute and normalised
+     * @return the store
      * @throws StoreException when {@code root} does not exist or is not a directory
      */
     public static FileSystemStore open(Path root) {
@@ -106,7 +114,10 @@ public final class FileSystemStore implements Store {
 
     /**
      * Opens an existing directory; {@link #set} and {@link #delete} throw {@link StoreException}.
+     * The caller closes the store.
      *
+     * @param root the store's directory; made absolute and normalised
+     * @return the read-only store
      * @throws StoreException when {@code root} does not exist or is not a directory
      */
     public static FileSystemStore openReadOnly(Path root) {
@@ -114,8 +125,11 @@ public final class FileSystemStore implements Store {
     }
 
     /**
-     * Opens {@code root}, creating it and its parents when missing.
+     * Opens {@code root}, creating it and its parents when missing; an existing directory is opened
+     * as it is, its contents kept. The caller closes the store.
      *
+     * @param root the store's directory; made absolute and normalised
+     * @return the store, for reading and writing
      * @throws StoreException when {@code root} exists but is not a directory, or cannot be created
      */
     public static FileSystemStore create(Path root) {
@@ -156,13 +170,21 @@ public final class FileSystemStore implements Store {
 
     /**
      * A store over the same directory whose writes are (or are not) flushed to the device before
-     * {@link #set} returns. The default is off.
+     * {@link #set} returns. The default is off. The two stores are independent: closing one leaves
+     * the other open (neither holds open files).
+     *
+     * @param enabled whether each write forces its file and directory to the device
+     * @return a new store over the same root, equally read-only or not
      */
     public FileSystemStore withFsync(boolean enabled) {
         return new FileSystemStore(root, realRoot, readOnly, enabled);
     }
 
-    /** The absolute, normalised root directory. */
+    /**
+     * The store's directory.
+     *
+     * @return the absolute, normalised root directory (not resolved through links)
+     */
     public Path root() {
         return root;
     }
@@ -171,7 +193,10 @@ public final class FileSystemStore implements Store {
      * The file that holds {@code key} (which need not exist), for readers that open files
      * themselves, such as a backend's direct-to-device reader.
      *
+     * @param key a store key
+     * @return the file's path below the root
      * @throws InvalidKeyException when the key is invalid or leaves the root through a link
+     * @throws IllegalStateException when the store is closed
      */
     public Path pathOf(String key) {
         ensureOpen();

@@ -83,6 +83,14 @@ import java.util.regex.Pattern;
  * <h2>Threads and lifetime</h2>
  * Safe for concurrent use. {@link #close()} stops the client (aborting requests in flight); closing
  * twice is harmless, and any other call after close throws {@link IllegalStateException}.
+ *
+ * {@snippet :
+ * try (HttpStore store = HttpStore.builder(URI.create("https://example.org/era5.zarr"))
+ *         .maxConcurrentRequests(16).requestTimeout(Duration.ofMinutes(2)).build();
+ *      ZarrGroup root = Zarr.openGroup(store, "")) {
+ *     root.members(); // needs consolidated metadata: HTTP cannot list
+ * }
+ * }
  */
 public final class HttpStore implements Store {
 
@@ -127,7 +135,16 @@ public final class HttpStore implements Store {
                 .build();
     }
 
-    /** A store over {@code base} with the default settings of {@link Builder}. */
+    /**
+     * A store over {@code base} with the default settings of {@link Builder}. Nothing is sent until
+     * the first read. The caller closes the store.
+     *
+     * @param base an absolute {@code http} or {@code https} URL without query, fragment or user
+     *             info; a missing trailing {@code /} is added
+     * @return the store
+     * @throws IllegalArgumentException for any other URL
+     * @throws NullPointerException when {@code base} is null
+     */
     public static HttpStore open(URI base) {
         return builder(base).build();
     }
@@ -136,13 +153,19 @@ public final class HttpStore implements Store {
      * Settings for a store over {@code base}, an absolute {@code http} or {@code https} URL without
      * query, fragment or user info.
      *
+     * @param base the base URL; a missing trailing {@code /} is added
+     * @return a builder with every setting at its default
      * @throws IllegalArgumentException for any other URL
+     * @throws NullPointerException when {@code base} is null
      */
     public static Builder builder(URI base) {
         return new Builder(base);
     }
 
-    /** Settings of an {@link HttpStore}; every one has a default. */
+    /**
+     * Settings of an {@link HttpStore}; every one has a default, and each setter checks its value at
+     * once. Not thread-safe; one builder can build any number of stores.
+     */
     public static final class Builder {
         private final URI base;
         private int maxAttempts = 5;
@@ -157,7 +180,13 @@ public final class HttpStore implements Store {
             this.base = normalizeBase(base);
         }
 
-        /** Attempts per request, the first included (default 5). */
+        /**
+         * Attempts per request, the first included (default 5).
+         *
+         * @param attempts at least 1; 1 means no retry
+         * @return this builder
+         * @throws IllegalArgumentException when {@code attempts} is below 1
+         */
         public Builder maxAttempts(int attempts) {
             if (attempts < 1) {
                 throw new IllegalArgumentException("maxAttempts is at least 1, got " + attempts);
@@ -166,31 +195,61 @@ public final class HttpStore implements Store {
             return this;
         }
 
-        /** The delay before the second attempt, doubling for each later one, with jitter (default 100 ms). */
+        /**
+         * The delay before the second attempt, doubling for each later one, with jitter (default 100 ms).
+         *
+         * @param delay zero or more
+         * @return this builder
+         * @throws IllegalArgumentException when {@code delay} is negative
+         */
         public Builder baseDelay(Duration delay) {
             this.baseDelay = nonNegative("baseDelay", delay);
             return this;
         }
 
-        /** The longest delay between attempts, {@code Retry-After} included (default 10 s). */
+        /**
+         * The longest delay between attempts, {@code Retry-After} included (default 10 s).
+         *
+         * @param delay zero or more
+         * @return this builder
+         * @throws IllegalArgumentException when {@code delay} is negative
+         */
         public Builder maxDelay(Duration delay) {
             this.maxDelay = nonNegative("maxDelay", delay);
             return this;
         }
 
-        /** The limit for one attempt, from sending the request to the last byte of the body (default 30 s). */
+        /**
+         * The limit for one attempt, from sending the request to the last byte of the body (default 30 s).
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is zero or negative
+         */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = positive("requestTimeout", timeout);
             return this;
         }
 
-        /** The limit for opening a connection (default 10 s). */
+        /**
+         * The limit for opening a connection (default 10 s).
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is zero or negative
+         */
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeout = positive("connectTimeout", timeout);
             return this;
         }
 
-        /** Requests in flight at once through this store (default 64). */
+        /**
+         * Requests in flight at once through this store (default 64); callers beyond it wait.
+         *
+         * @param requests at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code requests} is below 1
+         */
         public Builder maxConcurrentRequests(int requests) {
             if (requests < 1) {
                 throw new IllegalArgumentException("maxConcurrentRequests is at least 1, got " + requests);
@@ -199,12 +258,26 @@ public final class HttpStore implements Store {
             return this;
         }
 
-        /** A header sent with every request, such as {@code Authorization}. */
+        /**
+         * A header sent with every request, such as {@code Authorization}; setting a name again
+         * replaces its value. Header values never appear in error messages.
+         *
+         * @param name  the header's name
+         * @param value its value
+         * @return this builder
+         * @throws NullPointerException when {@code name} or {@code value} is null
+         */
         public Builder header(String name, String value) {
             headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
             return this;
         }
 
+        /**
+         * A store with these settings. It starts an HTTP client and a daemon timer thread, which
+         * {@link HttpStore#close()} stops: the caller closes the store. Nothing is sent yet.
+         *
+         * @return the store
+         */
         public HttpStore build() {
             return new HttpStore(this);
         }
@@ -248,12 +321,23 @@ public final class HttpStore implements Store {
         return URI.create(scheme + "://" + base.getRawAuthority() + path);
     }
 
-    /** The base URL, ending in {@code /}. */
+    /**
+     * The base URL every key is appended to.
+     *
+     * @return the normalised base URL, ending in {@code /}
+     */
     public URI baseUri() {
         return base;
     }
 
-    /** The URL of {@code key}: the base followed by the key, each segment percent-encoded. */
+    /**
+     * The URL of {@code key}: the base followed by the key, each segment percent-encoded. Sends
+     * nothing.
+     *
+     * @param key a store key
+     * @return the key's URL
+     * @throws dev.zarrdirect.api.InvalidKeyException when the key is invalid
+     */
     public URI uriOf(String key) {
         StoreKeys.validate(description, key);
         StringBuilder sb = new StringBuilder(base.toString());
@@ -271,7 +355,11 @@ public final class HttpStore implements Store {
         return URI.create(sb.toString());
     }
 
-    /** True once a server answered a range request with the whole value (see the class notes). */
+    /**
+     * Whether the server ignores {@code Range} headers.
+     *
+     * @return true once a server answered a range request with the whole value (see the class notes)
+     */
     public boolean serverIgnoresRanges() {
         return warnedAboutRanges.get();
     }

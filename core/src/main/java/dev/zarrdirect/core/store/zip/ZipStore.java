@@ -58,7 +58,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <h2>Threads and lifetime</h2>
  * Safe for concurrent use; writes are appended one at a time. Closing twice is harmless; any other
- * call after {@link #close()} throws {@link IllegalStateException}.
+ * call after {@link #close()} throws {@link IllegalStateException}. Values read are copies in the
+ * caller's memory, and stay valid after the store is closed.
+ *
+ * {@snippet :
+ * try (ZipStore zip = ZipStore.create(Path.of("/data/era5.zarr.zip"))) {
+ *     Zarr.createGroup(zip, "", Map.of());
+ * } // the archive appears here, whole
+ * try (ZipStore zip = ZipStore.open(Path.of("/data/era5.zarr.zip"))) {
+ *     ZarrGroup root = Zarr.openGroup(zip, "");
+ * }
+ * }
  */
 public final class ZipStore implements Store {
 
@@ -77,8 +87,10 @@ public final class ZipStore implements Store {
 
     /**
      * Opens an existing archive for reading, finding the folder that holds the hierarchy as the
-     * class notes describe.
+     * class notes describe. The store maps the archive until it is closed: the caller closes it.
      *
+     * @param file the archive
+     * @return a read-only store
      * @throws StoreException when the file does not exist or is not a readable zip archive
      */
     public static ZipStore open(Path file) {
@@ -87,8 +99,12 @@ public final class ZipStore implements Store {
 
     /**
      * Opens an existing archive for reading with keys relative to the folder {@code root}
-     * ({@code "era5/"}; empty for the archive's top level; null to detect it).
+     * ({@code "era5/"}; empty for the archive's top level; null to detect it). The caller closes the store.
      *
+     * @param file the archive
+     * @param root the folder holding the hierarchy, with or without a trailing {@code /}; {@code ""}
+     *             for the top level; null to detect it
+     * @return a read-only store
      * @throws StoreException when the file does not exist or is not a readable zip archive
      * @throws dev.zarrdirect.api.InvalidKeyException when {@code root} is not a valid folder name
      */
@@ -115,8 +131,11 @@ public final class ZipStore implements Store {
 
     /**
      * Starts a new archive at {@code file}, creating its parent directories; the archive appears
-     * there, whole, when the store is closed.
+     * there, whole, when the store is closed. The caller must close the store: until then there is
+     * only a temporary file, which a store never closed leaves behind.
      *
+     * @param file where the archive is to appear; an existing file there is replaced at close
+     * @return a writable store, which also reads what it has written
      * @throws StoreException when {@code file} is a directory or its directory cannot be written
      */
     public static ZipStore create(Path file) {
@@ -125,7 +144,11 @@ public final class ZipStore implements Store {
         return new ZipStore(abs, null, ZipWriter.create(abs, description), description);
     }
 
-    /** The archive's absolute path. */
+    /**
+     * The archive's file.
+     *
+     * @return the absolute, normalised path (for a created store, where the archive appears at close)
+     */
     public Path file() {
         return file;
     }
@@ -133,6 +156,8 @@ public final class ZipStore implements Store {
     /**
      * The folder inside the archive that holds the hierarchy ({@code "era5.zarr/"}), or empty
      * when keys are entry names as they are.
+     *
+     * @return the folder, ending in {@code /}, or {@code ""}; always {@code ""} for a created store
      */
     public String root() {
         return reader == null ? "" : reader.root();
