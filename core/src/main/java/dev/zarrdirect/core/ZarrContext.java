@@ -71,7 +71,7 @@ public final class ZarrContext implements AutoCloseable {
     private final List<ResolvedSetting<?>> coreSettings;
     private final ReadEngine engine;
     private final ShardIndexCache shardIndexes;
-    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private ZarrContext(BackendRegistry backends, Backend backend, CodecRegistry codecs, int parallelism,
                         ReadSettings readSettings, List<ResolvedSetting<?>> coreSettings, long shardIndexCacheBytes) {
@@ -388,7 +388,7 @@ public final class ZarrContext implements AutoCloseable {
      * @throws IllegalStateException when the context is closed
      */
     ReadEngine engine() {
-        if (closed) {
+        if (closed.get()) {
             throw new IllegalStateException("ZarrContext on backend \"" + backend.name() + "\" is closed");
         }
         return engine;
@@ -400,13 +400,9 @@ public final class ZarrContext implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        if (this == defaultContext || !closed.compareAndSet(false, true)) {
+            return; // the default context lives as long as the JVM; a second close (from any thread) is a no-op
         }
-        if (this == defaultContext) {
-            return;
-        }
-        closed = true;
         try {
             engine.close();
         } finally {

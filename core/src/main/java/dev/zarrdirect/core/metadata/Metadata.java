@@ -58,7 +58,8 @@ public final class Metadata {
         }
         Object format = doc.get("zarr_format");
         if (format instanceof Long l && l == 2) {
-            throw new InvalidMetadataException("metadata \"" + key + "\" is Zarr v2 metadata; Zarr v2 is not supported yet");
+            throw new InvalidMetadataException("metadata \"" + key + "\" is Zarr v2 metadata, which this v3"
+                    + " parser does not read; open the node with Zarr.open, which reads both versions");
         }
         if (!(format instanceof Long l && l == 3)) {
             throw new InvalidMetadataException(Json.where("zarr_format", key) + " must be 3, got " + Json.describe(format));

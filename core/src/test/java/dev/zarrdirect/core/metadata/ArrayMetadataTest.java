@@ -298,6 +298,6 @@ class ArrayMetadataTest {
         String v2 = "{\"zarr_format\": 2, \"shape\": [10], \"chunks\": [5], \"dtype\": \"<f8\", \"compressor\": null,"
                 + " \"fill_value\": \"NaN\", \"order\": \"C\", \"filters\": null}";
         InvalidMetadataException e = assertThrows(InvalidMetadataException.class, () -> ArrayMetadata.parse(v2, "a/.zarray"));
-        assertEquals("metadata \"a/.zarray\" is Zarr v2 metadata; Zarr v2 is not supported yet", e.getMessage());
+        assertEquals("metadata \"a/.zarray\" is Zarr v2 metadata, which this v3 parser does not read; open the node with Zarr.open, which reads both versions", e.getMessage());
     }
 }

@@ -89,7 +89,7 @@ class GroupAndNodeMetadataTest {
     void parseNodeExplainsV2DocumentsAndGarbage() {
         InvalidMetadataException e = assertThrows(InvalidMetadataException.class,
                 () -> Metadata.parseNode("{\"zarr_format\": 2}", "g/.zgroup"));
-        assertEquals("metadata \"g/.zgroup\" is Zarr v2 metadata; Zarr v2 is not supported yet", e.getMessage());
+        assertEquals("metadata \"g/.zgroup\" is Zarr v2 metadata, which this v3 parser does not read; open the node with Zarr.open, which reads both versions", e.getMessage());
         JsonException je = assertThrows(JsonException.class, () -> Metadata.parseNode("\u0000\u0001garbage", "x/zarr.json"));
         assertTrue(je.getMessage().startsWith("metadata \"x/zarr.json\" is not valid JSON at line 1"), je.getMessage());
         e = assertThrows(InvalidMetadataException.class, () -> Metadata.parseNode("\"hello\"", "x/zarr.json"));
