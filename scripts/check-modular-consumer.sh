@@ -13,7 +13,7 @@ cd "$repo"
 zd_find_java || exit 2
 export JAVA_HOME="$ZD_JAVA_HOME"
 if command -v mvn >/dev/null 2>&1; then mvn=mvn; else mvn="$repo/mvnw"; fi
-version=$(sed -n 's|^  <version>\(.*\)</version>$|\1|p' pom.xml | head -1)
+version=$(sed -n 's|^    <revision>\(.*\)</revision>$|\1|p' pom.xml | head -1)
 proj=examples/modular-consumer
 "$mvn" -q -B -ntp -Dstyle.color=never "$@" -f "$proj/pom.xml" -Dzd.version="$version" clean package dependency:build-classpath \
   -Dmdep.outputFile=target/module-path.txt -Dmdep.includeScope=runtime
