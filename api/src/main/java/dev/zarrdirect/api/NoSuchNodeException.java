@@ -16,6 +16,17 @@ public class NoSuchNodeException extends NoSuchKeyException {
     private final List<String> keysTried;
     private final String message;
 
+    /**
+     * Creates the exception.
+     *
+     * @param store     the store's description ({@link dev.zarrdirect.api.store.Store#toString()})
+     * @param path      the node's path in the store ({@code ""} for the root)
+     * @param keysTried every metadata key looked for, v3 first; must not be empty (its first element
+     *                  becomes {@link #key()}); copied
+     * @param message   the whole message, returned by {@link #getMessage()} in place of the
+     *                  {@link NoSuchKeyException} one
+     * @throws java.util.NoSuchElementException when {@code keysTried} is empty
+     */
     public NoSuchNodeException(String store, String path, List<String> keysTried, String message) {
         super(store, keysTried.getFirst());
         this.path = path;
@@ -33,6 +44,11 @@ public class NoSuchNodeException extends NoSuchKeyException {
         return keysTried;
     }
 
+    /**
+     * The message given to the constructor, which names the path, the store and the keys tried.
+     *
+     * @return the message
+     */
     @Override
     public String getMessage() {
         return message;

@@ -7,12 +7,27 @@ public class StoreException extends ZarrDirectException {
     private final String store;
     private final String key;
 
+    /**
+     * Creates the exception.
+     *
+     * @param store   the store's description ({@link dev.zarrdirect.api.store.Store#toString()})
+     * @param key     the key involved, or null when the operation had none
+     * @param message the whole message, naming the store, the key and what went wrong
+     * @param cause   the underlying failure (an {@link java.io.IOException}, an HTTP error), or null
+     */
     public StoreException(String store, String key, String message, Throwable cause) {
         super(message, cause);
         this.store = store;
         this.key = key;
     }
 
+    /**
+     * Creates the exception without a cause.
+     *
+     * @param store   the store's description ({@link dev.zarrdirect.api.store.Store#toString()})
+     * @param key     the key involved, or null when the operation had none
+     * @param message the whole message, naming the store, the key and what went wrong
+     */
     public StoreException(String store, String key, String message) {
         this(store, key, message, null);
     }
