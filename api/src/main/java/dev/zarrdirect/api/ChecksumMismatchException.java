@@ -4,7 +4,9 @@ package dev.zarrdirect.api;
 /** A stored checksum disagrees with the one computed from the bytes; both values are in the message. */
 public class ChecksumMismatchException extends CorruptChunkException {
     private static final long serialVersionUID = 1L;
+    /** The checksum read from the encoded bytes. */
     private final long stored;
+    /** The checksum computed over the bytes it protects. */
     private final long computed;
 
     /**

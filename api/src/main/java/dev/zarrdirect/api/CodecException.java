@@ -4,6 +4,7 @@ package dev.zarrdirect.api;
 /** A codec failed on one chunk; the message names the codec, the chunk and where it came from. */
 public class CodecException extends ZarrDirectException {
     private static final long serialVersionUID = 1L;
+    /** The codec's name as in the metadata. */
     private final String codec;
 
     /**
@@ -28,7 +29,11 @@ public class CodecException extends ZarrDirectException {
         this(codec, message, null);
     }
 
-    /** The codec's name as in the metadata, e.g. {@code zstd}. */
+    /**
+     * The codec's name as in the metadata, e.g. {@code zstd}.
+     *
+     * @return the name given to the constructor
+     */
     public String codec() {
         return codec;
     }

@@ -12,8 +12,11 @@ public class NoSuchNodeException extends NoSuchKeyException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** The node's path in the store. */
     private final String path;
+    /** Every metadata key looked for, v3 first. */
     private final List<String> keysTried;
+    /** The whole message. */
     private final String message;
 
     /**
@@ -34,12 +37,20 @@ public class NoSuchNodeException extends NoSuchKeyException {
         this.message = message;
     }
 
-    /** The node's path in the store ({@code ""} for the root). */
+    /**
+     * The node's path in the store ({@code ""} for the root).
+     *
+     * @return the path as given to the constructor
+     */
     public String path() {
         return path;
     }
 
-    /** Every metadata key that was looked for, v3 first. */
+    /**
+     * Every metadata key that was looked for, v3 first ({@code zarr.json}, then the v2 documents).
+     *
+     * @return an unmodifiable list, never empty
+     */
     public List<String> keysTried() {
         return keysTried;
     }

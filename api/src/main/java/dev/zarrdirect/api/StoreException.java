@@ -4,7 +4,9 @@ package dev.zarrdirect.api;
 /** A store operation failed; the message names the store and the key. */
 public class StoreException extends ZarrDirectException {
     private static final long serialVersionUID = 1L;
+    /** The store's description. */
     private final String store;
+    /** The key involved, or null. */
     private final String key;
 
     /**
@@ -32,12 +34,20 @@ public class StoreException extends ZarrDirectException {
         this(store, key, message, null);
     }
 
-    /** A short description of the store, e.g. {@code FileSystemStore(root=/data/era5.zarr)}. */
+    /**
+     * A short description of the store, e.g. {@code FileSystemStore(root=/data/era5.zarr)}.
+     *
+     * @return the store's {@link dev.zarrdirect.api.store.Store#toString()} as given to the constructor
+     */
     public String store() {
         return store;
     }
 
-    /** The key involved, or null when the operation had none. */
+    /**
+     * The key involved, or null when the operation had none (closing, listing the root).
+     *
+     * @return the key as given to the constructor, or null
+     */
     public String key() {
         return key;
     }
