@@ -21,9 +21,15 @@ public final class DataType {
         INT(0),
         /** Unsigned integers: {@code uint8} to {@code uint64} ({@code kDLUInt}, 1). */
         UINT(1),
-        /** IEEE 754 binary floating point: {@code float16}, {@code float32}, {@code float64} ({@code kDLFloat}, 2). */
+        /**
+         * IEEE 754 binary floating point: {@code float16}, {@code float32}, {@code float64}
+         * ({@code kDLFloat}, 2).
+         */
         FLOAT(2),
-        /** Complex numbers, real part then imaginary part: {@code complex64}, {@code complex128} ({@code kDLComplex}, 5). */
+        /**
+         * Complex numbers, real part then imaginary part: {@code complex64}, {@code complex128}
+         * ({@code kDLComplex}, 5).
+         */
         COMPLEX(5),
         /** Raw bits {@code r<N>} with no numeric meaning (DLPack's opaque handle, {@code kDLOpaqueHandle}, 3). */
         RAW(3) /* DLPack opaque handle */;
