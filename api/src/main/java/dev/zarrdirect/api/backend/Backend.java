@@ -15,8 +15,8 @@ import java.util.List;
  *
  * <p>Closing a backend frees its pools; closing it twice is harmless. Buffers it allocated must be
  * closed before it is; what a backend does with buffers still open at its close is its own (the CPU
- * backend frees its pool). Using a closed backend is a bug; the CPU backend refuses to allocate
- * with {@link IllegalStateException}.
+ * backend frees its pool). Using a closed backend is a bug; the CPU and CUDA backends refuse to
+ * allocate with {@link IllegalStateException}.
  *
  * <h2>Units</h2>
  * Offsets, sizes and byte counts are in bytes; {@link #fill} counts elements (repetitions of its
@@ -62,15 +62,16 @@ public interface Backend extends AutoCloseable {
 
     /**
      * Allocates {@code bytes} of {@code kind} memory on {@code device}; the caller closes it, before
-     * closing the backend. The CPU backend's memory is zeroed; for the guarantees of others, see
-     * {@link #allocateUninitialized}, which callers that overwrite every byte should prefer.
+     * closing the backend. The memory is cleared where the backend can (the CPU backend and CUDA
+     * device memory are zeroed); callers that overwrite every byte should prefer
+     * {@link #allocateUninitialized}, which may skip that.
      *
      * @param device one of {@link #devices()}, or {@link Device#CPU} for host kinds on a GPU backend
      * @param kind   the kind of memory; each backend supports its own set
      * @param bytes  the size in bytes; 0 is allowed
      * @return an owning buffer
      * @throws IllegalArgumentException when the device, kind or size is not one this backend can allocate
-     * @throws IllegalStateException    when the backend is closed (the CPU backend checks this)
+     * @throws IllegalStateException    when the backend is closed (the CPU and CUDA backends check this)
      * @throws OutOfMemoryError         when the memory is exhausted (a device backend may instead throw
      *                                  its own exception naming the device and the size)
      */
@@ -85,7 +86,7 @@ public interface Backend extends AutoCloseable {
      * @param bytes  the size in bytes
      * @return an owning buffer whose contents are unspecified
      * @throws IllegalArgumentException when the device, kind or size is not one this backend can allocate
-     * @throws IllegalStateException    when the backend is closed (the CPU backend checks this)
+     * @throws IllegalStateException    when the backend is closed (the CPU and CUDA backends check this)
      */
     default Buffer allocateUninitialized(Device device, MemoryKind kind, long bytes) {
         return allocate(device, kind, bytes);
