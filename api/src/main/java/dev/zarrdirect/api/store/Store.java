@@ -21,7 +21,7 @@ import java.util.Optional;
  *   <li>Keys that are absolute, contain {@code ..} or empty segments are refused with
  *       {@link dev.zarrdirect.api.InvalidKeyException}.</li>
  *   <li>Implementations are safe for concurrent use by many threads.</li>
- *   <li>Closing a store twice is harmless. Any other operation on a closed store throws
+ *   <li>Closing a store twice is harmless. Reads, writes and listings on a closed store throw
  *       {@link IllegalStateException} naming the store.</li>
  *   <li>I/O failures are {@link dev.zarrdirect.api.StoreException}s naming the store and the key;
  *       writes to a {@linkplain #isReadOnly() read-only} store are refused with one too.</li>
@@ -35,10 +35,10 @@ import java.util.Optional;
  *
  * {@snippet :
  * try (Store store = ...; Arena arena = Arena.ofConfined()) {
- *     Optional<MemorySegment> meta = store.get("t2m/zarr.json", arena);           // whole value
- *     Optional<MemorySegment> index = store.get("t2m/c/0/0", ByteRange.suffix(16), arena);
- *     long size = store.size("t2m/c/0/0");                                           // -1 if absent
- *     List<String> children = store.listDir("t2m/");   // ["t2m/c/", "t2m/zarr.json"]
+ *     Optional<MemorySegment> meta = store.get("t2m/zarr.json", arena);                // whole value
+ *     Optional<MemorySegment> tail = store.get("t2m/c/0/0", ByteRange.suffix(16), arena); // last 16 bytes
+ *     long size = store.size("t2m/c/0/0");                                              // -1 if absent
+ *     List<String> children = store.listDir("t2m/");          // ["t2m/c/", "t2m/zarr.json"]
  * }
  * }
  *
