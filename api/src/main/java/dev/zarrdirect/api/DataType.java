@@ -121,7 +121,8 @@ public final class DataType {
      * @param name the name as the metadata spells it
      * @return the named constant, or a raw type for {@code r<bits>}
      * @throws NullPointerException     when {@code name} is null
-     * @throws IllegalArgumentException when no data type has that name; the message lists the known ones
+     * @throws IllegalArgumentException when no data type has that name (the message lists the known
+     *                                  ones), or for {@code r<N>} whose N is not a positive multiple of 8
      */
     public static DataType parse(String name) {
         Objects.requireNonNull(name, "name");
