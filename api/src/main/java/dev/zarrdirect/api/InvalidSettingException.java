@@ -9,10 +9,14 @@ package dev.zarrdirect.api;
 public class InvalidSettingException extends ZarrDirectException {
     private static final long serialVersionUID = 1L;
 
+    /** The setting's full name. */
     private final String name;
+    /** The rejected text, or null. */
     private final String value;
 
     /**
+     * Creates the exception.
+     *
      * @param name    the setting's full name ({@code zarrdirect.decodeDepth})
      * @param value   the text that was given (may be null for an unknown name)
      * @param message the whole message
@@ -23,12 +27,20 @@ public class InvalidSettingException extends ZarrDirectException {
         this.value = value;
     }
 
-    /** The setting's full name. */
+    /**
+     * The setting's full name, with the {@code zarrdirect.} prefix.
+     *
+     * @return the name, as given to the constructor
+     */
     public String name() {
         return name;
     }
 
-    /** The text that was rejected. */
+    /**
+     * The text that was rejected, as given (not trimmed).
+     *
+     * @return the text, or null when the name itself was the problem and no value was given
+     */
     public String value() {
         return value;
     }

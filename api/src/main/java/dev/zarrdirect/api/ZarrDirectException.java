@@ -9,10 +9,21 @@ package dev.zarrdirect.api;
 public class ZarrDirectException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message the whole message, naming what failed, where, the values seen and what to do
+     */
     public ZarrDirectException(String message) {
         super(message);
     }
 
+    /**
+     * Creates the exception with its cause.
+     *
+     * @param message the whole message, naming what failed, where, the values seen and what to do
+     * @param cause   the underlying failure, or null
+     */
     public ZarrDirectException(String message, Throwable cause) {
         super(message, cause);
     }

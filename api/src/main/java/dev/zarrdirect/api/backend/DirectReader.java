@@ -16,8 +16,22 @@ import java.util.List;
  */
 public interface DirectReader extends AutoCloseable {
 
-    /** One range of one file into a destination buffer at an offset. */
+    /**
+     * One range of one file into a destination buffer at an offset. The constructor checks signs
+     * only; {@link DirectReader#read} checks that the range fits the file and the destination.
+     *
+     * @param file              the local file to read
+     * @param offset            the first byte of the file to read
+     * @param length            the number of bytes
+     * @param destination       the buffer written, in the backend's memory; the caller owns it
+     * @param destinationOffset the first byte written, from the start of {@code destination}
+     */
     record Request(Path file, long offset, long length, Buffer destination, long destinationOffset) {
+        /**
+         * Checks the offsets and the length.
+         *
+         * @throws IllegalArgumentException when an offset or the length is negative
+         */
         public Request {
             if (offset < 0 || length < 0 || destinationOffset < 0) {
                 throw new IllegalArgumentException("negative offset or length in a read of " + file + ": offset "
@@ -26,16 +40,24 @@ public interface DirectReader extends AutoCloseable {
         }
     }
 
-    /** What reads and how ({@code "cuFile (GDS compatibility mode)"}, {@code "pread x16 via 4 MiB pinned buffers"}). */
+    /**
+     * What reads and how, for {@code doctor} and logs.
+     *
+     * @return a description: {@code "cuFile (GDS compatibility mode)"}, {@code "pread x16 via 4 MiB pinned buffers"}
+     */
     String describe();
 
     /**
-     * Reads every request, returning when all bytes are in place.
+     * Reads every request, returning when all bytes are in place. Requests may be served in any
+     * order and in parallel; when one fails, the others may or may not have been written.
      *
+     * @param requests the ranges to read; may be empty
      * @throws dev.zarrdirect.api.StoreException naming the file and range of the first that failed
+     * @throws IndexOutOfBoundsException         when a request does not fit its destination buffer
      */
     void read(List<Request> requests);
 
+    /** Releases the reader's threads, buffers and driver handles. Closing twice is harmless. */
     @Override
     void close();
 }

@@ -8,6 +8,9 @@ import dev.zarrdirect.api.buffer.Buffer;
  * Device memory exported to another process of the same machine (CUDA IPC), for a loader that
  * hands its batches to a consumer process without a copy. A backend offers it through
  * {@link Backend#interprocess()}.
+ *
+ * <p>The handles are plain bytes to send to the other process (through a pipe or a socket), which
+ * opens them with its own CUDA ({@code cuIpcOpenMemHandle}, {@code cuIpcOpenEventHandle}).
  */
 public interface InterprocessMemory {
 
@@ -16,6 +19,10 @@ public interface InterprocessMemory {
      * its two events. The caller closes the slab, which frees the memory: the other process must have
      * closed its mapping first (or be gone), since freeing memory another process still maps is
      * undefined behaviour in CUDA.
+     *
+     * @param device the CUDA device the memory is on
+     * @param bytes  the size in bytes
+     * @return the slab, owned by the caller
      */
     SharedSlab allocate(Device device, long bytes);
 
@@ -27,16 +34,32 @@ public interface InterprocessMemory {
      */
     interface SharedSlab extends AutoCloseable {
 
-        /** The memory, for this process's backend. */
+        /**
+         * The memory, for this process's backend. Owned by the slab: do not close it, close the slab.
+         *
+         * @return the device buffer
+         */
         Buffer buffer();
 
-        /** The opaque handle the other process opens the memory with ({@code cuIpcGetMemHandle}'s bytes). */
+        /**
+         * The opaque handle the other process opens the memory with ({@code cuIpcGetMemHandle}'s bytes).
+         *
+         * @return the handle's bytes
+         */
         byte[] memoryHandle();
 
-        /** The handle of the {@code ready} event ({@code cuIpcGetEventHandle}'s bytes). */
+        /**
+         * The handle of the {@code ready} event ({@code cuIpcGetEventHandle}'s bytes).
+         *
+         * @return the handle's bytes
+         */
         byte[] readyEventHandle();
 
-        /** The handle of the {@code released} event. */
+        /**
+         * The handle of the {@code released} event ({@code cuIpcGetEventHandle}'s bytes).
+         *
+         * @return the handle's bytes
+         */
         byte[] releasedEventHandle();
 
         /** Records {@code ready} after every write this process has issued to the slab so far. */
@@ -48,6 +71,7 @@ public interface InterprocessMemory {
          */
         void awaitReleased();
 
+        /** Frees the memory and the events; the other process must have closed its mappings first. */
         @Override
         void close();
     }

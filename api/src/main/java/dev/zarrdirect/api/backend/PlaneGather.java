@@ -30,6 +30,21 @@ import java.util.Objects;
  * When two planes name the same output plane, the later one in the tables is what remains, on
  * every backend.
  *
+ * <p>The constructor checks the geometry once: every plane index lies inside its buffer. The four
+ * tables are kept as given, not copied, and the accessors return them as they are: do not change
+ * them after construction, or the checked bounds no longer hold. A gather does not own its buffers;
+ * both must stay open until {@link Backend#gather} returns.
+ *
+ * {@snippet :
+ * // channel 0 of time steps 3 and 5 of a staging buffer of float32 [t, lat, lon] planes,
+ * // normalized with mean 280 and std 15, into bfloat16 output planes 0 and 1
+ * long plane = 721L * 1440;
+ * PlaneGather g = new PlaneGather(staging, 0, DataType.FLOAT32, out, 0, PlaneGather.Output.BFLOAT16,
+ *         plane, new long[] {3, 5}, new long[] {0, 1},
+ *         new float[] {1 / 15f, 1 / 15f}, new float[] {-280 / 15f, -280 / 15f}, true, 0f);
+ * backend.gather(g);
+ * }
+ *
  * @param src           staging memory, reachable by the backend that runs the gather
  * @param srcOffset     byte offset of element 0 of the source
  * @param srcType       {@link DataType#FLOAT32} or {@link DataType#FLOAT64}
@@ -50,7 +65,12 @@ public record PlaneGather(Buffer src, long srcOffset, DataType srcType, Buffer d
 
     /** The element types a gather can write. */
     public enum Output {
-        FLOAT32(4), FLOAT16(2), BFLOAT16(2);
+        /** IEEE 754 single precision, 4 bytes; NaN written as {@code 0x7FC00000}. */
+        FLOAT32(4),
+        /** IEEE 754 half precision, 2 bytes; NaN written as {@code 0x7E00}. */
+        FLOAT16(2),
+        /** bfloat16 (the top half of a float32), 2 bytes; NaN written as {@code 0x7FC0}. */
+        BFLOAT16(2);
 
         private final int byteSize;
 
@@ -58,11 +78,23 @@ public record PlaneGather(Buffer src, long srcOffset, DataType srcType, Buffer d
             this.byteSize = byteSize;
         }
 
+        /**
+         * The size of one output element.
+         *
+         * @return the size in bytes: 4 or 2
+         */
         public int byteSize() {
             return byteSize;
         }
 
-        /** The output type named {@code name} ({@code float32}, {@code float16}, {@code bfloat16}). */
+        /**
+         * The output type named {@code name} ({@code float32}, {@code float16}, {@code bfloat16}),
+         * ignoring case.
+         *
+         * @param name the type's name
+         * @return the output type
+         * @throws IllegalArgumentException when no output type has that name
+         */
         public static Output parse(String name) {
             for (Output o : values()) {
                 if (o.name().equalsIgnoreCase(name)) {
@@ -73,6 +105,15 @@ public record PlaneGather(Buffer src, long srcOffset, DataType srcType, Buffer d
         }
     }
 
+    /**
+     * Checks the geometry.
+     *
+     * @throws NullPointerException      when {@code src}, {@code dst}, {@code dstType} or a table is null
+     * @throws IllegalArgumentException  when {@code srcType} is not float32 or float64, the tables
+     *                                   differ in length, {@code planeElements} is not positive or an
+     *                                   offset is negative
+     * @throws IndexOutOfBoundsException when a source or output plane index lies outside its buffer
+     */
     public PlaneGather {
         Objects.requireNonNull(src, "src");
         Objects.requireNonNull(dst, "dst");
@@ -101,17 +142,34 @@ public record PlaneGather(Buffer src, long srcOffset, DataType srcType, Buffer d
         }
     }
 
-    /** Number of planes. */
+    /**
+     * The number of planes the gather copies: the length of the tables.
+     *
+     * @return the plane count
+     */
     public int planes() {
         return srcPlane.length;
     }
 
-    /** Bytes the gather reads plus bytes it writes. */
+    /**
+     * Bytes the gather reads plus bytes it writes, for throughput figures.
+     *
+     * @return {@code planes() * planeElements * (source element size + output element size)}
+     */
     public long bytesMoved() {
         return planes() * planeElements * (srcType.byteSize() + (long) dstType.byteSize());
     }
 
-    /** Runs planes {@code [from, to)} on the host; both buffers must be host-accessible. */
+    /**
+     * Runs planes {@code [from, to)} (indexes into the tables) on the host, on the calling thread;
+     * both buffers must be host-accessible.
+     *
+     * @param from the first plane, from 0
+     * @param to   the plane after the last, at most {@link #planes()}
+     * @throws UnsupportedOperationException when a buffer is not host-accessible
+     * @throws IllegalStateException         when a buffer is closed
+     * @throws IndexOutOfBoundsException     when the range is outside {@code [0, planes())}
+     */
     public void runOnHost(int from, int to) {
         for (int p = from; p < to; p++) {
             runOnHost(p, 0, planeElements);
@@ -123,6 +181,15 @@ public record PlaneGather(Buffer src, long srcOffset, DataType srcType, Buffer d
      * the unit a parallel host backend splits the work into. One small method per pair of types,
      * so that each loop is compiled on its own (one method with all six loops runs the third type
      * it meets several times slower).
+     *
+     * <p>Nothing checks {@code from} and {@code to} against the plane: values outside
+     * {@code [0, planeElements]} read and write neighbouring planes (within the buffers' bounds).
+     *
+     * @param p    the plane, an index into the tables
+     * @param from the first element of the plane
+     * @param to   the element after the last, at most {@link #planeElements()}
+     * @throws UnsupportedOperationException when a buffer is not host-accessible
+     * @throws IllegalStateException         when a buffer is closed
      */
     public void runOnHost(int p, long from, long to) {
         MemorySegment s = src.segment();
@@ -207,12 +274,22 @@ public record PlaneGather(Buffer src, long srcOffset, DataType srcType, Buffer d
         return Float.isNaN(y) ? 0x7FC00000 : Float.floatToRawIntBits(y);
     }
 
-    /** float32 to IEEE half, round to nearest even; NaN is {@code 0x7E00}. */
+    /**
+     * float32 to IEEE half, round to nearest even; overflow gives infinity; NaN is {@code 0x7E00}.
+     *
+     * @param y the value
+     * @return the half's bits
+     */
     public static short toHalf(float y) {
         return Float.isNaN(y) ? (short) 0x7E00 : Float.floatToFloat16(y);
     }
 
-    /** float32 to bfloat16, round to nearest even; NaN is {@code 0x7FC0}. */
+    /**
+     * float32 to bfloat16, round to nearest even; overflow gives infinity; NaN is {@code 0x7FC0}.
+     *
+     * @param y the value
+     * @return the bfloat16's bits (the top 16 bits of the rounded float32)
+     */
     public static short toBfloat16(float y) {
         if (Float.isNaN(y)) {
             return (short) 0x7FC0;

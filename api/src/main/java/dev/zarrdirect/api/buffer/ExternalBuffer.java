@@ -45,7 +45,18 @@ public final class ExternalBuffer implements Buffer {
 
     /**
      * An owning buffer over {@code byteSize} bytes at {@code address} on {@code device};
-     * {@code release} runs once, on {@link #close()}.
+     * {@code release} runs once, on {@link #close()}. Nothing checks that the address is valid on
+     * that device: the producer vouches for it.
+     *
+     * @param address   the first byte: a device pointer, or a host address for host kinds; 0 only
+     *                  when {@code byteSize} is 0
+     * @param byteSize  the size in bytes
+     * @param device    the device the memory is on
+     * @param kind      the kind of memory; only host-accessible kinds allow {@link #segment()}
+     * @param release   what closing does (the producer's deleter); runs at most once
+     * @return an owning buffer; the caller closes it
+     * @throws NullPointerException     when {@code device}, {@code kind} or {@code release} is null
+     * @throws IllegalArgumentException for a negative size, or a zero address with a positive size
      */
     public static ExternalBuffer of(long address, long byteSize, Device device, MemoryKind kind, Runnable release) {
         Objects.requireNonNull(device, "device");
@@ -61,27 +72,39 @@ public final class ExternalBuffer implements Buffer {
         return new ExternalBuffer(null, address, byteSize, device, kind, release, new AtomicBoolean());
     }
 
+    /** {@inheritDoc} */
     @Override
     public Device device() {
         return device;
     }
 
+    /** {@inheritDoc} */
     @Override
     public MemoryKind kind() {
         return kind;
     }
 
+    /** {@inheritDoc} */
     @Override
     public long address() {
         checkOpen();
         return address;
     }
 
+    /** {@inheritDoc} */
     @Override
     public long byteSize() {
         return byteSize;
     }
 
+    /**
+     * A segment over the address, for host-accessible kinds. The segment has the global scope: it
+     * does not know when the buffer is closed, so it must not be used afterwards.
+     *
+     * @return a segment of {@link #byteSize()} bytes at {@link #address()}
+     * @throws IllegalStateException         when the buffer (or its owner) is closed
+     * @throws UnsupportedOperationException for {@link MemoryKind#DEVICE} and {@link MemoryKind#MANAGED} memory
+     */
     @Override
     public MemorySegment segment() {
         checkOpen();
@@ -92,6 +115,7 @@ public final class ExternalBuffer implements Buffer {
         return MemorySegment.ofAddress(address).reinterpret(byteSize);
     }
 
+    /** {@inheritDoc} */
     @Override
     public ExternalBuffer slice(long offset, long length) {
         checkOpen();
@@ -101,16 +125,26 @@ public final class ExternalBuffer implements Buffer {
         return new ExternalBuffer(owner == null ? this : owner, address + offset, length, device, kind, null, closed);
     }
 
+    /** {@inheritDoc} */
     @Override
     public boolean isOpen() {
         return !closed.get();
     }
 
+    /** {@inheritDoc} */
     @Override
     public boolean isView() {
         return owner != null;
     }
 
+    /**
+     * Runs the release action given to {@link #of} (typically the producer's deleter) and marks this
+     * buffer and its views closed. An exception from the release action propagates, and the buffer
+     * counts as closed.
+     *
+     * @throws IllegalStateException         when the buffer is already closed
+     * @throws UnsupportedOperationException when this buffer is a view
+     */
     @Override
     public void close() {
         if (owner != null) {
@@ -128,6 +162,11 @@ public final class ExternalBuffer implements Buffer {
         }
     }
 
+    /**
+     * A description for messages: class, device, kind, human-readable size, and whether it is a view.
+     *
+     * @return the description; readable after close
+     */
     @Override
     public String toString() {
         return "ExternalBuffer[" + device + " " + kind + " " + Sizes.human(byteSize) + " at 0x"

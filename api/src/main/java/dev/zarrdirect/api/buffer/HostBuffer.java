@@ -10,10 +10,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A {@link Buffer} over host memory held by a {@link MemorySegment}. Thread-safe to read and write
- * from any thread (segments come from shared arenas); closing is atomic and happens once.
+ * from any thread when the segment allows it (segments from {@link #allocate} come from shared
+ * arenas; a segment passed to {@link #of} or {@link #wrap} keeps its own arena's thread rules);
+ * closing is atomic and happens once.
  *
  * <p>Backends build pooled or pinned buffers with {@link #of}, passing the action that gives the
  * memory back; users who have a segment of their own wrap it with {@link #wrap}, which never frees it.
+ *
+ * <h2>Ownership</h2>
+ * An owning buffer runs its release action on the first {@link #close()}; a second close throws
+ * {@link IllegalStateException}. {@linkplain #slice Slices} share the owner's open flag: they fail
+ * once it is closed, and closing one throws {@link UnsupportedOperationException}.
+ *
+ * {@snippet :
+ * try (HostBuffer b = HostBuffer.allocate(1 << 20)) {          // 1 MiB, zeroed, 64-byte aligned
+ *     b.segment().set(ValueLayout.JAVA_INT, 0, 42);
+ * }
+ * try (Arena arena = Arena.ofConfined()) {
+ *     HostBuffer w = HostBuffer.wrap(arena.allocate(256));     // the arena frees the memory, not w
+ * }
+ * }
  */
 public final class HostBuffer implements Buffer {
 
@@ -34,7 +50,16 @@ public final class HostBuffer implements Buffer {
         this.closed = closed;
     }
 
-    /** Allocates {@code bytes} of zeroed host memory (64-byte aligned), freed on {@link #close()}. */
+    /**
+     * Allocates {@code bytes} of zeroed host memory (64-byte aligned) from a new shared arena, freed
+     * on {@link #close()}. The buffer is on {@link Device#CPU}, of kind {@link MemoryKind#HOST}. A
+     * zero size is allowed.
+     *
+     * @param bytes the size in bytes
+     * @return an owning buffer; the caller closes it
+     * @throws IllegalArgumentException when {@code bytes} is negative
+     * @throws OutOfMemoryError         when the memory cannot be allocated
+     */
     public static HostBuffer allocate(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("negative buffer size " + bytes);
@@ -51,7 +76,18 @@ public final class HostBuffer implements Buffer {
 
     /**
      * An owning buffer over {@code segment}; {@code release} runs once, on close (free it, return it
-     * to a pool, unregister a pinned range).
+     * to a pool, unregister a pinned range). The buffer does not check that the segment suits the
+     * kind or device: a backend that says {@link MemoryKind#HOST_PINNED} vouches for it. An exception
+     * thrown by {@code release} propagates from {@link #close()}, and the buffer counts as closed.
+     *
+     * @param segment the memory; the buffer uses it as it is (a read-only segment makes a buffer
+     *                that cannot be written)
+     * @param kind    {@link MemoryKind#HOST} or {@link MemoryKind#HOST_PINNED}
+     * @param device  the device to report, {@link Device#CPU} for ordinary host memory
+     * @param release what closing does; runs at most once
+     * @return an owning buffer; the caller closes it
+     * @throws IllegalArgumentException when {@code kind} is not host-accessible
+     * @throws NullPointerException     when {@code kind} or {@code release} is null
      */
     public static HostBuffer of(MemorySegment segment, MemoryKind kind, Device device, Runnable release) {
         if (!kind.hostAccessible()) {
@@ -61,38 +97,56 @@ public final class HostBuffer implements Buffer {
                 new AtomicBoolean());
     }
 
-    /** A buffer over memory the caller owns; closing it only marks it closed. */
+    /**
+     * A buffer over memory the caller owns, on {@link Device#CPU} as {@link MemoryKind#HOST}; closing
+     * it only marks it closed (and its views with it), the memory stays the caller's to free. The
+     * segment must stay alive while the buffer is used.
+     *
+     * @param segment the memory, which the caller keeps owning
+     * @return an owning buffer whose {@link #close()} frees nothing
+     */
     public static HostBuffer wrap(MemorySegment segment) {
         return new HostBuffer(null, segment, MemoryKind.HOST, Device.CPU, () -> { }, new AtomicBoolean());
     }
 
+    /** {@inheritDoc} */
     @Override
     public Device device() {
         return device;
     }
 
+    /** {@inheritDoc} */
     @Override
     public MemoryKind kind() {
         return kind;
     }
 
+    /** {@inheritDoc} */
     @Override
     public long address() {
         checkOpen();
         return segment.address();
     }
 
+    /** {@inheritDoc} */
     @Override
     public long byteSize() {
         return segment.byteSize();
     }
 
+    /**
+     * The segment given at construction (or its slice, for a view); host buffers are always host-accessible.
+     *
+     * @return the memory, shared with the buffer
+     * @throws IllegalStateException when the buffer (or its owner) is closed
+     */
     @Override
     public MemorySegment segment() {
         checkOpen();
         return segment;
     }
 
+    /** {@inheritDoc} */
     @Override
     public HostBuffer slice(long offset, long length) {
         checkOpen();
@@ -103,16 +157,25 @@ public final class HostBuffer implements Buffer {
                 null, closed);
     }
 
+    /** {@inheritDoc} */
     @Override
     public boolean isOpen() {
         return !closed.get();
     }
 
+    /** {@inheritDoc} */
     @Override
     public boolean isView() {
         return owner != null;
     }
 
+    /**
+     * Runs the release action (frees the arena of {@link #allocate}, returns pooled memory, or, for
+     * {@link #wrap}, nothing) and marks this buffer and its views closed.
+     *
+     * @throws IllegalStateException         when the buffer is already closed
+     * @throws UnsupportedOperationException when this buffer is a view
+     */
     @Override
     public void close() {
         if (owner != null) {
@@ -130,6 +193,11 @@ public final class HostBuffer implements Buffer {
         }
     }
 
+    /**
+     * A description for messages: class, device, kind, human-readable size, and whether it is a view.
+     *
+     * @return the description; readable after close
+     */
     @Override
     public String toString() {
         return "HostBuffer[" + device + " " + kind + " " + Sizes.human(segment.byteSize())

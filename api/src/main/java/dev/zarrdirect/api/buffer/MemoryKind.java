@@ -12,7 +12,13 @@ public enum MemoryKind {
     /** Unified memory that migrates between host and device on demand. */
     MANAGED;
 
-    /** True when the JVM can read and write the bytes through a {@link java.lang.foreign.MemorySegment}. */
+    /**
+     * Whether the JVM can read and write the bytes through a {@link java.lang.foreign.MemorySegment}:
+     * true for {@link #HOST} and {@link #HOST_PINNED}, false for {@link #DEVICE} and (even though
+     * the CPU can reach it) {@link #MANAGED}.
+     *
+     * @return true when {@link Buffer#segment()} works for this kind
+     */
     public boolean hostAccessible() {
         return this == HOST || this == HOST_PINNED;
     }

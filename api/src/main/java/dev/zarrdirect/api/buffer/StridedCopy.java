@@ -7,12 +7,24 @@ import java.lang.foreign.MemorySegment;
  * Copies and fills n-dimensional boxes between host segments laid out with arbitrary byte strides.
  * Dimensions that are contiguous in both layouts are merged first, so that the common cases
  * (whole rows, whole planes) become a few large {@link MemorySegment#copy} calls.
+ *
+ * <p>All offsets and strides are in bytes, extents in elements. Nothing is checked up front: a box
+ * that reaches outside a segment fails in {@link MemorySegment#copy} with
+ * {@link IndexOutOfBoundsException}, possibly after part of the box was written. Stateless and
+ * thread-safe; callers must not copy between overlapping boxes.
  */
 public final class StridedCopy {
     private StridedCopy() {
     }
 
-    /** Byte strides of a C-order array of {@code shape} with {@code elemSize}-byte elements. */
+    /**
+     * Byte strides of a C-order array of {@code shape} with {@code elemSize}-byte elements: the last
+     * dimension has stride {@code elemSize}. Not checked for overflow.
+     *
+     * @param shape    the extents, in elements
+     * @param elemSize the element size, in bytes
+     * @return a new array of the same length as {@code shape}
+     */
     public static long[] cByteStrides(long[] shape, int elemSize) {
         long[] st = new long[shape.length];
         long s = elemSize;
@@ -25,7 +37,19 @@ public final class StridedCopy {
 
     /**
      * Copies the box of {@code extent} elements from {@code src} (starting at byte {@code srcOff},
-     * laid out with {@code srcStrides} bytes per step in each dimension) to {@code dst}.
+     * laid out with {@code srcStrides} bytes per step in each dimension) to {@code dst}. An extent
+     * with a zero copies nothing; rank 0 copies one element.
+     *
+     * @param src        the segment read
+     * @param srcOff     byte offset of the box's first element in {@code src}
+     * @param srcStrides byte stride of each dimension in {@code src}
+     * @param dst        the segment written
+     * @param dstOff     byte offset of the box's first element in {@code dst}
+     * @param dstStrides byte stride of each dimension in {@code dst}
+     * @param extent     elements along each dimension; same length as both stride arrays
+     * @param elemSize   the element size, in bytes
+     * @throws IndexOutOfBoundsException when the box reaches outside either segment
+     * @throws IllegalStateException     when a segment's scope is closed
      */
     public static void copy(MemorySegment src, long srcOff, long[] srcStrides,
                             MemorySegment dst, long dstOff, long[] dstStrides, long[] extent, int elemSize) {
@@ -72,7 +96,15 @@ public final class StridedCopy {
     }
 
     /**
-     * Fills the box of {@code extent} elements in {@code dst} with {@code pattern}, one element's bytes.
+     * Fills the box of {@code extent} elements in {@code dst} with {@code pattern}, one element's
+     * bytes (a fill value as stored, little-endian). An all-zero pattern becomes a plain zero fill.
+     *
+     * @param dst        the segment written
+     * @param dstOff     byte offset of the box's first element
+     * @param dstStrides byte stride of each dimension
+     * @param extent     elements along each dimension; same length as {@code dstStrides}
+     * @param pattern    one element's bytes; its size is the element size
+     * @throws IndexOutOfBoundsException when the box reaches outside {@code dst}
      */
     public static void fill(MemorySegment dst, long dstOff, long[] dstStrides, long[] extent, MemorySegment pattern) {
         int elemSize = (int) pattern.byteSize();
@@ -110,7 +142,18 @@ public final class StridedCopy {
         }
     }
 
-    /** Writes {@code count} copies of {@code pattern} at {@code off}, doubling the filled block. */
+    /**
+     * Writes {@code count} contiguous copies of {@code pattern} at {@code off}, doubling the filled
+     * block with each copy so that a run of n elements takes about log2(n) copies.
+     *
+     * @param dst     the segment written
+     * @param off     byte offset of the first copy
+     * @param count   the number of copies (elements), not bytes
+     * @param pattern one element's bytes
+     * @param zero    true when the caller knows {@code pattern} is all zeros ({@link #isZero}), which
+     *                turns the run into one {@link MemorySegment#fill}; a wrong {@code true} writes zeros
+     * @throws IndexOutOfBoundsException when the run reaches outside {@code dst}
+     */
     public static void fillRun(MemorySegment dst, long off, long count, MemorySegment pattern, boolean zero) {
         long elem = pattern.byteSize();
         long total = count * elem;
@@ -130,6 +173,12 @@ public final class StridedCopy {
         }
     }
 
+    /**
+     * Whether every byte of {@code s} is zero (true for an empty segment).
+     *
+     * @param s the bytes to test
+     * @return true when all bytes are zero
+     */
     public static boolean isZero(MemorySegment s) {
         for (long i = 0; i < s.byteSize(); i++) {
             if (s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {

@@ -1,24 +1,46 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.api.codec;
 
-/** Transforms bytes into bytes: compressors and checksums. */
+/**
+ * Transforms bytes into bytes: compressors and checksums. Sizes here are in bytes.
+ */
 public non-sealed interface BytesToBytesCodec extends Codec {
 
+    /**
+     * {@inheritDoc}
+     *
+     * @return {@link CodecKind#BYTES_TO_BYTES}
+     */
     @Override
     default CodecKind kind() {
         return CodecKind.BYTES_TO_BYTES;
     }
 
-    /** Exact encoded size for {@code decodedSize} input bytes, or -1 if it depends on the data. */
+    /**
+     * The exact encoded size for {@code decodedSize} input bytes, when it does not depend on the data
+     * (a checksum codec: input plus the checksum).
+     *
+     * @param decodedSize the input size in bytes
+     * @return the encoded size in bytes, or -1 if it depends on the data (a compressor)
+     */
     long encodedSize(long decodedSize);
 
-    /** Upper bound on the encoded size, for allocating encode outputs. */
+    /**
+     * An upper bound on the encoded size for {@code decodedSize} input bytes, for allocating encode
+     * outputs (a compressor's worst case for incompressible input).
+     *
+     * @param decodedSize the input size in bytes
+     * @return the bound in bytes
+     */
     long maxEncodedSize(long decodedSize);
 
     /**
      * Exact decoded size for {@code encodedSize} input bytes when the codec can tell without
      * decoding (a checksum codec: input minus the checksum), else -1. The pipeline uses it when
-     * the size math of the chain cannot say how large a decoded stage is.
+     * the size math of the chain cannot say how large a decoded stage is. By default -1.
+     *
+     * @param encodedSize the input size in bytes
+     * @return the decoded size in bytes, or -1 when it cannot be told from the size alone
      */
     default long decodedSize(long encodedSize) {
         return -1;
@@ -27,7 +49,11 @@ public non-sealed interface BytesToBytesCodec extends Codec {
     /**
      * Exact decoded size of {@code encoded} when the codec can read it from the data without
      * decoding (a zstd frame header that declares its content size), else -1. By default the
-     * size-only form {@link #decodedSize(long)}.
+     * size-only form {@link #decodedSize(long)}. An implementation reads no more than a header; the
+     * CPU implementations answer -1 for memory that is not host-accessible.
+     *
+     * @param encoded the encoded bytes; not closed, not changed
+     * @return the decoded size in bytes, or -1 when it cannot be told without decoding
      */
     default long decodedSize(dev.zarrdirect.api.buffer.Buffer encoded) {
         return decodedSize(encoded.byteSize());
@@ -35,10 +61,22 @@ public non-sealed interface BytesToBytesCodec extends Codec {
 
     /**
      * Decodes each item; each output is exactly the expected decoded size, and a chunk that decodes
-     * to any other size fails with a {@link dev.zarrdirect.api.CorruptChunkException}.
+     * to any other size fails with a {@link dev.zarrdirect.api.CorruptChunkException}. Each item that
+     * succeeds reports its size with {@link CodecBatch#complete}.
+     * A chunk that fails is recorded with {@link CodecBatch#fail} and the other items still run;
+     * the method throws only when the whole call fails (a kernel launch, a lost device).
+     *
+     * @param batch the items; the caller owns their buffers
      */
     void decode(CodecBatch batch);
 
-    /** Encodes each item into an output of {@link #maxEncodedSize} bytes and reports the size written. */
+    /**
+     * Encodes each item into an output of (at least) {@link #maxEncodedSize} bytes and reports the
+     * size written with {@link CodecBatch#complete}.
+     * A chunk that fails is recorded with {@link CodecBatch#fail} and the other items still run;
+     * the method throws only when the whole call fails (a kernel launch, a lost device).
+     *
+     * @param batch the items; the caller owns their buffers
+     */
     void encode(CodecBatch batch);
 }

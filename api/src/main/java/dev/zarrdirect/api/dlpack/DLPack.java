@@ -36,11 +36,26 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * Hands {@link Tensor}s to native code as DLPack 1.x {@code DLManagedTensorVersioned} structs, and
  * takes such structs from native producers as tensors, zero-copy both ways. See the
  * {@linkplain dev.zarrdirect.api.dlpack package documentation} for ownership and threads.
+ *
+ * <p>The {@code *_LAYOUT} constants describe the C structs of {@code dlpack.h} for code that reads
+ * or writes them itself. All methods are static and thread-safe; every one that touches native
+ * memory needs native access enabled.
+ *
+ * {@snippet :
+ * MemorySegment managed = ...;                    // DLManagedTensorVersioned* from a producer
+ * try (Tensor t = DLPack.importTensor(managed)) { // now owns the producer's memory
+ *     float first = t.getFloat(0, 0);             // host tensors only; device ones are read by their backend
+ * }                                               // calls the producer's deleter once
+ * }
  */
 public final class DLPack {
 
-    /** The DLPack version this class writes into every export. */
+    /**
+     * The DLPack major version this class writes into every export, and the only major version
+     * {@link #importTensor} accepts.
+     */
     public static final int VERSION_MAJOR = 1;
+    /** The DLPack minor version this class writes into every export; imports accept any minor version. */
     public static final int VERSION_MINOR = 1;
 
     /** {@code flags} bit: the consumer must not write to the tensor's memory. */
@@ -146,9 +161,13 @@ public final class DLPack {
      * frees the struct and lets go of the tensor. The tensor's buffer is not closed: its owner must
      * keep it open until the deleter has run, because the consumer reads the memory in place.
      *
+     * @param tensor the tensor to lend; on any device; its buffer must be open
+     * @return a pointer to the new struct, a segment of the struct's size with the global scope (it does
+     *         not become invalid by itself: it dangles once the deleter has run)
      * @throws IllegalStateException    when the tensor's buffer is closed
      * @throws IllegalArgumentException when the data type does not fit in a {@code DLDataType} or a
      *                                  host buffer is not backed by native memory
+     * @throws NullPointerException     when {@code tensor} is null
      */
     public static MemorySegment export(Tensor tensor) {
         return export(tensor, false);
@@ -158,12 +177,25 @@ public final class DLPack {
      * As {@link #export}, but ownership passes to the consumer: the deleter also closes
      * {@code tensor} (which closes its buffer when the tensor owns it, see {@link Tensor#close()}).
      * The caller must not close or use the tensor after this returns.
+     *
+     * @param tensor the tensor to give away; usually one that {@linkplain Tensor#ownsBuffer() owns} its
+     *         buffer, so that the consumer's deleter frees the memory
+     * @return a pointer to the new struct, as for {@link #export}
+     * @throws NullPointerException     when {@code tensor} is null
+     * @throws IllegalStateException    when the tensor's buffer is closed
+     * @throws IllegalArgumentException when the data type does not fit in a {@code DLDataType} or a
+     *         host buffer is not backed by native memory
      */
     public static MemorySegment exportOwned(Tensor tensor) {
         return export(tensor, true);
     }
 
-    /** How many exports the consumers have not yet released; for tests and leak reports. */
+    /**
+     * How many exports the consumers have not yet released; for tests and leak reports.
+     *
+     * @return the number of structs made by {@link #export} and {@link #exportOwned} whose deleter has
+     *         not run yet, in this process
+     */
     public static int liveExports() {
         return EXPORTS.size();
     }
@@ -260,7 +292,15 @@ public final class DLPack {
         }
     }
 
-    /** True when the struct's {@code flags} carry {@code DLPACK_FLAG_BITMASK_READ_ONLY}. */
+    /**
+     * True when the struct's {@code flags} carry {@code DLPACK_FLAG_BITMASK_READ_ONLY}.
+     *
+     * @param managed a pointer to a {@code DLManagedTensorVersioned}; its size may be zero (it is
+     *         reinterpreted to the struct's size)
+     * @return true when the read-only flag is set
+     * @throws NullPointerException     when {@code managed} is null
+     * @throws IllegalArgumentException for a NULL pointer
+     */
     public static boolean isReadOnly(MemorySegment managed) {
         return (struct(managed).get(JAVA_LONG, OFF_FLAGS) & FLAG_READ_ONLY) != 0;
     }
@@ -275,9 +315,14 @@ public final class DLPack {
      *
      * <p>When this throws, nothing was taken: the caller still owns the struct and calls its deleter.
      *
+     * @param managed a pointer to a {@code DLManagedTensorVersioned} from a native producer; its size may
+     *         be zero (it is reinterpreted to the struct's size)
+     * @return a tensor that {@linkplain Tensor#ownsBuffer() owns} a buffer over the producer's memory;
+     *         close it once to release the memory
      * @throws IllegalArgumentException for a NULL pointer, a major version other than 1, an unknown
      *                                  device or data type, vectors ({@code lanes != 1}), or a shape
      *                                  and strides that reach outside the address space
+     * @throws NullPointerException     when {@code managed} is null
      */
     public static Tensor importTensor(MemorySegment managed) {
         MemorySegment m = struct(managed);

@@ -13,7 +13,13 @@ import java.util.Objects;
  * generated from them.
  *
  * <p>A default may be null when it is derived (from the device, from other settings):
- * {@link #defaultText()} then says how.
+ * {@link #defaultText()} then says how. Descriptors are immutable and safe to share.
+ *
+ * {@snippet :
+ * static final Setting<Integer> DEPTH = Setting.of("zarrdirect.decodeDepth", SettingType.intRange(1, 64), 3,
+ *         "core", "device batches of one read that decode at once");
+ * int depth = SettingResolver.system().get(DEPTH);  // -D, then ZARRDIRECT_DECODE_DEPTH, then 3
+ * }
  *
  * @param name         the full name, also the system property
  * @param env          the environment variable
@@ -30,6 +36,12 @@ public record Setting<T>(String name, String env, SettingType<T> type, T default
     /** The prefix every setting's name starts with. */
     public static final String PREFIX = "zarrdirect.";
 
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException     when a component other than {@code defaultValue} is null
+     * @throws IllegalArgumentException when {@code name} does not start with {@code zarrdirect.}
+     */
     public Setting {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(env, "env");
@@ -42,18 +54,48 @@ public record Setting<T>(String name, String env, SettingType<T> type, T default
         }
     }
 
-    /** A setting with a fixed default; the environment variable is {@link #envName} of the name. */
+    /**
+     * A setting with a fixed default; the environment variable is {@link #envName} of the name.
+     *
+     * @param name         the full name, starting with {@code zarrdirect.}
+     * @param type         the parser
+     * @param defaultValue the default; not null
+     * @param scope        where it applies: {@code core}, {@code cli}, {@code cpu}, {@code cuda}, {@code opencl}
+     * @param doc          one line: what it changes
+     * @param <T>          the value's type
+     * @return the descriptor; its default text is {@code type.format(defaultValue)}
+     * @throws NullPointerException     when an argument is null
+     * @throws IllegalArgumentException when {@code name} does not start with {@code zarrdirect.}
+     */
     public static <T> Setting<T> of(String name, SettingType<T> type, T defaultValue, String scope, String doc) {
         return new Setting<>(name, envName(name), type, Objects.requireNonNull(defaultValue, "defaultValue"),
                 type.format(defaultValue), doc, scope);
     }
 
-    /** A setting whose default is derived at start (null when not set), described by {@code defaultText}. */
+    /**
+     * A setting whose default is derived at start (null when not set), described by {@code defaultText}.
+     *
+     * @param name        the full name, starting with {@code zarrdirect.}
+     * @param type        the parser
+     * @param defaultText how the default is found, as the reference table prints it ({@code "4 per GPU"})
+     * @param scope       where it applies
+     * @param doc         one line: what it changes
+     * @param <T>         the value's type
+     * @return the descriptor, with a null {@link #defaultValue()}
+     * @throws NullPointerException     when an argument is null
+     * @throws IllegalArgumentException when {@code name} does not start with {@code zarrdirect.}
+     */
     public static <T> Setting<T> derived(String name, SettingType<T> type, String defaultText, String scope, String doc) {
         return new Setting<>(name, envName(name), type, null, defaultText, doc, scope);
     }
 
-    /** The same setting read from another environment variable (one that existed before this naming). */
+    /**
+     * The same setting read from another environment variable (one that existed before this naming).
+     *
+     * @param variable the environment variable to read instead of {@link #envName} of the name
+     * @return a new descriptor; this one is unchanged
+     * @throws NullPointerException when {@code variable} is null
+     */
     public Setting<T> withEnv(String variable) {
         return new Setting<>(name, variable, type, defaultValue, defaultText, doc, scope);
     }
@@ -62,6 +104,9 @@ public record Setting<T>(String name, String env, SettingType<T> type, T default
      * The environment variable of a setting name: {@code zarrdirect.cuda.batchBytes} is
      * {@code ZARRDIRECT_CUDA_BATCH_BYTES} (dots and other punctuation become {@code _}, a capital
      * starts a word).
+     *
+     * @param name a setting name ({@code zarrdirect.cuda.batchBytes})
+     * @return the environment variable's name
      */
     public static String envName(String name) {
         StringBuilder sb = new StringBuilder();
@@ -76,12 +121,20 @@ public record Setting<T>(String name, String env, SettingType<T> type, T default
         return sb.toString();
     }
 
-    /** {@code zarrdirect.cuda.batchBytes} as {@code cuda.batchBytes}, as {@code doctor} prints it. */
+    /**
+     * {@code zarrdirect.cuda.batchBytes} as {@code cuda.batchBytes}, as {@code doctor} prints it.
+     *
+     * @return the name without the {@code zarrdirect.} prefix
+     */
     public String shortName() {
         return name.substring(PREFIX.length());
     }
 
-    /** What {@link #type()} accepts: {@code an integer 1..64}. */
+    /**
+     * What {@link #type()} accepts: {@code an integer 1..64}.
+     *
+     * @return the type's description of accepted values
+     */
     public String expected() {
         return type.expected();
     }
@@ -89,6 +142,9 @@ public record Setting<T>(String name, String env, SettingType<T> type, T default
     /**
      * Parses {@code text}, given through {@code source}.
      *
+     * @param text   the text as given (the type trims it)
+     * @param source where the text came from; named in the message for the environment and system properties
+     * @return the parsed value
      * @throws InvalidSettingException {@code zarrdirect.decodeDepth = "banana": expected an integer 1..64}
      *                                 (and where it came from, when not given explicitly)
      */
@@ -105,12 +161,23 @@ public record Setting<T>(String name, String env, SettingType<T> type, T default
         }
     }
 
-    /** {@link #parse} of an explicit value. */
+    /**
+     * {@link #parse} of an explicit value.
+     *
+     * @param text the text as given
+     * @return the parsed value
+     * @throws InvalidSettingException when the text does not parse or is out of range
+     */
     public T parse(String text) {
         return parse(text, SettingSource.EXPLICIT);
     }
 
-    /** The value as a user would write it; the default text for null. */
+    /**
+     * The value as a user would write it; the default text for null.
+     *
+     * @param value a value of this setting, or null
+     * @return the text {@link #parse} reads back, or {@link #defaultText()} for null
+     */
     public String format(T value) {
         return value == null ? defaultText : type.format(value);
     }

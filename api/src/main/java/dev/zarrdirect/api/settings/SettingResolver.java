@@ -16,6 +16,12 @@ import java.util.function.Function;
  * Remembers what it resolved, in order, for {@code doctor} ({@link #resolved()}).
  *
  * <p>Not thread-safe: one start-up uses one resolver.
+ *
+ * {@snippet :
+ * SettingResolver r = SettingResolver.system(SettingValues.builder().set("decodeDepth", "4").build());
+ * int depth = r.get(DEPTH);                    // 4, from the explicit value
+ * r.resolved().forEach(s -> System.out.println(s.describe()));   // decodeDepth = 4 (explicit)
+ * }
  */
 public final class SettingResolver {
 
@@ -26,10 +32,13 @@ public final class SettingResolver {
     private final Map<String, ResolvedSetting<?>> resolved = new java.util.LinkedHashMap<>();
 
     /**
-     * A resolver over given lookups, for tests and embedding.
+     * A resolver over given lookups, for tests and embedding. Its {@link #familyMembers} sees only
+     * explicit names, since a lookup function cannot list the property names it knows.
      *
      * @param properties  system property by name (null: unset)
      * @param environment environment variable by name (null: unset)
+     * @param explicit    values given from Java or the command line; they win over everything else
+     * @throws NullPointerException when an argument is null
      */
     public SettingResolver(SettingValues explicit, Function<String, String> properties,
                            Function<String, String> environment) {
@@ -45,17 +54,31 @@ public final class SettingResolver {
         this.propertyNames = propertyNames;
     }
 
-    /** {@code explicit} over this process's system properties and environment. */
+    /**
+     * {@code explicit} over this process's system properties and environment.
+     *
+     * @param explicit values given from Java or the command line; they win over everything else
+     * @return a new resolver
+     */
     public static SettingResolver system(SettingValues explicit) {
         return new SettingResolver(explicit, System::getProperty, System::getenv,
                 () -> System.getProperties().stringPropertyNames());
     }
 
-    /** This process's system properties and environment, nothing explicit. */
+    /**
+     * This process's system properties and environment, nothing explicit.
+     *
+     * @return a new resolver
+     */
     public static SettingResolver system() {
         return system(SettingValues.none());
     }
 
+    /**
+     * The explicit values this resolver was made with.
+     *
+     * @return the explicit values, never null
+     */
     public SettingValues explicit() {
         return explicit;
     }
@@ -63,6 +86,10 @@ public final class SettingResolver {
     /**
      * The value of {@code setting} and its source.
      *
+     * @param setting the descriptor
+     * @param <T>     the value's type
+     * @return the value (null for a derived default not yet known) and its source; also recorded for
+     *         {@link #resolved()}, replacing an earlier entry of the same name
      * @throws dev.zarrdirect.api.InvalidSettingException when the text found does not parse
      */
     public <T> ResolvedSetting<T> resolve(Setting<T> setting) {
@@ -82,12 +109,23 @@ public final class SettingResolver {
         return r;
     }
 
-    /** {@link #resolve}'s value. */
+    /**
+     * {@link #resolve}'s value.
+     *
+     * @param setting the descriptor
+     * @param <T>     the value's type
+     * @return the value; null when the default is derived and nobody set it
+     * @throws dev.zarrdirect.api.InvalidSettingException when the text found does not parse
+     */
     public <T> T get(Setting<T> setting) {
         return resolve(setting).value();
     }
 
-    /** Records {@code r} in place of what was resolved for its name (a derived default now known). */
+    /**
+     * Records {@code r} in place of what was resolved for its name (a derived default now known).
+     *
+     * @param r the setting with its final value, keyed by its full name
+     */
     public void record(ResolvedSetting<?> r) {
         resolved.put(r.name(), r);
     }
@@ -96,6 +134,9 @@ public final class SettingResolver {
      * The names of a family of settings ({@code zarrdirect.codec.} with one member per codec) that
      * were given explicitly or as system properties, without the prefix. Members given only as
      * environment variables are found by name through {@link #resolve}.
+     *
+     * @param prefix the family's prefix, with its final dot ({@code zarrdirect.codec.})
+     * @return the member names after the prefix ({@code blosc}), sorted, without duplicates
      */
     public List<String> familyMembers(String prefix) {
         java.util.Set<String> out = new java.util.TreeSet<>();
@@ -110,18 +151,32 @@ public final class SettingResolver {
         return List.copyOf(out);
     }
 
-    /** What was resolved so far, in order. */
+    /**
+     * What was resolved so far, in order.
+     *
+     * @return a copy, in the order each name was first resolved or recorded
+     */
     public List<ResolvedSetting<?>> resolved() {
         return List.copyOf(resolved.values());
     }
 
-    /** {@code settings} resolved, by name, for callers that want a table. */
+    /**
+     * {@code settings} resolved, by name, for callers that want a table.
+     *
+     * @param settings resolved settings, such as {@link #resolved()}
+     * @return an unmodifiable map sorted by full name; for a repeated name the later one wins
+     */
     public static Map<String, ResolvedSetting<?>> byName(List<ResolvedSetting<?>> settings) {
         Map<String, ResolvedSetting<?>> m = new TreeMap<>();
         settings.forEach(s -> m.put(s.name(), s));
         return Collections.unmodifiableMap(m);
     }
 
+    /**
+     * The resolver and the names it has resolved so far, for debugging.
+     *
+     * @return the description
+     */
     @Override
     public String toString() {
         return "SettingResolver" + new ArrayList<>(resolved.keySet());

@@ -18,6 +18,9 @@ public enum SettingSource {
     /**
      * How {@code doctor} names this source for {@code setting}: {@code default},
      * {@code ZARRDIRECT_THREADS}, {@code -Dzarrdirect.threads}, {@code explicit}.
+     *
+     * @param setting the setting whose value came from this source (its names fill in the text)
+     * @return the source's name for that setting
      */
     public String describe(Setting<?> setting) {
         return switch (this) {

@@ -3,14 +3,28 @@ package dev.zarrdirect.api.store;
 
 import dev.zarrdirect.api.InvalidKeyException;
 
-/** Key validation shared by every store, so that no store lets a key escape its root. */
+/**
+ * Key validation shared by every store, so that no store lets a key escape its root. A valid key is
+ * non-empty and relative, and its {@code /}-separated segments are non-empty and neither {@code .}
+ * nor {@code ..}; it contains no backslash or NUL and does not start with a drive letter
+ * ({@code c:}). Validation is purely textual: a store whose keys are files must still check that
+ * symbolic links do not lead out of its root. Stateless and thread-safe.
+ *
+ * {@snippet :
+ * StoreKeys.validate(toString(), "t2m/c/0/3/1");     // returns the key
+ * StoreKeys.validate(toString(), "../etc/passwd");   // InvalidKeyException
+ * }
+ */
 public final class StoreKeys {
     private StoreKeys() {
     }
 
     /**
-     * Checks a key and returns it.
+     * Checks a key and returns it unchanged (not normalised).
      *
+     * @param store the store's description, for the exception message
+     * @param key   the key to check; may be null (then rejected)
+     * @return {@code key}
      * @throws InvalidKeyException for an empty, absolute or backslashed key, an empty segment, or a
      *                             {@code .} or {@code ..} segment
      */
@@ -38,7 +52,16 @@ public final class StoreKeys {
         return key;
     }
 
-    /** Checks a listing prefix: empty, or a valid key followed by an optional {@code /}. */
+    /**
+     * Checks a listing prefix: empty, or a valid key followed by an optional {@code /}.
+     *
+     * @param store  the store's description, for the exception message
+     * @param prefix the prefix to check; not null
+     * @return {@code prefix}, unchanged
+     * @throws dev.zarrdirect.api.InvalidKeyException when the prefix, without one trailing {@code /},
+     *                                                is not a valid key
+     * @throws NullPointerException                   when {@code prefix} is null
+     */
     public static String validatePrefix(String store, String prefix) {
         if (prefix.isEmpty()) {
             return prefix;

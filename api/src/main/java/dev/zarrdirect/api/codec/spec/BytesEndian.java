@@ -33,6 +33,8 @@ public final class BytesEndian {
      * Reads {@code {"endian": "little"|"big"}}, the only field allowed; {@code endian} may be absent.
      *
      * @param codec the codec's name, for messages
+     * @param configuration the codec's {@code configuration} object; null reads as empty
+     * @return the parsed endian
      * @throws IllegalArgumentException when a field is unknown or {@code endian} is another value
      */
     public static BytesEndian parse(String codec, Map<String, Object> configuration) {
@@ -41,17 +43,30 @@ public final class BytesEndian {
                 : ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** The byte order of the stored bytes, or null when the configuration gave none. */
+    /**
+     * The byte order of the stored bytes, or null when the configuration gave none.
+     *
+     * @return {@link ByteOrder#LITTLE_ENDIAN}, {@link ByteOrder#BIG_ENDIAN}, or null
+     */
     public ByteOrder order() {
         return order;
     }
 
-    /** {@code "little"} or {@code "big"} as the configuration spells it, or null when it gave none. */
+    /**
+     * {@code "little"} or {@code "big"} as the configuration spells it, or null when it gave none.
+     *
+     * @return the name, or null
+     */
     public String name() {
         return order == null ? null : order == ByteOrder.BIG_ENDIAN ? BIG : LITTLE;
     }
 
-    /** Whether the specification requires {@code endian} for {@code type}: its swap unit is more than one byte. */
+    /**
+     * Whether the specification requires {@code endian} for {@code type}: its swap unit is more than one byte.
+     *
+     * @param type the chunk's data type
+     * @return true when {@code type}'s {@linkplain DataType#swapUnit() swap unit} is more than one byte
+     */
     public static boolean required(DataType type) {
         return type.swapUnit() != 1;
     }
@@ -60,6 +75,8 @@ public final class BytesEndian {
      * Whether coding {@code type} reverses each swap unit: true for big-endian and a multi-byte swap
      * unit, false for little-endian or a one-byte swap unit.
      *
+     * @param type the chunk's data type
+     * @return true when the stored bytes must be swapped to reach the little-endian in-memory form
      * @throws IllegalArgumentException when {@code type} {@linkplain #required requires} an endian and none was given
      */
     public boolean needsSwap(DataType type) {

@@ -11,6 +11,13 @@ import java.util.TreeSet;
  * dev.zarrdirect.api.codec.CodecProvider} contract passes them) and rejects what does not fit,
  * with messages that name the codec, the field and the value. Integers are {@link Long},
  * {@link Integer}, {@link Short} or {@link Byte}; a field holding JSON {@code null} reads as absent.
+ * Immutable once made; it does not copy the configuration map.
+ *
+ * {@snippet :
+ * CodecConfigReader c = CodecConfigReader.of("zstd", configuration, Set.of("level", "checksum"));
+ * long level = c.integer("level", -131072, 22, 0);
+ * boolean checksum = c.bool("checksum", false);
+ * }
  */
 public final class CodecConfigReader {
 
@@ -25,6 +32,11 @@ public final class CodecConfigReader {
     /**
      * A reader for {@code configuration} (null reads as empty) that allows only {@code known} fields.
      *
+     * @param codec         the codec's name, for messages
+     * @param configuration the {@code configuration} object from the metadata, or null; not copied, so
+     *                      it must not change while the reader is used
+     * @param known         the field names the codec defines
+     * @return the reader
      * @throws IllegalArgumentException naming the first unknown field (in sorted order) and the known ones
      */
     public static CodecConfigReader of(String codec, Map<String, Object> configuration, Set<String> known) {
@@ -39,17 +51,36 @@ public final class CodecConfigReader {
         return new CodecConfigReader(codec, values);
     }
 
-    /** The codec's name, as the messages give it. */
+    /**
+     * The codec's name, as the messages give it.
+     *
+     * @return the name given to {@link #of}
+     */
     public String codec() {
         return codec;
     }
 
-    /** Whether {@code field} is present and not null. */
+    /**
+     * Whether {@code field} is present and not null.
+     *
+     * @param field the field's name
+     * @return true when the field is present with a non-null value
+     */
     public boolean has(String field) {
         return values.get(field) != null;
     }
 
-    /** An integer field in {@code [min, max]}, or {@code fallback} when absent. */
+    /**
+     * An integer field in {@code [min, max]}, or {@code fallback} when absent.
+     *
+     * @param field    the field's name
+     * @param min      the smallest allowed value
+     * @param max      the largest allowed value
+     * @param fallback the value when the field is absent or null (not checked against the bounds)
+     * @return the value
+     * @throws IllegalArgumentException when the value is not an integer (a JSON {@code 3.0} is not) or
+     *                                  lies outside the bounds
+     */
     public long integer(String field, long min, long max, long fallback) {
         Object v = values.get(field);
         if (v == null) {
@@ -61,7 +92,14 @@ public final class CodecConfigReader {
         return ((Number) v).longValue();
     }
 
-    /** A boolean field, or {@code fallback} when absent. */
+    /**
+     * A boolean field, or {@code fallback} when absent.
+     *
+     * @param field    the field's name
+     * @param fallback the value when the field is absent or null
+     * @return the value
+     * @throws IllegalArgumentException when the value is not a {@link Boolean}
+     */
     public boolean bool(String field, boolean fallback) {
         Object v = values.get(field);
         if (v == null) {
@@ -73,7 +111,14 @@ public final class CodecConfigReader {
         throw bad(field, v, "true or false");
     }
 
-    /** A string field that is one of {@code allowed}, or null when absent. */
+    /**
+     * A string field that is one of {@code allowed}, or null when absent.
+     *
+     * @param field   the field's name
+     * @param allowed the accepted strings, compared case-sensitively
+     * @return the value, or null when absent
+     * @throws IllegalArgumentException when the value is not a string or not one of {@code allowed}
+     */
     public String choice(String field, Set<String> allowed) {
         Object v = values.get(field);
         if (v == null) {
@@ -85,7 +130,13 @@ public final class CodecConfigReader {
         throw bad(field, v, "one of " + new TreeSet<>(allowed));
     }
 
-    /** A required list field. */
+    /**
+     * A required list field.
+     *
+     * @param field the field's name
+     * @return the list as given (not copied, elements unchecked)
+     * @throws IllegalArgumentException when the field is absent, null or not a {@link List}
+     */
     public List<?> list(String field) {
         Object v = values.get(field);
         if (v instanceof List<?> l) {
@@ -95,7 +146,14 @@ public final class CodecConfigReader {
                 + "\" is required") : bad(field, v, "a list");
     }
 
-    /** An {@link IllegalArgumentException} saying that {@code field} holds {@code value} but must be {@code want}. */
+    /**
+     * An {@link IllegalArgumentException} saying that {@code field} holds {@code value} but must be {@code want}.
+     *
+     * @param field the field's name
+     * @param value the value found, described in the message (strings quoted, others with their type)
+     * @param want  what the field must be, as a phrase ({@code "an integer from 1 to 22"})
+     * @return the exception, for the caller to throw
+     */
     public IllegalArgumentException bad(String field, Object value, String want) {
         return new IllegalArgumentException("codec \"" + codec + "\": configuration field \"" + field + "\" is "
                 + describe(value) + ", must be " + want);

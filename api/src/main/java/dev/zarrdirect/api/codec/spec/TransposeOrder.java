@@ -40,6 +40,9 @@ public final class TransposeOrder {
      * Reads {@code {"order": [permutation of 0..rank-1]}}, the only field allowed.
      *
      * @param codec the codec's name, for messages
+     * @param configuration the codec's {@code configuration} object; null reads as empty (and then fails:
+     *                      {@code order} is required)
+     * @return the parsed order
      * @throws IllegalArgumentException when a field is unknown, {@code order} is missing or not a list,
      *         or an element is not an integer, out of range or repeated
      */
@@ -68,22 +71,38 @@ public final class TransposeOrder {
         return new TransposeOrder(codec, order);
     }
 
-    /** The rank the order permutes. */
+    /**
+     * The rank the order permutes.
+     *
+     * @return the length of the permutation
+     */
     public int rank() {
         return order.length;
     }
 
-    /** The permutation, a copy. */
+    /**
+     * The permutation, a copy.
+     *
+     * @return a copy of {@code order}; changing it does not change this object
+     */
     public int[] order() {
         return order.clone();
     }
 
-    /** The inverse permutation ({@code inverse[order[i]] == i}), a copy. */
+    /**
+     * The inverse permutation ({@code inverse[order[i]] == i}), a copy.
+     *
+     * @return a copy of the inverse; changing it does not change this object
+     */
     public int[] inverse() {
         return inverse.clone();
     }
 
-    /** Whether the order is {@code 0, 1, …, rank-1}, so that coding moves nothing. */
+    /**
+     * Whether the order is {@code 0, 1, …, rank-1}, so that coding moves nothing.
+     *
+     * @return true for the identity permutation (also for rank 0)
+     */
     public boolean isIdentity() {
         for (int i = 0; i < order.length; i++) {
             if (order[i] != i) {
@@ -96,6 +115,8 @@ public final class TransposeOrder {
     /**
      * The encoded spec: {@code encoded.shape[i] = decoded.shape[order[i]]}, same data type.
      *
+     * @param decoded the representation the codec receives when encoding
+     * @return the permuted representation
      * @throws IllegalArgumentException when the rank differs from the order's
      */
     public ChunkSpec encodedSpec(ChunkSpec decoded) {
@@ -111,6 +132,8 @@ public final class TransposeOrder {
     /**
      * The decoded spec that {@link #encodedSpec} maps to {@code encoded}.
      *
+     * @param encoded the permuted representation
+     * @return the representation before encoding
      * @throws IllegalArgumentException when the rank differs from the order's
      */
     public ChunkSpec decodedSpec(ChunkSpec encoded) {
@@ -126,6 +149,10 @@ public final class TransposeOrder {
     /**
      * Encoding: the strides, in elements, at which a loop over the encoded shape in C order reads
      * the decoded input ({@code cStrides(decoded)[order[i]]}).
+     *
+     * @param decoded the representation before encoding
+     * @return one stride per encoded dimension, in elements
+     * @throws IllegalArgumentException when the rank differs from the order's
      */
     public long[] encodeInputStrides(ChunkSpec decoded) {
         checkRank(decoded);
@@ -140,6 +167,10 @@ public final class TransposeOrder {
     /**
      * Decoding: the strides, in elements, at which a loop over the decoded shape in C order reads
      * the encoded input ({@code cStrides(encoded)[inverse[j]]}).
+     *
+     * @param decoded the representation after decoding (the output's)
+     * @return one stride per decoded dimension, in elements
+     * @throws IllegalArgumentException when the rank differs from the order's
      */
     public long[] decodeInputStrides(ChunkSpec decoded) {
         long[] in = cStrides(encodedSpec(decoded).shape());
@@ -150,7 +181,12 @@ public final class TransposeOrder {
         return s;
     }
 
-    /** The strides, in elements, of a C-order array of {@code shape}. */
+    /**
+     * The strides, in elements, of a C-order array of {@code shape}.
+     *
+     * @param shape the extents, in elements
+     * @return a new array; the last stride is 1 (not checked for overflow)
+     */
     public static long[] cStrides(long[] shape) {
         long[] s = new long[shape.length];
         long acc = 1;
