@@ -52,10 +52,10 @@ public final class ReadPlanner {
     /**
      * One region to read: the box {@code [start, stop)} of the array, to {@code at} in the
      * destination. All three are element coordinates of the array's rank: a request cannot add or
-     * drop dimensions, so the windows of a batch go side by side along an existing dimension (or
-     * the array's rank includes a leading dimension of extent 1 to stack on). Whether the box fits
-     * the array and the destination is checked when it is planned. The record copies the arrays in
-     * and hands out its own; {@code equals} compares them by identity.
+     * drop dimensions, so the windows of a batch go side by side along an existing dimension
+     * (usually the first). Whether the box fits the array and the destination is checked when it is
+     * planned. The record copies the arrays in, but its accessors return its own arrays, not copies:
+     * do not change them. {@code equals} compares the arrays by identity.
      *
      * {@snippet :
      * // rows 100..131 of all 64 columns, to rows 32..63 of the destination
