@@ -17,6 +17,18 @@ import java.util.stream.IntStream;
  * {@code newaxis} or fancy (array) indexing. An integer outside {@code -extent .. extent-1} is an
  * error, as in NumPy.
  *
+ * <p>Indices and counts count elements. A slice does not know its array: its bounds are checked
+ * against the array's shape by {@link #parse} and again by the read. Immutable and thread-safe: the
+ * record copies its arrays in and out and compares them by content.
+ *
+ * {@snippet :
+ * // every other hour of the first day, at one latitude: a [12, 1440] tensor
+ * ArraySlice s = ArraySlice.parse("0:24:2, 360, :", t2m.shape());
+ * try (Tensor t = t2m.read(s)) {
+ *     float first = t.getFloat(0, 0);
+ * }
+ * }
+ *
  * @param start   first index of each dimension, in {@code [0, extent]}
  * @param step    step of each dimension, at least 1
  * @param counts  elements taken in each dimension
@@ -24,7 +36,13 @@ import java.util.stream.IntStream;
  */
 public record ArraySlice(long[] start, long[] step, long[] counts, boolean[] dropped) {
 
-    /** Checks ranks and signs; copies the arrays. */
+    /**
+     * Checks ranks and signs; copies the arrays.
+     *
+     * @throws NullPointerException     when an array is null
+     * @throws IllegalArgumentException when the lengths differ, a start or count is negative, a step
+     *                                  is below 1, or a dropped dimension's count is not 1
+     */
     public ArraySlice {
         start = start.clone();
         step = step.clone();
@@ -43,7 +61,13 @@ public record ArraySlice(long[] start, long[] step, long[] counts, boolean[] dro
         }
     }
 
-    /** Every element of an array of {@code shape}. */
+    /**
+     * Every element of an array of {@code shape}, no dimension dropped.
+     *
+     * @param shape the array's extent in each dimension, in elements
+     * @return starts 0, steps 1, counts {@code shape}
+     * @throws IllegalArgumentException when an extent is negative
+     */
     public static ArraySlice all(long[] shape) {
         long[] ones = new long[shape.length];
         Arrays.fill(ones, 1);
@@ -56,6 +80,15 @@ public record ArraySlice(long[] start, long[] step, long[] counts, boolean[] dro
      * {@code ...} standing for the dimensions not named; missing trailing entries select whole
      * dimensions. An empty text selects everything.
      *
+     * {@snippet :
+     * ArraySlice.parse("-1", new long[] {10, 4});          // row 9, shape [4]
+     * ArraySlice.parse("..., 0:4:2", new long[] {10, 4});  // columns 0 and 2, shape [10, 2]
+     * }
+     *
+     * @param text  the index, such as {@code "0:24:2, 3, ..."}
+     * @param shape the array's extent in each dimension
+     * @return the slice, of the array's rank
+     * @throws NullPointerException     when {@code text} or {@code shape} is null
      * @throws IllegalArgumentException naming the entry, the dimension and its bounds, for a malformed
      *                                  entry, an index or bound out of range, a step below 1, or more
      *                                  entries than dimensions
@@ -133,37 +166,70 @@ public record ArraySlice(long[] start, long[] step, long[] counts, boolean[] dro
         return n;
     }
 
+    /**
+     * The first index of each dimension.
+     *
+     * @return a fresh copy
+     */
     @Override
     public long[] start() {
         return start.clone();
     }
 
+    /**
+     * The step of each dimension.
+     *
+     * @return a fresh copy; each at least 1
+     */
     @Override
     public long[] step() {
         return step.clone();
     }
 
+    /**
+     * The number of elements taken in each dimension, dropped ones included (as 1).
+     *
+     * @return a fresh copy
+     */
     @Override
     public long[] counts() {
         return counts.clone();
     }
 
+    /**
+     * Whether each dimension was indexed by a single integer.
+     *
+     * @return a fresh copy
+     */
     @Override
     public boolean[] dropped() {
         return dropped.clone();
     }
 
-    /** The number of dimensions of the array it indexes. */
+    /**
+     * The number of dimensions of the array it indexes.
+     *
+     * @return the array's rank, not the result's (see {@link #shape()})
+     */
     public int rank() {
         return start.length;
     }
 
-    /** The shape of the result: the counts of the dimensions not dropped. */
+    /**
+     * The shape of the result: the counts of the dimensions not dropped.
+     *
+     * @return a new array, shorter than {@link #rank()} by the number of dropped dimensions
+     */
     public long[] shape() {
         return IntStream.range(0, counts.length).filter(d -> !dropped[d]).mapToLong(d -> counts[d]).toArray();
     }
 
-    /** The smallest box of the array holding every selected element (what a read fetches). */
+    /**
+     * The smallest box of the array holding every selected element (what a read fetches): from the
+     * first selected index to the last, steps ignored. Empty in a dimension whose count is 0.
+     *
+     * @return a selection of the array's rank
+     */
     public Selection box() {
         return box(Selection.all(counts));
     }
@@ -171,6 +237,11 @@ public record ArraySlice(long[] start, long[] step, long[] counts, boolean[] dro
     /**
      * The smallest box of the array holding the selected elements whose positions within the result
      * (counted per dimension, dropped ones included, in {@code [0, count)}) lie in {@code elements}.
+     * Used to read part of a slice, such as one chunk's worth. {@code elements} is not checked
+     * against the counts.
+     *
+     * @param elements positions within the result, of the array's rank
+     * @return a selection of the array's rank; empty in a dimension where {@code elements} is
      */
     public Selection box(Selection elements) {
         long[] lo = elements.start();

@@ -4,13 +4,32 @@ package dev.zarrdirect.core;
 import java.util.Arrays;
 
 /**
- * A hyper-rectangle of an array: {@code [start, stop)} in each dimension.
+ * A hyper-rectangle of an array: {@code [start, stop)} in each dimension. Indices count elements,
+ * not bytes. A selection keeps every dimension (a single index selects {@code i:i+1}); use
+ * {@link ArraySlice} for steps and dropped dimensions.
  *
- * @param start first index in each dimension
- * @param stop  one past the last index in each dimension
+ * <p>A selection does not know its array: whether it lies inside one is checked by
+ * {@link #checkWithin}, which every read and write calls before touching anything. Immutable and
+ * thread-safe: the record copies its arrays in and out and compares them by content.
+ *
+ * {@snippet :
+ * Selection first2 = Selection.parse("0:2", a.shape());             // [0:2, 0:721, 0:1440]
+ * Selection box = Selection.at(new long[] {5, 100, 200}, new long[] {1, 64, 64});
+ * }
+ *
+ * @param start first index in each dimension, 0 or more
+ * @param stop  one past the last index in each dimension, at least {@code start}; equal for an
+ *              empty selection
  */
 public record Selection(long[] start, long[] stop) {
 
+    /**
+     * Copies the arrays and checks them.
+     *
+     * @throws NullPointerException     when {@code start} or {@code stop} is null
+     * @throws IllegalArgumentException when their lengths differ, a start is negative or a stop is
+     *                                  below its start
+     */
     public Selection {
         start = start.clone();
         stop = stop.clone();
@@ -25,22 +44,45 @@ public record Selection(long[] start, long[] stop) {
         }
     }
 
+    /**
+     * The first index in each dimension.
+     *
+     * @return a fresh copy
+     */
     @Override
     public long[] start() {
         return start.clone();
     }
 
+    /**
+     * One past the last index in each dimension.
+     *
+     * @return a fresh copy
+     */
     @Override
     public long[] stop() {
         return stop.clone();
     }
 
-    /** The whole of an array of {@code shape}. */
+    /**
+     * The whole of an array of {@code shape}.
+     *
+     * @param shape the array's extent in each dimension, in elements
+     * @return {@code [0, shape)}
+     * @throws IllegalArgumentException when an extent is negative
+     */
     public static Selection all(long[] shape) {
         return new Selection(new long[shape.length], shape);
     }
 
-    /** The box of {@code shape} at {@code offset}. */
+    /**
+     * The box of {@code shape} at {@code offset}: {@code [offset, offset + shape)}.
+     *
+     * @param offset the box's first index in each dimension
+     * @param shape  the box's extent in each dimension, of the same length as {@code offset}
+     * @return the selection
+     * @throws IllegalArgumentException when an offset or extent is negative
+     */
     public static Selection at(long[] offset, long[] shape) {
         long[] stop = new long[offset.length];
         for (int i = 0; i < offset.length; i++) {
@@ -52,7 +94,19 @@ public record Selection(long[] start, long[] stop) {
     /**
      * Parses NumPy-like slices for an array of {@code shape}: {@code "0:2,:,5"}, {@code "-3:"}, {@code "..."}.
      * A single index {@code i} selects {@code i:i+1} and keeps the dimension. Fewer entries than the
-     * rank select the remaining dimensions whole.
+     * rank select the remaining dimensions whole. Negative numbers count from the end. As in NumPy,
+     * slice bounds are clipped to the extent (so {@code "5:100"} of an extent 10 is {@code 5:10}, and
+     * a stop before its start selects nothing); a single index outside the extent is an error. Steps
+     * are not accepted, and {@code "..."} only as the whole text (see {@link ArraySlice#parse} for
+     * both).
+     *
+     * @param text  the selection, such as {@code "0:2,:,5"}; empty or {@code "..."} for everything
+     * @param shape the array's extent in each dimension
+     * @return the selection, of the array's rank
+     * @throws IllegalArgumentException naming the entry, when an entry is not {@code INDEX} or
+     *                                  {@code START:STOP}, an index is outside its dimension, or there
+     *                                  are more entries than dimensions
+     * @throws NullPointerException     when {@code text} or {@code shape} is null
      */
     public static Selection parse(String text, long[] shape) {
         String t = text.trim();
@@ -102,11 +156,20 @@ public record Selection(long[] start, long[] stop) {
         return Math.max(0, Math.min(v, extent));
     }
 
+    /**
+     * The number of dimensions.
+     *
+     * @return the length of {@link #start()}
+     */
     public int rank() {
         return start.length;
     }
 
-    /** The extent in each dimension. */
+    /**
+     * The extent in each dimension: the shape of what a read of this selection returns.
+     *
+     * @return a new array of {@code stop - start}, in elements
+     */
     public long[] shape() {
         long[] s = new long[start.length];
         for (int i = 0; i < s.length; i++) {
@@ -115,7 +178,14 @@ public record Selection(long[] start, long[] stop) {
         return s;
     }
 
-    /** Fails unless the selection lies inside an array of {@code arrayShape}. */
+    /**
+     * Fails unless the selection lies inside an array of {@code arrayShape}.
+     *
+     * @param arrayShape the array's extent in each dimension
+     * @param where      the array, for messages, such as {@code array "/t2m" in FileSystemStore(...)}
+     * @throws IllegalArgumentException  when the ranks differ
+     * @throws IndexOutOfBoundsException when the selection reaches past the array in some dimension
+     */
     public void checkWithin(long[] arrayShape, String where) {
         if (arrayShape.length != start.length) {
             throw new IllegalArgumentException("selection of rank " + start.length + " for " + where + " of rank "

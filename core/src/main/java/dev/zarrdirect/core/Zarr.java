@@ -330,9 +330,18 @@ public final class Zarr {
      * }
      * }
      *
+     * <p>An existing directory is used as it is: only {@code zarr.json} is replaced, and chunks
+     * already there stay and are read as they are. On failure the store is closed; a directory that
+     * was created stays.
+     *
+     * @param location a local directory path or {@code file:} URI; other schemes are refused
+     * @param md       the array's metadata, written as the root's {@code zarr.json}
+     * @return the new array, owning its store; the caller closes it
      * @throws dev.zarrdirect.api.StoreException when the location is not a local directory or cannot
-     *                                           be created
+     *                                           be created, or writing fails
      * @throws dev.zarrdirect.api.MissingCodecException when a codec of {@code md} is unknown
+     * @throws InvalidMetadataException when the codec chain is invalid (no array-to-bytes codec, a
+     *         configuration a codec refuses)
      */
     public static ZarrArray createArray(String location, ArrayMetadata md) {
         java.nio.file.Path dir;

@@ -348,6 +348,22 @@ public final class ZarrArray implements AutoCloseable {
      * integer are dropped, and steps become strides of a view over the slice's bounding box, which is
      * what is read (a large step still fetches every chunk the box touches). The tensor owns its memory:
      * the caller closes it.
+     *
+     * {@snippet :
+     * try (Tensor t = array.read(ArraySlice.parse("0:24:2, 3", array.shape()))) {
+     *     // for an array of shape [8760, 10, 1440]: t has shape [12, 1440]
+     * }
+     * }
+     *
+     * @param slice the index, of the array's rank, within the array
+     * @return a new host tensor of {@code slice.shape()} and the array's type, a strided view over
+     *         the bounding box (C-order only when every step is 1), owned by the caller; it holds
+     *         the whole bounding box's memory
+     * @throws IllegalArgumentException  when {@code slice} has another rank than the array
+     * @throws IndexOutOfBoundsException when {@code slice} reaches past the array
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     * @throws dev.zarrdirect.api.CodecException when a chunk cannot be decoded (a
+     *         {@link dev.zarrdirect.api.ChecksumMismatchException} when a checksum disagrees)
      */
     public Tensor read(ArraySlice slice) {
         if (slice.rank() != rank()) {
@@ -518,6 +534,23 @@ public final class ZarrArray implements AutoCloseable {
      * {@link #readToDeviceAsync(ReadPlan)} or {@link #readIntoAsync}; a plan can be run more than
      * once. For a sharded array the shards' indexes are read here (in parallel on the context's
      * workers, unless called from one of them); a plan holds no native memory.
+     *
+     * <p>Requests keep the array's rank, so the windows of a batch go side by side along one of its
+     * dimensions:
+     *
+     * {@snippet :
+     * // a batch of 4 windows of 24 time steps of an array of shape [8760, 721, 1440]
+     * long[] starts = {0, 12, 500, 4000};
+     * List<ReadPlanner.Request> windows = new ArrayList<>();
+     * for (int w = 0; w < starts.length; w++) {
+     *     windows.add(new ReadPlanner.Request(new long[] {starts[w], 0, 0},
+     *             new long[] {starts[w] + 24, 721, 1440}, new long[] {24L * w, 0, 0}));
+     * }
+     * ReadPlan plan = array.plan(windows, new long[] {96, 721, 1440});  // steps 12..23 decode once
+     * try (Tensor batch = Tensor.allocateHost(array.dataType(), 96, 721, 1440)) {
+     *     array.read(plan, batch);                  // or readToDeviceAsync(plan)
+     * }
+     * }
      *
      * @param requests  the boxes to read, each {@code [start, stop)} of the array placed at
      *                  {@code at} in the destination; element coordinates of the array's rank

@@ -5,7 +5,10 @@
  * <h2>Entry points</h2>
  * {@link dev.zarrdirect.core.Zarr} opens and creates nodes in a {@link dev.zarrdirect.api.store.Store};
  * {@link dev.zarrdirect.core.ZarrArray} reads and writes {@link dev.zarrdirect.core.Selection}s
- * into and from {@link dev.zarrdirect.api.Tensor}s; {@link dev.zarrdirect.core.ZarrGroup} lists and
+ * (boxes) into and from {@link dev.zarrdirect.api.Tensor}s, and reads
+ * {@link dev.zarrdirect.core.ArraySlice}s (NumPy basic indexes, with steps and dropped dimensions);
+ * {@link dev.zarrdirect.core.ZarrArray#plan} batches many windows into one read;
+ * {@link dev.zarrdirect.core.ZarrGroup} lists and
  * opens its members; {@link dev.zarrdirect.core.ArrayChecksum}
  * gives an implementation-independent SHA-256 of an array's elements;
  * {@link dev.zarrdirect.core.convert.Converter} rewrites an array or group with other chunks,

@@ -13,11 +13,32 @@ import java.util.Map;
 /**
  * The Zarr v3 {@code regular} chunk grid: every chunk has the shape {@code chunkShape}. Extents are
  * positive; the record holds its own copy of the array and hands out copies.
+ *
+ * <p>A grid knows only its chunk shape, not the array's shape: methods that need the array's
+ * extent take it as an argument, and the last chunk along a dimension may reach past it. All
+ * extents and coordinates are in elements. Instances are immutable and thread-safe; two grids are
+ * equal when their chunk shapes are.
+ *
+ * {@snippet :
+ * RegularChunkGrid grid = new RegularChunkGrid(new long[] {100, 100});
+ * long[] chunks = grid.gridShape(new long[] {250, 100});   // [3, 1]
+ * long[] origin = grid.chunkOrigin(new long[] {2, 0});      // [200, 0]
+ * }
+ *
+ * @param chunkShape the extent of every chunk in each dimension, in elements; all positive, length
+ *                   equal to the array's rank (0 for a rank-0 array); copied, not kept
  */
 public record RegularChunkGrid(long[] chunkShape) {
 
+    /** The grid's name in metadata, {@code "regular"}: the {@code "name"} of a {@code chunk_grid}. */
     public static final String NAME = "regular";
 
+    /**
+     * Copies and checks the chunk shape.
+     *
+     * @throws NullPointerException     if {@code chunkShape} is null
+     * @throws IllegalArgumentException if an extent is zero or negative
+     */
     public RegularChunkGrid {
         chunkShape = Shapes.copy(chunkShape, "chunkShape");
         for (int i = 0; i < chunkShape.length; i++) {
@@ -28,16 +49,32 @@ public record RegularChunkGrid(long[] chunkShape) {
         }
     }
 
+    /**
+     * The extent of every chunk in each dimension, in elements.
+     *
+     * @return a fresh copy, which the caller may change
+     */
     @Override
     public long[] chunkShape() {
         return chunkShape.clone();
     }
 
+    /**
+     * The number of dimensions.
+     *
+     * @return the length of the chunk shape; 0 for the grid of a rank-0 array
+     */
     public int rank() {
         return chunkShape.length;
     }
 
-    /** {@code {"name": "regular", "configuration": {"chunk_shape": [...]}}}. */
+    /**
+     * The grid as the {@code chunk_grid} value of a {@code zarr.json}:
+     * {@code {"name": "regular", "configuration": {"chunk_shape": [...]}}}.
+     *
+     * @return a new, mutable {@code Map<String, Object>} in that member order whose extents are
+     *         {@code Long}s; {@link #parse} reads it back to an equal grid
+     */
     public Object toJson() {
         List<Object> extents = new ArrayList<>(chunkShape.length);
         for (long c : chunkShape) {
@@ -52,10 +89,19 @@ public record RegularChunkGrid(long[] chunkShape) {
     }
 
     /**
-     * Reads a {@code chunk_grid} value for an array of rank {@code rank}.
+     * Reads a {@code chunk_grid} value for an array of rank {@code rank}. Strict: members other
+     * than {@code name} and {@code configuration}, and configuration members other than
+     * {@code chunk_shape}, are refused.
      *
-     * @throws InvalidMetadataException naming {@code where} for another grid name, a missing or
-     *                                  mistyped chunk shape, a rank mismatch or a non-positive extent
+     * @param json  the parsed {@code chunk_grid} value, in the value model of the metadata package
+     *              (a {@code Map<String, Object>} with {@code Long} extents)
+     * @param rank  the rank of the array's {@code shape}, which the chunk shape must match
+     * @param where what {@code json} is, for messages, such as
+     *              {@code "chunk_grid" in "t2m/zarr.json"}
+     * @return the grid
+     * @throws InvalidMetadataException naming {@code where} for a value that is not an object,
+     *                                  another grid name, an unknown member, a missing or mistyped
+     *                                  chunk shape, a rank mismatch or a non-positive extent
      */
     public static RegularChunkGrid parse(Object json, int rank, String where) {
         Map<String, Object> obj = Json.object(json, where);
@@ -96,7 +142,13 @@ public record RegularChunkGrid(long[] chunkShape) {
         return new RegularChunkGrid(shape);
     }
 
-    /** Chunks per dimension: the ceiling of extent / chunk extent, 0 where the array's extent is 0. */
+    /**
+     * Chunks per dimension: the ceiling of extent / chunk extent, 0 where the array's extent is 0.
+     *
+     * @param arrayShape the array's shape, in elements; not changed
+     * @return a new array of the grid's rank
+     * @throws IllegalArgumentException if the rank differs from the grid's or an extent is negative
+     */
     public long[] gridShape(long[] arrayShape) {
         checkArrayShape(arrayShape);
         long[] grid = new long[chunkShape.length];
@@ -106,12 +158,29 @@ public record RegularChunkGrid(long[] chunkShape) {
         return grid;
     }
 
-    /** The number of chunks of an array of this shape; 1 for rank 0, 0 if any extent is 0. */
+    /**
+     * The number of chunks of an array of this shape; 1 for rank 0, 0 if any extent is 0.
+     *
+     * @param arrayShape the array's shape, in elements
+     * @return the product of {@link #gridShape}
+     * @throws IllegalArgumentException if the rank differs from the grid's or an extent is negative
+     * @throws ArithmeticException      if the count does not fit in a {@code long}
+     */
     public long chunkCount(long[] arrayShape) {
         return Shapes.product(gridShape(arrayShape));
     }
 
-    /** The array coordinates of the first element of chunk {@code chunkIndex}. */
+    /**
+     * The array coordinates of the first element of chunk {@code chunkIndex}: its index times the
+     * chunk shape. The index is not checked against any array's grid shape, so the origin may lie
+     * past the array's end.
+     *
+     * @param chunkIndex the chunk's index in the grid, one entry per dimension; not changed
+     * @return a new array of element coordinates
+     * @throws IllegalArgumentException  if the rank differs from the grid's
+     * @throws IndexOutOfBoundsException if an entry is negative
+     * @throws ArithmeticException       if a coordinate does not fit in a {@code long}
+     */
     public long[] chunkOrigin(long[] chunkIndex) {
         Shapes.checkRank(chunkIndex, chunkShape, "chunk index");
         long[] origin = new long[chunkIndex.length];
@@ -128,9 +197,25 @@ public record RegularChunkGrid(long[] chunkShape) {
     /**
      * Calls {@code v} once for each chunk that intersects the box {@code [selStart, selStop)} of an
      * array of {@code arrayShape}, in C order of chunk index. An empty box visits nothing; rank 0
-     * visits the chunk {@code []} once.
+     * visits the chunk {@code []} once. Runs on the caller's thread; the arguments are read, never
+     * changed or kept.
      *
-     * @throws IllegalArgumentException if ranks differ or the box is not within the array
+     * {@snippet :
+     * RegularChunkGrid grid = new RegularChunkGrid(new long[] {10});
+     * grid.forEachChunk(new long[] {25}, new long[] {8}, new long[] {12},
+     *         (chunk, from, to, out) -> System.out.println(Arrays.toString(chunk) + " "
+     *                 + Arrays.toString(from) + ".." + Arrays.toString(to) + " -> " + Arrays.toString(out)));
+     * // [0] [8]..[10] -> [0]
+     * // [1] [0]..[2] -> [2]
+     * }
+     *
+     * @param arrayShape the array's shape, in elements
+     * @param selStart   first selected element in each dimension (inclusive)
+     * @param selStop    end of the selection in each dimension (exclusive); {@code selStart <= selStop
+     *                   <= arrayShape}
+     * @param v          called once per intersecting chunk
+     * @throws IllegalArgumentException if ranks differ, an extent of the array is negative or the box
+     *                                  is not within the array
      */
     public void forEachChunk(long[] arrayShape, long[] selStart, long[] selStop, ChunkVisitor v) {
         checkArrayShape(arrayShape);

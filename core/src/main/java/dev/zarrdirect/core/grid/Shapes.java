@@ -4,12 +4,25 @@ package dev.zarrdirect.core.grid;
 import java.util.Arrays;
 import java.util.StringJoiner;
 
-/** Arithmetic on shapes and indices in C (row-major) order. Overflow throws, it never wraps. */
+/**
+ * Arithmetic on shapes and indices in C (row-major) order. Overflow throws, it never wraps.
+ *
+ * <p>Shapes and indices are {@code long[]}s of extents and coordinates in elements, one entry per
+ * dimension; rank 0 is the empty array. Arguments are read, never changed or kept, and a null
+ * argument throws {@link NullPointerException}. Stateless and thread-safe.
+ */
 public final class Shapes {
     private Shapes() {
     }
 
-    /** The number of elements of a shape; 1 for rank 0. */
+    /**
+     * The number of elements of a shape; 1 for rank 0.
+     *
+     * @param shape extents in elements
+     * @return the product of the extents; 0 if any is 0
+     * @throws IllegalArgumentException if an extent is negative
+     * @throws ArithmeticException      if the product does not fit in a {@code long}
+     */
     public static long product(long[] shape) {
         long p = 1;
         for (long d : shape) {
@@ -25,7 +38,12 @@ public final class Shapes {
         return p;
     }
 
-    /** {@code [32, 16, 721, 1440]}; {@code []} for rank 0. */
+    /**
+     * A shape or index as messages show it: {@code [32, 16, 721, 1440]}; {@code []} for rank 0.
+     *
+     * @param shape any {@code long}s
+     * @return the values in brackets, separated by {@code ", "}
+     */
     public static String format(long[] shape) {
         StringJoiner j = new StringJoiner(", ", "[", "]");
         for (long d : shape) {
@@ -34,7 +52,16 @@ public final class Shapes {
         return j.toString();
     }
 
-    /** Element strides of a C-contiguous array of this shape; the last is 1. */
+    /**
+     * Element strides of a C-contiguous array of this shape; the last is 1. A zero extent counts as
+     * 1, so the strides stay distinct and positive for empty arrays. Extents are not checked for
+     * sign: pass a valid shape.
+     *
+     * @param shape extents in elements
+     * @return a new array: entry {@code i} is the number of elements between neighbours along
+     *         dimension {@code i} (multiply by the element size for bytes)
+     * @throws ArithmeticException if a stride does not fit in a {@code long}
+     */
     public static long[] cStrides(long[] shape) {
         long[] strides = new long[shape.length];
         long s = 1;
@@ -49,7 +76,16 @@ public final class Shapes {
         return strides;
     }
 
-    /** The C-order position of {@code index} in an array of {@code shape}. */
+    /**
+     * The C-order position of {@code index} in an array of {@code shape}.
+     *
+     * @param index coordinates, each within {@code [0, shape[i])}
+     * @param shape extents in elements
+     * @return the number of elements before {@code index} in C order
+     * @throws IllegalArgumentException  if the ranks differ
+     * @throws IndexOutOfBoundsException if a coordinate is outside the shape
+     * @throws ArithmeticException       if the position does not fit in a {@code long}
+     */
     public static long linearIndex(long[] index, long[] shape) {
         checkRank(index, shape, "index");
         long linear = 0;
@@ -63,7 +99,18 @@ public final class Shapes {
         return linear;
     }
 
-    /** The index at C-order position {@code linear} of an array of {@code shape}; inverse of {@link #linearIndex}. */
+    /**
+     * The index at C-order position {@code linear} of an array of {@code shape}; inverse of
+     * {@link #linearIndex}.
+     *
+     * @param linear a position in {@code [0, product(shape))}
+     * @param shape  extents in elements
+     * @return new coordinates, one per dimension
+     * @throws IndexOutOfBoundsException if {@code linear} is negative or not below the element count
+     *                                   (always, for a shape with a zero extent)
+     * @throws IllegalArgumentException  if an extent is negative
+     * @throws ArithmeticException       if the element count does not fit in a {@code long}
+     */
     public static long[] unravel(long linear, long[] shape) {
         long count = product(shape);
         if (linear < 0 || linear >= count) {

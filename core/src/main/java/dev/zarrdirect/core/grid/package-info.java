@@ -15,5 +15,10 @@
  * <h2>Arithmetic</h2>
  * {@link dev.zarrdirect.core.grid.Shapes} holds shape arithmetic. Products that do not fit in a
  * {@code long} throw instead of wrapping around.
+ *
+ * <h2>Units and threads</h2>
+ * Shapes, indices and extents are {@code long[]}s counted in elements, never bytes, one entry per
+ * dimension (rank 0 is the empty array). Every method copies what it keeps and returns fresh
+ * arrays; the grid is immutable and every type here is safe for use by many threads.
  */
 package dev.zarrdirect.core.grid;

@@ -128,6 +128,18 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
     /**
      * Starts the metadata of a new array of {@code shape} and {@code dataType}: set at least the
      * chunk shape, then {@link ArrayMetadataBuilder#build()}.
+     *
+     * {@snippet :
+     * ArrayMetadata md = ArrayMetadata.builder(new long[] {8760, 721, 1440}, DataType.FLOAT32)
+     *         .chunks(24, 721, 1440).compressors(Codecs.zstd(3)).build();
+     * }
+     *
+     * @param shape    the array's extent per dimension, in elements; copied (extents are checked by
+     *                 {@code build()})
+     * @param dataType the type of the elements
+     * @return a new builder: no chunk shape yet, {@code bytes} little-endian, no filters or
+     *         compressors, fill value zero, separator {@code /}
+     * @throws NullPointerException when {@code shape} or {@code dataType} is null
      */
     public static ArrayMetadataBuilder builder(long[] shape, DataType dataType) {
         return new ArrayMetadataBuilder(shape, dataType);

@@ -33,6 +33,10 @@ import java.util.Objects;
  * unless {@link #serializer} says otherwise), then {@code compressors} (bytes to bytes). With
  * {@link #shards}, that chain is applied to each chunk inside a {@code sharding_indexed} codec whose
  * index is checksummed. A builder is not thread-safe; {@link #build()} may be called more than once.
+ *
+ * <p>Setters store what they are given; the shapes and the fill value are checked by
+ * {@link #build()}, which throws {@link IllegalArgumentException}, and the codecs' configurations
+ * when the array is created ({@code Zarr.createArray}). All shapes count elements.
  */
 public final class ArrayMetadataBuilder {
 
@@ -53,7 +57,14 @@ public final class ArrayMetadataBuilder {
         this.dataType = Objects.requireNonNull(dataType, "dataType");
     }
 
-    /** The chunk shape, one extent per dimension, each at least 1: the unit a read decodes. */
+    /**
+     * Sets the chunk shape: the unit a read decodes (without {@link #shards}, also the unit stored
+     * as one object). Required.
+     *
+     * @param chunkShape one extent per dimension, in elements, each at least 1; copied
+     * @return this builder
+     * @throws NullPointerException when {@code chunkShape} is null
+     */
     public ArrayMetadataBuilder chunks(long... chunkShape) {
         this.chunks = chunkShape.clone();
         return this;
@@ -61,27 +72,53 @@ public final class ArrayMetadataBuilder {
 
     /**
      * Stores chunks together: each shard of {@code shardShape} (a multiple of the chunk shape in every
-     * dimension) is one object in the store, with an index of its chunks at the end.
+     * dimension) is one object in the store, with an index of its chunks at the end. The array's
+     * chunk grid then has the shard shape, and its chain is one {@code sharding_indexed} codec
+     * ({@link Codecs#sharding}) holding the chain of this builder.
+     *
+     * @param shardShape one extent per dimension, in elements; copied
+     * @return this builder
+     * @throws NullPointerException when {@code shardShape} is null
      */
     public ArrayMetadataBuilder shards(long... shardShape) {
         this.shards = shardShape.clone();
         return this;
     }
 
-    /** Array-to-array codecs applied first, in order (e.g. {@link Codecs#transpose}). Replaces earlier ones. */
+    /**
+     * Sets the array-to-array codecs applied first when writing, in order (e.g.
+     * {@link Codecs#transpose}). Replaces earlier ones.
+     *
+     * @param codecs the codecs; none for no filters
+     * @return this builder
+     * @throws NullPointerException when {@code codecs} or one of them is null
+     */
     public ArrayMetadataBuilder filters(CodecMetadata... codecs) {
         filters.clear();
         filters.addAll(List.of(codecs));
         return this;
     }
 
-    /** The array-to-bytes codec; {@link Codecs#bytes()} unless set. */
+    /**
+     * Sets the array-to-bytes codec; {@link Codecs#bytes()} unless set.
+     *
+     * @param codec the codec, such as {@code Codecs.bytes(ByteOrder.BIG_ENDIAN)}
+     * @return this builder
+     * @throws NullPointerException when {@code codec} is null
+     */
     public ArrayMetadataBuilder serializer(CodecMetadata codec) {
         this.serializer = Objects.requireNonNull(codec, "codec");
         return this;
     }
 
-    /** Bytes-to-bytes codecs applied last, in order (e.g. {@link Codecs#zstd}). Replaces earlier ones; none: stored raw. */
+    /**
+     * Sets the bytes-to-bytes codecs applied last when writing, in order (e.g. {@link Codecs#zstd},
+     * then {@link Codecs#crc32c}). Replaces earlier ones.
+     *
+     * @param codecs the codecs; none to store chunks uncompressed
+     * @return this builder
+     * @throws NullPointerException when {@code codecs} or one of them is null
+     */
     public ArrayMetadataBuilder compressors(CodecMetadata... codecs) {
         compressors.clear();
         compressors.addAll(List.of(codecs));
@@ -91,32 +128,65 @@ public final class ArrayMetadataBuilder {
     /**
      * The value of elements never written, as JSON would give it: a number, {@code Double.NaN},
      * a boolean, or a string the specification allows ({@code "NaN"}, {@code "Infinity"}, hex
-     * {@code "0x7fc00000"}). Zero unless set.
+     * {@code "0x7fc00000"}). Zero unless set. Checked against the data type by {@link #build()}.
+     *
+     * @param value a {@code Long}, {@code Integer} or {@code BigInteger} for integer types; one of
+     *              those, a {@code Double} (NaN and infinities included) or a string as above for
+     *              float types; a {@code Boolean} for bool; a {@code List} of two such numbers for
+     *              complex types, of byte values ({@code Long} 0..255) for raw types; null for zero
+     * @return this builder
      */
     public ArrayMetadataBuilder fillValue(Object value) {
         this.fillValue = value;
         return this;
     }
 
-    /** One name per dimension ({@code null} for an unnamed one); readers such as xarray use them. */
+    /**
+     * Sets the dimension names; readers such as xarray use them. Unset: the metadata has none.
+     *
+     * @param names one name per dimension ({@code null} for an unnamed one); copied; another count
+     *              than the array's rank fails {@link #build()}
+     * @return this builder
+     * @throws NullPointerException when the array {@code names} is null
+     */
     public ArrayMetadataBuilder dimensionNames(String... names) {
         this.dimensionNames = Arrays.asList(names.clone());
         return this;
     }
 
-    /** Adds one user attribute (any JSON value: String, Number, Boolean, List, Map, null). */
+    /**
+     * Adds one user attribute, replacing one of the same name.
+     *
+     * @param name  the attribute's name
+     * @param value any JSON value: String, Number, Boolean, List, Map (with string keys) or null;
+     *              deep-copied by {@link #build()}
+     * @return this builder
+     * @throws NullPointerException when {@code name} is null
+     */
     public ArrayMetadataBuilder attribute(String name, Object value) {
         attributes.put(Objects.requireNonNull(name, "name"), value);
         return this;
     }
 
-    /** Adds every entry of {@code values} to the user attributes. */
+    /**
+     * Adds every entry of {@code values} to the user attributes, replacing those of the same names.
+     *
+     * @param values attributes as for {@link #attribute}
+     * @return this builder
+     * @throws NullPointerException when {@code values} or one of its keys is null
+     */
     public ArrayMetadataBuilder attributes(Map<String, ?> values) {
         attributes.putAll(values);
         return this;
     }
 
-    /** The separator of chunk keys: {@code '/'} (the default, {@code c/0/1}) or {@code '.'} ({@code c.0.1}). */
+    /**
+     * Sets the separator of the {@code default} chunk key encoding.
+     *
+     * @param separator {@code '/'} (the default, {@code c/0/1}) or {@code '.'} ({@code c.0.1})
+     * @return this builder
+     * @throws IllegalArgumentException for any other character
+     */
     public ArrayMetadataBuilder chunkKeySeparator(char separator) {
         if (separator != '/' && separator != '.') {
             throw new IllegalArgumentException("chunk key separator '" + separator + "' is neither '/' nor '.'");
@@ -126,11 +196,14 @@ public final class ArrayMetadataBuilder {
     }
 
     /**
-     * The metadata.
+     * The metadata. The builder is left as it is and can build again.
      *
+     * @return new, immutable metadata
      * @throws IllegalArgumentException when the chunk shape is missing or of another rank, an extent
-     *                                  is below 1, the shard shape is not a multiple of the chunk
-     *                                  shape, or the fill value does not fit the data type
+     *                                  of the shape is negative or of the chunk or shard shape below 1,
+     *                                  the shard shape is not a multiple of the chunk shape, the fill
+     *                                  value does not fit the data type, the dimension names are not
+     *                                  one per dimension, or an attribute map has a non-string key
      */
     public ArrayMetadata build() {
         if (chunks == null) {

@@ -21,18 +21,31 @@ import java.util.Objects;
  *
  * These only build the JSON; whether a backend can run a codec is checked when an array is created
  * or opened ({@code Zarr.createArray}), which fails on a bad configuration before writing anything.
+ * Each method returns a new, immutable {@link CodecMetadata}; the class is stateless and thread-safe.
  */
 public final class Codecs {
 
     private Codecs() {
     }
 
-    /** {@code bytes}, little-endian: how every array-to-bytes chain in this library starts unless told otherwise. */
+    /**
+     * {@code bytes}, little-endian: how every array-to-bytes chain in this library starts unless told
+     * otherwise.
+     *
+     * @return {@code {"name": "bytes", "configuration": {"endian": "little"}}}
+     */
     public static CodecMetadata bytes() {
         return bytes(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** {@code bytes} with the given byte order of multi-byte elements (ignored by readers for one-byte types). */
+    /**
+     * {@code bytes} with the given byte order of multi-byte elements (ignored by readers for one-byte
+     * types).
+     *
+     * @param order the order of each element's bytes in the stored chunk
+     * @return {@code bytes} with {@code endian} {@code "big"} or {@code "little"}
+     * @throws NullPointerException when {@code order} is null
+     */
     public static CodecMetadata bytes(ByteOrder order) {
         Objects.requireNonNull(order, "order");
         return CodecMetadata.of("bytes", Map.of("endian", order == ByteOrder.BIG_ENDIAN ? "big" : "little"));
@@ -41,7 +54,10 @@ public final class Codecs {
     /**
      * {@code transpose}: the chunk is stored with its dimensions permuted by {@code order}, a
      * permutation of {@code 0 .. rank-1} ({@code order[i]} is the source dimension of stored dimension i).
+     * Whether its length is the array's rank is checked when the array is created.
      *
+     * @param order the permutation, such as {@code 2, 1, 0} to store a chunk in Fortran order
+     * @return {@code transpose} with that {@code order}
      * @throws IllegalArgumentException when {@code order} is not a permutation
      */
     public static CodecMetadata transpose(int... order) {
@@ -56,12 +72,26 @@ public final class Codecs {
         return CodecMetadata.of("transpose", Map.of("order", Arrays.stream(order).boxed().toList()));
     }
 
-    /** {@code zstd} at {@code level} (zstd's levels, -131072 .. 22; 3 is its default), no checksum. */
+    /**
+     * {@code zstd} at {@code level} (zstd's levels, -131072 .. 22; 3 is its default), no checksum.
+     * The level is not checked here (unlike {@link #gzip}'s); the codec checks it when the array is
+     * created.
+     *
+     * @param level the compression level; higher is smaller and slower, 0 is zstd's default
+     * @return {@code zstd} with {@code level} and {@code checksum} false
+     */
     public static CodecMetadata zstd(int level) {
         return zstd(level, false);
     }
 
-    /** {@code zstd} at {@code level}, with an XXH64 content checksum in every frame when {@code checksum}. */
+    /**
+     * {@code zstd} at {@code level}, with an XXH64 content checksum in every frame when
+     * {@code checksum}. The level is not checked here, as for {@link #zstd(int)}.
+     *
+     * @param level    the compression level, -131072 .. 22
+     * @param checksum whether each frame carries a checksum of its content, verified on decode
+     * @return {@code zstd} with {@code level} and {@code checksum}
+     */
     public static CodecMetadata zstd(int level, boolean checksum) {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("level", (long) level);
@@ -69,7 +99,13 @@ public final class Codecs {
         return CodecMetadata.of("zstd", cfg);
     }
 
-    /** {@code gzip} at {@code level} 0 (stored) .. 9. */
+    /**
+     * {@code gzip} at {@code level} 0 (stored) .. 9.
+     *
+     * @param level the compression level, 0 .. 9
+     * @return {@code gzip} with {@code level}
+     * @throws IllegalArgumentException when {@code level} is outside 0..9
+     */
     public static CodecMetadata gzip(int level) {
         if (level < 0 || level > 9) {
             throw new IllegalArgumentException("gzip level " + level + " is outside 0..9");
@@ -77,7 +113,12 @@ public final class Codecs {
         return CodecMetadata.of("gzip", Map.of("level", (long) level));
     }
 
-    /** {@code crc32c}: a CRC-32C of the encoded chunk appended to it, checked on every read. */
+    /**
+     * {@code crc32c}: a CRC-32C of the encoded chunk appended to it (4 bytes), checked on every read;
+     * a mismatch throws {@link dev.zarrdirect.api.ChecksumMismatchException}.
+     *
+     * @return {@code crc32c}, which has no configuration
+     */
     public static CodecMetadata crc32c() {
         return CodecMetadata.of("crc32c", Map.of());
     }
@@ -97,7 +138,11 @@ public final class Codecs {
             this.json = json;
         }
 
-        /** The spelling in the codec's configuration. */
+        /**
+         * The spelling in the codec's configuration.
+         *
+         * @return {@code "noshuffle"}, {@code "shuffle"} or {@code "bitshuffle"}
+         */
         public String json() {
             return json;
         }
@@ -108,8 +153,17 @@ public final class Codecs {
      * 0..9, the shuffle, {@code typesize} in bytes (the element size the shuffle works on) and
      * {@code blocksize} in bytes (0: blosc chooses).
      *
-     * @throws IllegalArgumentException for an unknown compressor, a level outside 0..9 or a typesize
-     *                                  outside 1..255
+     * @param cname     the compressor inside blosc: {@code lz4}, {@code lz4hc}, {@code blosclz},
+     *                  {@code zstd} or {@code zlib}
+     * @param clevel    the compression level, 0..9
+     * @param shuffle   how bytes are reordered before compressing
+     * @param typesize  the element size, in bytes, the shuffle works on (1..255), usually the data
+     *                  type's size
+     * @param blocksize the block size in bytes, 0 or more; 0: blosc chooses
+     * @return {@code blosc} with that configuration
+     * @throws IllegalArgumentException for an unknown compressor, a level outside 0..9, a typesize
+     *                                  outside 1..255 or a negative blocksize
+     * @throws NullPointerException     when {@code cname} or {@code shuffle} is null
      */
     public static CodecMetadata blosc(String cname, int clevel, BloscShuffle shuffle, int typesize, long blocksize) {
         if (!List.of("lz4", "lz4hc", "blosclz", "zstd", "zlib").contains(cname)) {
@@ -137,7 +191,15 @@ public final class Codecs {
     /**
      * {@code sharding_indexed}: chunks of {@code innerChunkShape} stored together in one object per
      * outer chunk, each inner chunk through {@code innerCodecs}, the index last and protected by a
-     * CRC-32C (what zarr-python writes by default).
+     * CRC-32C (what zarr-python writes by default). Nothing is checked here: whether the inner chunk
+     * shape divides the shard shape is checked when the array is created (the builder's
+     * {@link ArrayMetadataBuilder#shards} checks it earlier).
+     *
+     * @param innerChunkShape the shape of the chunks inside a shard, in elements; copied
+     * @param innerCodecs     the chain each inner chunk goes through, with one array-to-bytes codec
+     * @return {@code sharding_indexed} with {@code chunk_shape}, {@code codecs}, {@code index_codecs}
+     *         ({@code bytes} and {@code crc32c}) and {@code index_location} {@code "end"}
+     * @throws NullPointerException when an argument or one of the codecs is null
      */
     public static CodecMetadata sharding(long[] innerChunkShape, List<CodecMetadata> innerCodecs) {
         Map<String, Object> cfg = new LinkedHashMap<>();

@@ -18,6 +18,16 @@
  * is kept in {@code extraFields()} and written back as read. Codec names are not checked here: the
  * codec registry does that when an array is opened.
  *
+ * <h2>Creating</h2>
+ * {@link dev.zarrdirect.core.metadata.ArrayMetadata#builder} starts the metadata of a new array and
+ * {@link dev.zarrdirect.core.metadata.Codecs} spells the specification's codecs:
+ *
+ * {@snippet :
+ * ArrayMetadata md = ArrayMetadata.builder(new long[] {8760, 721, 1440}, DataType.FLOAT32)
+ *         .chunks(1, 721, 1440).shards(24, 721, 1440)
+ *         .compressors(Codecs.zstd(3)).fillValue(Double.NaN).build();
+ * }
+ *
  * <h2>Writing</h2>
  * {@code toJson()} writes canonical documents: fields in the spec's order, fill values in the form
  * that reads back to the same bytes (NaN payloads as hex), a newline at the end.
@@ -30,7 +40,8 @@
  * through {@link dev.zarrdirect.core.Zarr}.
  *
  * <h2>Values</h2>
- * All types are immutable and thread-safe. Records with array components copy them in and out, and
+ * All types but {@link dev.zarrdirect.core.metadata.ArrayMetadataBuilder} are immutable and
+ * thread-safe. Records with array components copy them in and out, and
  * compare them by content. JSON values ({@code attributes}, codec configurations, extension fields)
  * use the plain value model of {@code dev.zarrdirect.core.json}: {@code Map<String, Object>} in
  * document order, {@code List<Object>}, {@code String}, {@code Long} (or {@code BigInteger}),

@@ -12,7 +12,9 @@ import java.util.concurrent.CompletableFuture;
  * What one read does, computed once: the store requests ({@link FetchRange}s, nearby ranges of one
  * key coalesced), the chunks each request holds (each read and decoded once, however many places
  * of the destination need it), and the boxes of the destination that read as the fill value.
- * Immutable; built by {@link ReadPlanner}.
+ * Immutable and safe for use by many threads; built by {@link ReadPlanner} (users get one from
+ * {@link dev.zarrdirect.core.ZarrArray#plan}). A plan holds no native memory and no store handle,
+ * needs no closing, and can be run any number of times, by the array that made it only.
  *
  * <h2>Parts</h2>
  * A plan is a sequence of {@link Part}s in plan order: one per shard of a sharded array (whose index
@@ -26,8 +28,18 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ReadPlan {
 
-    /** The requests and fills of one shard (or of a whole plan without shards). */
+    /**
+     * The requests and fills of one shard (or of a whole plan without shards).
+     *
+     * @param ranges the store requests (those of a shard in ascending offset); copied, unmodifiable
+     * @param fills  the boxes that read as the fill value; copied, unmodifiable
+     */
     public record Part(List<FetchRange> ranges, List<FillBox> fills) {
+        /**
+         * Copies both lists.
+         *
+         * @throws NullPointerException if a list or one of its elements is null
+         */
         public Part {
             ranges = List.copyOf(ranges);
             fills = List.copyOf(fills);
@@ -45,17 +57,33 @@ public final class ReadPlan {
         this.parts = List.copyOf(parts);
     }
 
-    /** The shape of the destination the placements and fills address. */
+    /**
+     * The shape of the destination the placements and fills address.
+     *
+     * @return a fresh copy, in elements
+     */
     public long[] destShape() {
         return destShape.clone();
     }
 
-    /** True when the chunks are inner chunks of shards. */
+    /**
+     * Whether the chunks are inner chunks of shards, read by byte range and decoded with the
+     * shards' inner chain.
+     *
+     * @return true for a plan of an array whose chain is {@code sharding_indexed} alone
+     */
     public boolean innerChunks() {
         return innerChunks;
     }
 
-    /** The parts, in plan order, each complete once its shard is planned (or failed, with why). */
+    /**
+     * The parts, in plan order, each complete once its shard is planned (or failed, with why).
+     * Never waits. A part that failed completes exceptionally with the failure of reading its
+     * shard's index: a {@link dev.zarrdirect.api.StoreException} or a
+     * {@link dev.zarrdirect.api.CorruptChunkException}.
+     *
+     * @return an unmodifiable list of the plan's own futures; read them, do not complete or cancel them
+     */
     public List<CompletableFuture<Part>> parts() {
         return parts;
     }
@@ -77,17 +105,36 @@ public final class ReadPlan {
         return a;
     }
 
-    /** The store requests, in plan order. */
+    /**
+     * The store requests, in plan order. Waits for every part still being planned; the result is
+     * kept, so later calls do not wait.
+     *
+     * @return an unmodifiable list of every part's requests
+     * @throws dev.zarrdirect.api.StoreException        when a shard's index could not be read
+     * @throws dev.zarrdirect.api.CorruptChunkException when a shard's index is corrupt
+     * @throws dev.zarrdirect.api.ZarrDirectException   when interrupted while waiting (the thread's
+     *                                                  interrupt flag stays set)
+     */
     public List<FetchRange> ranges() {
         return all().ranges();
     }
 
-    /** The boxes known, while planning, to hold only the fill value. */
+    /**
+     * The boxes known, while planning, to hold only the fill value. Waits as {@link #ranges()} does.
+     *
+     * @return an unmodifiable list of every part's fills; empty for an array without shards
+     * @throws dev.zarrdirect.api.ZarrDirectException as {@link #ranges()}
+     */
     public List<FillBox> fills() {
         return all().fills();
     }
 
-    /** Chunks read and decoded. */
+    /**
+     * Chunks read and decoded, each counted once. Waits as {@link #ranges()} does.
+     *
+     * @return the number of {@link ChunkRead}s over all requests
+     * @throws dev.zarrdirect.api.ZarrDirectException as {@link #ranges()}
+     */
     public int chunkCount() {
         int n = 0;
         for (FetchRange r : ranges()) {
@@ -96,7 +143,13 @@ public final class ReadPlan {
         return n;
     }
 
-    /** Boxes of decoded chunks placed into the destination. */
+    /**
+     * Boxes of decoded chunks placed into the destination; at least {@link #chunkCount()}. Waits as
+     * {@link #ranges()} does.
+     *
+     * @return the number of {@link Placement}s over all chunks
+     * @throws dev.zarrdirect.api.ZarrDirectException as {@link #ranges()}
+     */
     public int placementCount() {
         int n = 0;
         for (FetchRange r : ranges()) {

@@ -25,14 +25,54 @@ import java.util.concurrent.CompletableFuture;
  * read here (in parallel on the given workers) and the plan lists the inner chunks needed, by byte
  * range, with nearby ranges of one shard coalesced into one request; inner chunks never written
  * become fill boxes. Thread-safe.
+ *
+ * <p>Every {@link dev.zarrdirect.core.ZarrArray} has a planner; users plan through
+ * {@link dev.zarrdirect.core.ZarrArray#plan}, which picks the workers, and run the plan with the
+ * same array. The planner does not own the store it reads shard indexes from.
+ *
+ * {@snippet :
+ * // t2m has shape [8760, 721, 1440]: two windows of 24 hours, stacked along time
+ * List<ReadPlanner.Request> windows = List.of(
+ *         new ReadPlanner.Request(new long[] {0, 0, 0}, new long[] {24, 721, 1440}, new long[] {0, 0, 0}),
+ *         new ReadPlanner.Request(new long[] {12, 0, 0}, new long[] {36, 721, 1440}, new long[] {24, 0, 0}));
+ * ReadPlan plan = t2m.plan(windows, new long[] {48, 721, 1440});   // hours 12..23 decode once
+ * try (Tensor batch = Tensor.allocateHost(t2m.dataType(), 48, 721, 1440)) {
+ *     t2m.read(plan, batch);
+ * }
+ * }
  */
 public final class ReadPlanner {
 
-    /** Two ranges of one key closer than this are read as one, trading a few wasted bytes for a request. */
+    /**
+     * Two ranges of one key at most this many bytes apart (64 KiB) are read as one, trading a few
+     * wasted bytes for a request.
+     */
     public static final long COALESCE_GAP = ShardIndex.COALESCE_GAP;
 
-    /** One region to read: the box {@code [start, stop)} of the array, to {@code at} in the destination. */
+    /**
+     * One region to read: the box {@code [start, stop)} of the array, to {@code at} in the
+     * destination. All three are element coordinates of the array's rank: a request cannot add or
+     * drop dimensions, so the windows of a batch go side by side along an existing dimension
+     * (usually the first). Whether the box fits the array and the destination is checked when it is
+     * planned. The record copies the arrays in, but its accessors return its own arrays, not copies:
+     * do not change them. {@code equals} compares the arrays by identity.
+     *
+     * {@snippet :
+     * // rows 100..131 of all 64 columns, to rows 32..63 of the destination
+     * new ReadPlanner.Request(new long[] {100, 0}, new long[] {132, 64}, new long[] {32, 0});
+     * }
+     *
+     * @param start first element of the box in the array (inclusive)
+     * @param stop  end of the box in the array (exclusive); {@code start <= stop}
+     * @param at    where {@code start} lands in the destination
+     */
     public record Request(long[] start, long[] stop, long[] at) {
+        /**
+         * Checks that the three have one rank, and copies them.
+         *
+         * @throws NullPointerException     if an array is null
+         * @throws IllegalArgumentException if their lengths differ
+         */
         public Request {
             if (start.length != stop.length || start.length != at.length) {
                 throw new IllegalArgumentException("request of ranks " + start.length + ", " + stop.length + ", "
@@ -54,6 +94,12 @@ public final class ReadPlanner {
     private final Object layout;
 
     /**
+     * A planner that reads shard indexes afresh for every plan. For the engine: the codec chain is
+     * internal, so users plan through {@link dev.zarrdirect.core.ZarrArray#plan}.
+     *
+     * @param metadata  the array's metadata: shape, chunk grid and chunk key encoding
+     * @param chain     the array's codec chain, built for {@code metadata}
+     * @param store     where the shards are, for reading their indexes; not owned, not closed
      * @param keyPrefix what precedes a chunk key in the store ({@code "t2m/"}, or "" for a root array)
      * @param where     the array, for labels: {@code array "/t2m" in FileSystemStore(...)}
      */
@@ -66,6 +112,13 @@ public final class ReadPlanner {
      * As {@link #ReadPlanner(ArrayMetadata, CodecChain, Store, String, String)}, keeping decoded shard
      * indexes in {@code shardIndexes} (the context's), so that planning a shard again does not read
      * its index again.
+     *
+     * @param metadata     the array's metadata: shape, chunk grid and chunk key encoding
+     * @param chain        the array's codec chain, built for {@code metadata}
+     * @param store        where the shards are, for reading their indexes; not owned, not closed
+     * @param keyPrefix    what precedes a chunk key in the store ({@code "t2m/"}, or "" for a root array)
+     * @param where        the array, for labels: {@code array "/t2m" in FileSystemStore(...)}
+     * @param shardIndexes where decoded shard indexes are kept, shared with other planners; not owned
      */
     @SuppressWarnings("exports") // as above; the cache is the context's
     public ReadPlanner(ArrayMetadata metadata, CodecChain chain, Store store, String keyPrefix, String where,
@@ -79,17 +132,32 @@ public final class ReadPlanner {
         this.where = where;
     }
 
-    /** True when plans list inner chunks of shards rather than whole chunks. */
+    /**
+     * Whether plans list inner chunks of shards rather than whole chunks.
+     *
+     * @return true when the array's chain is {@code sharding_indexed} alone
+     */
     public boolean expandsShards() {
         return chain.isPartiallyReadable();
     }
 
-    /** The store key of the chunk at {@code chunkIndex}. */
+    /**
+     * The store key of the chunk (the shard, for a sharded array) at {@code chunkIndex}.
+     *
+     * @param chunkIndex the chunk's index in the chunk grid, one entry per dimension
+     * @return the key prefix followed by the metadata's chunk key, such as {@code t2m/c/0/3}; whether
+     *         it exists is not checked
+     */
     public String chunkKey(long[] chunkIndex) {
         return keyPrefix + metadata.chunkKey(chunkIndex);
     }
 
-    /** {@code chunk [0, 3] of array "/t2m" in ... (key "t2m/c/0/3")}, for messages. */
+    /**
+     * A chunk as messages name it.
+     *
+     * @param chunkIndex the chunk's index in the chunk grid
+     * @return {@code chunk [0, 3] of array "/t2m" in ... (key "t2m/c/0/3")}
+     */
     public String label(long[] chunkIndex) {
         return "chunk " + Arrays.toString(chunkIndex) + " of " + where + " (key \"" + chunkKey(chunkIndex) + "\")";
     }
@@ -102,9 +170,20 @@ public final class ReadPlanner {
      * Plans {@code requests} into a destination of {@code destShape}. With {@code workers}, the
      * shards' indexes are read there in parallel and the plan is returned at once, its parts
      * completing as their shards are planned; without, everything is planned here, and a corrupt
-     * shard index throws here.
+     * shard index throws here. A plan of an array without shards is complete when returned and
+     * reads nothing from the store.
      *
-     * @param workers where shard indexes are read; null to read them on this thread
+     * @param requests  the boxes to read, in any order; they may overlap in the array (a chunk they
+     *                  share is listed once) and should not overlap in the destination
+     * @param destShape the destination's shape, in elements
+     * @param workers   where shard indexes are read; null to read them on this thread, as is done
+     *                  anyway when fewer than two shards are touched; not owned
+     * @return the plan; its parts may still be completing on {@code workers}
+     * @throws IllegalArgumentException                 when a request does not fit the array or the
+     *                                                  destination
+     * @throws dev.zarrdirect.api.StoreException        without workers, when a shard's index cannot be
+     *                                                  read
+     * @throws dev.zarrdirect.api.CorruptChunkException without workers, when a shard's index is corrupt
      */
     public ReadPlan plan(List<Request> requests, long[] destShape, ExecutorService workers) {
         long[] shape = metadata.shape();

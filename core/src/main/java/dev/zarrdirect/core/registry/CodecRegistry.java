@@ -34,10 +34,16 @@ import java.util.TreeSet;
  *   <li>a provider native to the device, the backend's own first;</li>
  *   <li>a CPU implementation (the pipeline copies through the host).</li>
  * </ol>
+ * At each step a provider that declines the configuration ({@code create} returns empty) is passed
+ * over. Providers are kept in the order given, the first of each provider name only.
+ *
+ * <p>A registry is immutable and safe for use by many threads; it holds providers, not codecs: each
+ * {@link #resolve} asks a provider to create one. A {@link dev.zarrdirect.core.ZarrContext} makes one when it
+ * starts, with its backend's provider first ({@link dev.zarrdirect.core.ZarrContext#codecs()}).
  */
 public final class CodecRegistry {
 
-    /** The family of settings {@code zarrdirect.codec.<name>}. */
+    /** The prefix of the family of settings {@code zarrdirect.codec.<name>}, dot included. */
     public static final String CODEC_PREFIX = "zarrdirect.codec.";
 
     private final List<CodecProvider> providers;
@@ -47,8 +53,13 @@ public final class CodecRegistry {
     private final List<ResolvedSetting<?>> settings;
 
     /**
-     * {@code first} (a backend's own provider) is preferred over the discovered ones of equal
-     * standing; no global choices (see {@link #CodecRegistry(List, SettingResolver)}).
+     * A registry of {@code providers}, without global choices (see
+     * {@link #CodecRegistry(List, SettingResolver)}). Earlier providers are preferred over later
+     * ones of equal standing, so a backend's own provider goes first.
+     *
+     * @param providers the providers, preferred first; of several with one {@link CodecProvider#name()}
+     *                  only the first is kept; copied
+     * @throws NullPointerException if {@code providers} or one of its elements is null
      */
     public CodecRegistry(List<CodecProvider> providers) {
         this(providers, null);
@@ -57,8 +68,14 @@ public final class CodecRegistry {
     /**
      * With the global choices {@code zarrdirect.codec.<name>} resolved by {@code settings} (null:
      * none) for every codec the providers know and every one set explicitly or as a property.
+     * Resolving records each setting in {@code settings}, as {@link #settings()} lists them.
      *
-     * @throws InvalidSettingException when a choice names no provider
+     * @param providers the providers, preferred first; of several with one {@link CodecProvider#name()}
+     *                  only the first is kept; copied
+     * @param settings  where the choices come from, or null for none
+     * @throws InvalidSettingException when a choice names no provider (the message lists the
+     *                                 providers, and where the value came from)
+     * @throws NullPointerException    if {@code providers} or one of its elements is null
      */
     public CodecRegistry(List<CodecProvider> providers, SettingResolver settings) {
         List<CodecProvider> unique = new ArrayList<>();
@@ -95,7 +112,12 @@ public final class CodecRegistry {
 
     /**
      * The setting {@code zarrdirect.codec.<codecName>}: the provider that implements codec
-     * {@code codecName} everywhere ({@code cpu}, {@code cuda}, a plugin's name).
+     * {@code codecName} everywhere ({@code cpu}, {@code cuda}, a plugin's name). Its environment
+     * variable is {@code ZARRDIRECT_CODEC_} and the name in upper case, characters other than
+     * letters and digits as {@code _} ({@code ZARRDIRECT_CODEC_ZSTD}); its default is {@code auto}.
+     *
+     * @param codecName the codec's name in metadata, such as {@code zstd}
+     * @return a new setting; settings of one name are equal
      */
     public static Setting<String> codecSetting(String codecName) {
         String env = "ZARRDIRECT_CODEC_" + codecName.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
@@ -104,26 +126,48 @@ public final class CodecRegistry {
                 .withEnv(env);
     }
 
-    /** The family {@code zarrdirect.codec.<name>}, as the reference table lists it. */
+    /**
+     * The family {@code zarrdirect.codec.<name>}, as the reference table lists it: a placeholder for
+     * documentation, never resolved.
+     */
     public static final Setting<String> CODEC_FAMILY = Setting.derived(CODEC_PREFIX + "<name>",
             SettingType.text("a codec provider's name"), "auto", "core",
             "the provider of codec <name> (cpu, cuda, opencl, a plugin's): auto is the device's own, else the CPU's")
             .withEnv("ZARRDIRECT_CODEC_<NAME>");
 
-    /** Each known codec's global choice and where it came from (unset ones as {@code auto (default)}). */
+    /**
+     * Each known codec's global choice and where it came from (unset ones as {@code auto (default)}).
+     *
+     * @return an unmodifiable list sorted by codec name; empty for a registry made without settings
+     */
     public List<ResolvedSetting<?>> settings() {
         return settings;
     }
 
     /**
      * The providers on the class path of {@code loader}, after {@code first}; global choices from
-     * system properties and environment.
+     * system properties and environment. A provider that cannot be created is logged as a warning
+     * ({@link System.Logger}) and left out: its codecs then report as missing when asked for.
+     *
+     * @param first  providers that go before the discovered ones (a backend's own); may be empty
+     * @param loader where providers are looked for; null for the system class loader
+     * @return the registry
+     * @throws InvalidSettingException when a choice names no provider
      */
     public static CodecRegistry discover(List<CodecProvider> first, ClassLoader loader) {
         return discover(first, loader, SettingResolver.system());
     }
 
-    /** The providers on the class path of {@code loader}, after {@code first}; global choices by {@code settings}. */
+    /**
+     * The providers on the class path of {@code loader}, after {@code first}; global choices by
+     * {@code settings}. A provider that cannot be created is logged and left out.
+     *
+     * @param first    providers that go before the discovered ones (a backend's own); may be empty
+     * @param loader   where providers are looked for; null for the system class loader
+     * @param settings where the global choices come from, or null for none
+     * @return the registry
+     * @throws InvalidSettingException when a choice names no provider
+     */
     public static CodecRegistry discover(List<CodecProvider> first, ClassLoader loader, SettingResolver settings) {
         List<CodecProvider> all = new ArrayList<>(first);
         for (var p : ServiceLoader.load(CodecProvider.class, loader).stream().toList()) {
@@ -139,22 +183,43 @@ public final class CodecRegistry {
         return new CodecRegistry(all, settings);
     }
 
+    /**
+     * The providers, preferred first, one per provider name.
+     *
+     * @return an unmodifiable list
+     */
     public List<CodecProvider> providers() {
         return providers;
     }
 
-    /** True when some provider implements {@code name} on any device. */
+    /**
+     * Whether some provider implements {@code name} on any device. Says nothing about whether a
+     * given configuration is accepted.
+     *
+     * @param name a codec's name in metadata, such as {@code zstd}
+     * @return true when a provider lists it in its {@link CodecProvider#codecNames()}
+     */
     public boolean knows(String name) {
         return providers.stream().anyMatch(p -> p.codecNames().contains(name));
     }
 
     /**
-     * The implementation of {@code name} for {@code device}.
+     * The implementation of {@code name} for {@code device}, chosen by the rules of this class. The
+     * codec returned runs on {@code device}, or on the CPU when only a CPU implementation was found
+     * (check its device before handing it device memory). A provider chosen by name that does not
+     * offer the codec for {@code device} is asked for a CPU one.
      *
-     * @param choices codec name to provider name, from read or array options (may be empty)
-     * @param where   what the codec is for, for messages: {@code array "/t2m"}
-     * @throws MissingCodecException    when no provider implements it, listing what exists
-     * @throws IllegalArgumentException when the configuration is invalid
+     * @param name          the codec's name in metadata, such as {@code zstd}
+     * @param configuration the codec's {@code configuration} from metadata, in the metadata value
+     *                      model; empty for a codec without one
+     * @param device        where the codec should run
+     * @param choices       codec name to provider name, from read or array options (may be empty,
+     *                      not null)
+     * @param where         what the codec is for, for messages: {@code array "/t2m"}
+     * @return the codec, as its provider created it
+     * @throws MissingCodecException    when no provider implements it, or the provider chosen by name
+     *                                  does not, listing what exists and how to add it
+     * @throws IllegalArgumentException when the configuration is invalid (from the provider)
      */
     public Codec resolve(String name, Map<String, Object> configuration, Device device,
                          Map<String, String> choices, String where) {
@@ -207,7 +272,15 @@ public final class CodecRegistry {
         return p.create(name, config, device);
     }
 
-    /** Which provider each known codec resolves to on {@code device}, for {@code doctor}. */
+    /**
+     * Which provider each known codec resolves to on {@code device}, for {@code doctor}, without
+     * creating any codec (so a provider that would decline a configuration is still named).
+     *
+     * @param device the device asked about
+     * @return codec name to a description, sorted by codec name: a provider's name, with
+     *         {@code (set by zarrdirect.codec.NAME)} or {@code (CPU fallback: copies through the host)}
+     *         when that decided it, or {@code none}
+     */
     public Map<String, String> describe(Device device) {
         Map<String, String> out = new LinkedHashMap<>();
         TreeSet<String> names = new TreeSet<>();

@@ -18,18 +18,38 @@ import java.util.TreeSet;
  * hierarchy under its key. It is a snapshot: nodes created or changed after it was written are not
  * in it until it is written again ({@code Zarr.consolidate}).
  *
- * @param metadata store key to document, unmodifiable
+ * <p>Immutable and safe for use by many threads. Keys are relative to the hierarchy's root, the
+ * root's own documents being {@code .zgroup} and {@code .zattrs}.
+ *
+ * @param metadata store key to document (a JSON object in the metadata value model); deep-copied
+ *                 when made, unmodifiable
  */
 public record ConsolidatedMetadata(Map<String, Object> metadata) {
 
+    /**
+     * Deep-copies the documents, widening {@code Integer}s and {@code Float}s as the metadata value
+     * model does. The documents are not checked: {@link #parse} checks what it reads.
+     *
+     * @throws NullPointerException     if {@code metadata} is null
+     * @throws IllegalArgumentException if a map in it has a key that is not a string
+     */
     public ConsolidatedMetadata {
         metadata = Json.freezeObject(metadata, "consolidated metadata");
     }
 
     /**
-     * Reads a {@code .zmetadata}.
+     * Reads a {@code .zmetadata}. Checks its format, that {@code metadata} is an object and that each
+     * document in it is an object; the documents themselves are checked when a node is read from
+     * them.
      *
-     * @param key its store key, named in errors
+     * @param json the document's text
+     * @param key  its store key, named in errors ({@code .zmetadata}, or {@code path/.zmetadata})
+     * @return the snapshot
+     * @throws dev.zarrdirect.api.InvalidMetadataException naming {@code key}, for text that is not one
+     *                                                     JSON object, a {@code zarr_consolidated_format}
+     *                                                     other than 1, a missing {@code metadata} or
+     *                                                     a document that is not an object
+     * @throws IllegalArgumentException                    if {@code json} is null
      */
     public static ConsolidatedMetadata parse(String json, String key) {
         String what = "consolidated metadata \"" + key + "\"";
@@ -50,13 +70,27 @@ public record ConsolidatedMetadata(Map<String, Object> metadata) {
         return new ConsolidatedMetadata(md);
     }
 
-    /** The document stored under {@code key} ({@code "t2m/.zarray"}), if the snapshot has it. */
+    /**
+     * The document stored under {@code key} ({@code "t2m/.zarray"}), if the snapshot has it.
+     *
+     * @param key a store key relative to the hierarchy's root
+     * @return the document, unmodifiable; empty when the snapshot has none (or a JSON {@code null})
+     *         under that key
+     * @throws InvalidMetadataException when the value under {@code key} is not an object (possible
+     *                                  only for a snapshot not made by {@link #parse})
+     */
     public Optional<Map<String, Object>> document(String key) {
         Object d = metadata.get(key);
         return d == null ? Optional.empty() : Optional.of(Json.object(d, "consolidated \"" + key + "\""));
     }
 
-    /** Names of the arrays and groups directly under {@code path} ("" for the root), sorted. */
+    /**
+     * Names of the arrays and groups directly under {@code path} ("" for the root), sorted: those
+     * whose {@code .zarray} or {@code .zgroup} the snapshot holds.
+     *
+     * @param path a node's path without leading or trailing {@code /}; "" for the root
+     * @return a new, modifiable list of member names (not paths), possibly empty
+     */
     public List<String> children(String path) {
         String prefix = path.isEmpty() ? "" : path + "/";
         TreeSet<String> names = new TreeSet<>();
@@ -74,7 +108,12 @@ public record ConsolidatedMetadata(Map<String, Object> metadata) {
         return new ArrayList<>(names);
     }
 
-    /** The {@code .zmetadata} text. */
+    /**
+     * The {@code .zmetadata} text: {@code metadata} then {@code "zarr_consolidated_format": 1},
+     * two-space indented, a newline at the end. {@link #parse} reads it back to an equal snapshot.
+     *
+     * @return the document's text
+     */
     public String toJson() {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("metadata", metadata);

@@ -24,7 +24,8 @@ import java.util.Objects;
  *
  * <p>The document is kept as read: {@link #toZarrayJson()} writes it back with unknown members
  * intact, so that changing attributes (which live in {@code .zattrs}) leaves {@code .zarray} alone.
- * Immutable.
+ * Unknown members are allowed and kept. Immutable and safe for use by many threads; two values are
+ * equal when their documents and attributes are.
  *
  * {@snippet :
  * V2ArrayMetadata md = V2ArrayMetadata.builder(new long[]{100, 200}, new long[]{10, 50}, V2DataType.big(DataType.INT32))
@@ -106,10 +107,14 @@ public final class V2ArrayMetadata {
     }
 
     /**
-     * Reads a {@code .zarray}.
+     * Reads a {@code .zarray}. Required: {@code zarr_format} (2), {@code shape}, {@code chunks},
+     * {@code dtype}, {@code fill_value}, {@code order} and {@code compressor} (which may be null);
+     * optional: {@code filters} and {@code dimension_separator} ({@code "."} when absent).
      *
+     * @param json       the document's text
      * @param key        its store key, named with the field and the value seen in every error
-     * @param attributes the array's {@code .zattrs} (empty when there is none)
+     * @param attributes the array's {@code .zattrs} (empty, or null, when there is none); deep-copied
+     * @return the metadata and its v3 translation
      * @throws InvalidMetadataException for anything the v2 spec does not allow or this reader does not support
      */
     public static V2ArrayMetadata parse(String json, String key, Map<String, Object> attributes) {
@@ -117,7 +122,15 @@ public final class V2ArrayMetadata {
         return fromJson(Json.object(Json.parse(json, what), what), key, attributes);
     }
 
-    /** {@link #parse} of a document already read as JSON (from consolidated metadata, say). */
+    /**
+     * {@link #parse} of a document already read as JSON (from consolidated metadata, say).
+     *
+     * @param document   the {@code .zarray} object, in the metadata value model; deep-copied
+     * @param key        the document's key (or where it came from), named in every error
+     * @param attributes the array's {@code .zattrs} (empty, or null, when there is none); deep-copied
+     * @return the metadata and its v3 translation
+     * @throws InvalidMetadataException as {@link #parse}
+     */
     public static V2ArrayMetadata fromJson(Map<String, Object> document, String key, Map<String, Object> attributes) {
         return new V2ArrayMetadata(document, attributes, key);
     }
@@ -130,72 +143,150 @@ public final class V2ArrayMetadata {
         return doc.get(field);
     }
 
-    /** A builder for a new array's {@code .zarray}: C order, fill value zero, no compressor, no filters, '.' keys. */
+    /**
+     * A builder for a new array's {@code .zarray}: C order, fill value zero, no compressor, no filters,
+     * '.' keys, no attributes. Nothing is checked until {@link Builder#build()}.
+     *
+     * @param shape  the array's extent in each dimension, in elements; copied
+     * @param chunks the chunk's extent in each dimension, in elements; copied
+     * @param dtype  the element type and byte order
+     * @return a new builder
+     * @throws NullPointerException if an argument is null
+     */
     public static Builder builder(long[] shape, long[] chunks, V2DataType dtype) {
         return new Builder(shape, chunks, dtype);
     }
 
-    /** The {@code .zarray} document as read (or built), unmodifiable. */
+    /**
+     * The {@code .zarray} document as read (or built), unmodifiable.
+     *
+     * @return the document in the metadata value model, unknown members included
+     */
     public Map<String, Object> document() {
         return document;
     }
 
-    /** The {@code .zarray} text. */
+    /**
+     * The {@code .zarray} text.
+     *
+     * @return {@link #document()} as JSON, members in their order, two-space indented, a newline at
+     *         the end
+     */
     public String toZarrayJson() {
         return Json.write(document);
     }
 
-    /** The attributes ({@code .zattrs}), unmodifiable. */
+    /**
+     * The attributes ({@code .zattrs}), unmodifiable.
+     *
+     * @return the attributes in the metadata value model; empty when there are none
+     */
     public Map<String, Object> attributes() {
         return attributes;
     }
 
-    /** The same array with other attributes; the {@code .zarray} document is unchanged. */
+    /**
+     * The same array with other attributes; the {@code .zarray} document is unchanged.
+     *
+     * @param attributes the new attributes, or null for none; deep-copied
+     * @return a new value
+     * @throws IllegalArgumentException if a map in {@code attributes} has a key that is not a string
+     */
     public V2ArrayMetadata withAttributes(Map<String, Object> attributes) {
         return new V2ArrayMetadata(document, attributes, ".zarray");
     }
 
-    /** The translation the engine reads and writes through. */
+    /**
+     * The translation the engine reads and writes through: same shape, chunk grid, data type and fill
+     * value, the {@code v2} chunk key encoding and the codecs {@link V2Codecs} builds, the attributes,
+     * no dimension names.
+     *
+     * @return the v3 metadata, made once
+     */
     public ArrayMetadata arrayMetadata() {
         return arrayMetadata;
     }
 
+    /**
+     * The {@code shape}.
+     *
+     * @return a fresh copy: the array's extent in each dimension, in elements
+     */
     public long[] shape() {
         return shape.clone();
     }
 
+    /**
+     * The {@code chunks}.
+     *
+     * @return a fresh copy: the chunk's extent in each dimension, in elements
+     */
     public long[] chunks() {
         return chunks.clone();
     }
 
+    /**
+     * The {@code dtype}.
+     *
+     * @return the element type and the byte order of stored chunks
+     */
     public V2DataType dtype() {
         return dtype;
     }
 
+    /**
+     * The {@code fill_value}.
+     *
+     * @return the fill value; zero of the type when {@code fill_value} is {@code null}
+     *         (see {@link #hasNoFillValue()})
+     */
     public FillValue fillValue() {
         return fillValue;
     }
 
-    /** True when {@code fill_value} is {@code null}: chunks never written are undefined in v2 and read as zeros here. */
+    /**
+     * Whether {@code fill_value} is {@code null}: chunks never written are undefined in v2 and read as
+     * zeros here.
+     *
+     * @return true when the document's {@code fill_value} is {@code null}
+     */
     public boolean hasNoFillValue() {
         return document.get("fill_value") == null;
     }
 
-    /** {@code 'C'} or {@code 'F'}. */
+    /**
+     * The {@code order} of elements in a chunk.
+     *
+     * @return {@code 'C'} (row-major) or {@code 'F'} (column-major)
+     */
     public char order() {
         return order;
     }
 
+    /**
+     * The {@code dimension_separator} of chunk keys.
+     *
+     * @return {@code '.'} ({@code t2m/0.3}; also when the document has none) or {@code '/'}
+     *         ({@code t2m/0/3})
+     */
     public char dimensionSeparator() {
         return dimensionSeparator;
     }
 
-    /** The {@code compressor} object, or null. */
+    /**
+     * The {@code compressor} object, such as {@code {"id": "zstd", "level": 3}}.
+     *
+     * @return the object, unmodifiable, or null when chunks are not compressed
+     */
     public Map<String, Object> compressor() {
         return compressor;
     }
 
-    /** The {@code filters}, empty when null or absent. */
+    /**
+     * The {@code filters}, empty when null or absent.
+     *
+     * @return an unmodifiable list of the filter objects, in document order
+     */
     public List<Object> filters() {
         return filters == null ? List.of() : filters;
     }
@@ -217,7 +308,11 @@ public final class V2ArrayMetadata {
                 + compressor + ", filters=" + filters + ", dimension_separator=" + dimensionSeparator + "]";
     }
 
-    /** Builds a {@code .zarray} document with zarr-python's member order, then validates it as {@link #parse} does. */
+    /**
+     * Builds a {@code .zarray} document with zarr-python's member order, then validates it as
+     * {@link #parse} does. Setters store what they are given and check nothing; {@link #build()}
+     * checks everything. Not thread-safe; a builder can build more than once.
+     */
     public static final class Builder {
         private final long[] shape;
         private final long[] chunks;
@@ -236,47 +331,101 @@ public final class V2ArrayMetadata {
             this.fillValue = V2FillValue.toJson(FillValue.zero(dtype.dataType()));
         }
 
-        /** {@code 'C'} (row-major, the default) or {@code 'F'} (column-major). */
+        /**
+         * Sets the order of elements in a chunk.
+         *
+         * @param order {@code 'C'} (row-major, the default) or {@code 'F'} (column-major); another
+         *              value fails {@link #build()}
+         * @return this builder
+         */
         public Builder order(char order) {
             this.order = order;
             return this;
         }
 
+        /**
+         * Sets the fill value, written in its v2 form ({@link V2FillValue#toJson}).
+         *
+         * @param fill the fill value, which should be of the builder's type: {@link #build()} reads
+         *             its JSON form back as the {@code dtype} and fails if that type does not take it
+         * @return this builder
+         * @throws NullPointerException if {@code fill} is null (use {@link #noFillValue()})
+         */
         public Builder fillValue(FillValue fill) {
             this.fillValue = V2FillValue.toJson(fill);
             return this;
         }
 
-        /** {@code null} for "no fill value" (chunks never written are undefined to other readers). */
+        /**
+         * Writes {@code "fill_value": null}, "no fill value": chunks never written are undefined to
+         * other readers, and read as zeros here.
+         *
+         * @return this builder
+         */
         public Builder noFillValue() {
             this.fillValue = null;
             return this;
         }
 
-        /** A numcodecs compressor configuration such as {@code {"id": "zstd", "level": 3}}, or null. */
+        /**
+         * Sets the compressor.
+         *
+         * @param compressor a numcodecs compressor configuration such as
+         *                   {@code {"id": "zstd", "level": 3}} (ids {@link V2Codecs#COMPRESSOR_IDS}),
+         *                   or null for none; kept until {@link #build()} copies it
+         * @return this builder
+         */
         public Builder compressor(Map<String, Object> compressor) {
             this.compressor = compressor;
             return this;
         }
 
-        /** numcodecs filter configurations such as {@code [{"id": "shuffle", "elementsize": 4}]}. */
+        /**
+         * Sets the filters, applied in list order when writing.
+         *
+         * @param filters numcodecs filter configurations such as
+         *                {@code [{"id": "shuffle", "elementsize": 4}]} (ids {@link V2Codecs#FILTER_IDS});
+         *                null or empty for none (written as {@code null})
+         * @return this builder
+         * @throws NullPointerException if an element is null
+         */
         public Builder filters(List<Map<String, Object>> filters) {
             this.filters = filters == null ? null : List.copyOf(filters);
             return this;
         }
 
-        /** {@code '.'} (the default) or {@code '/'}. */
+        /**
+         * Sets the separator of chunk key parts.
+         *
+         * @param separator {@code '.'} (the default: {@code t2m/0.3}) or {@code '/'} ({@code t2m/0/3});
+         *                  another value fails {@link #build()}
+         * @return this builder
+         */
         public Builder dimensionSeparator(char separator) {
             this.dimensionSeparator = separator;
             return this;
         }
 
+        /**
+         * Sets the attributes, written to {@code .zattrs}.
+         *
+         * @param attributes the attributes in the metadata value model, or null for none; kept until
+         *                   {@link #build()} copies them
+         * @return this builder
+         */
         public Builder attributes(Map<String, Object> attributes) {
             this.attributes = attributes == null ? Map.of() : attributes;
             return this;
         }
 
-        /** @throws InvalidMetadataException as {@link #parse} would for the same document */
+        /**
+         * Builds and validates the document; error messages name the key
+         * {@code .zarray (being built)}.
+         *
+         * @return the metadata
+         * @throws InvalidMetadataException as {@link #parse} would for the same document
+         * @throws IllegalArgumentException if a map given has a key that is not a string
+         */
         public V2ArrayMetadata build() {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("chunks", boxed(chunks));

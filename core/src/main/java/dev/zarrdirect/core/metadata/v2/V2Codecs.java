@@ -30,6 +30,11 @@ import java.util.Set;
  * </ol>
  * A {@code delta} after a {@code shuffle} works on shuffled bytes as numbers, which no v3 chain can
  * say; it is refused.
+ *
+ * <p>Configurations are checked as strictly as the metadata: unknown members, out-of-range levels
+ * and unsupported ids throw {@link InvalidMetadataException} naming the {@code .zarray} key and the
+ * field. Whether a codec is implemented is not checked here: the codec registry does that when the
+ * array is opened. Stateless and thread-safe.
  */
 public final class V2Codecs {
 
@@ -53,11 +58,20 @@ public final class V2Codecs {
     }
 
     /**
-     * The v3 codecs that decode chunks of a v2 array.
+     * The v3 codecs that decode chunks of a v2 array, in v3 order: array-to-array codecs, then
+     * {@code bytes}, then bytes-to-bytes codecs, the compressor last.
      *
+     * @param dtype      the array's {@code dtype}
+     * @param order      {@code 'C'} or {@code 'F'}; any other value is treated as {@code 'C'}
+     * @param rank       the number of dimensions of the array
      * @param compressor the {@code compressor} object, or null
      * @param filters    the {@code filters} list, or null
      * @param key        the {@code .zarray} key, named in errors
+     * @return a new, modifiable list of codecs
+     * @throws InvalidMetadataException naming {@code key} and the field, for an unsupported filter or
+     *                                  compressor, an unknown member, a value out of range, a delta
+     *                                  whose {@code dtype} is not the type reaching it, or a delta
+     *                                  after a shuffle
      */
     public static List<CodecMetadata> toCodecs(V2DataType dtype, char order, int rank, Map<String, Object> compressor,
                                                List<Object> filters, String key) {

@@ -17,9 +17,22 @@ import java.util.Objects;
  *
  * <p>Not supported, each with its own message: datetime and timedelta ({@code M8}, {@code m8}),
  * strings and objects ({@code S}, {@code U}, {@code O}) and structured types (a JSON list).
+ *
+ * <p>Immutable and thread-safe. Two values are equal when type and byte order are; the byte order
+ * of a type without one is always {@link ByteOrder#LITTLE_ENDIAN}, so {@code "<u1"} and
+ * {@code "|u1"} read as equal values.
+ *
+ * @param dataType  the element type
+ * @param byteOrder the order of the bytes of each element (of each part, for complex types) in the
+ *                  stored chunks; forced to little-endian for bool, one-byte and raw types
  */
 public record V2DataType(DataType dataType, ByteOrder byteOrder) {
 
+    /**
+     * Checks the components and makes the byte order of types without one little-endian.
+     *
+     * @throws NullPointerException if a component is null
+     */
     public V2DataType {
         Objects.requireNonNull(dataType, "dataType");
         Objects.requireNonNull(byteOrder, "byteOrder");
@@ -28,27 +41,52 @@ public record V2DataType(DataType dataType, ByteOrder byteOrder) {
         }
     }
 
-    /** The type stored little-endian ({@code <} or {@code |}). */
+    /**
+     * The type stored little-endian ({@code <} or {@code |}).
+     *
+     * @param dataType the element type
+     * @return the value
+     * @throws NullPointerException if {@code dataType} is null
+     */
     public static V2DataType little(DataType dataType) {
         return new V2DataType(dataType, ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** The type stored big-endian ({@code >}; {@code |} for types without a byte order). */
+    /**
+     * The type stored big-endian ({@code >}; {@code |} for types without a byte order).
+     *
+     * @param dataType the element type
+     * @return the value; little-endian after all for types without a byte order
+     * @throws NullPointerException if {@code dataType} is null
+     */
     public static V2DataType big(DataType dataType) {
         return new V2DataType(dataType, ByteOrder.BIG_ENDIAN);
     }
 
-    /** True when the stored bytes are big-endian and the type has a byte order at all. */
+    /**
+     * Whether the stored bytes are big-endian; never for a type without a byte order.
+     *
+     * @return true for {@code >} types
+     */
     public boolean isBigEndian() {
         return byteOrder == ByteOrder.BIG_ENDIAN;
     }
 
-    /** The {@code endian} of the v3 {@code bytes} codec that reads these chunks. */
+    /**
+     * The {@code endian} of the v3 {@code bytes} codec that reads these chunks.
+     *
+     * @return {@code "big"} or {@code "little"} (also for types without a byte order)
+     */
     public String endian() {
         return isBigEndian() ? "big" : "little";
     }
 
-    /** The NumPy type string, as NumPy writes it: {@code "<f8"}, {@code "|b1"}, {@code "|V4"}. */
+    /**
+     * The NumPy type string, as NumPy writes it: {@code "<f8"}, {@code "|b1"}, {@code "|V4"}.
+     *
+     * @return byte order ({@code <}, {@code >} or {@code |}), kind and size in bytes; what
+     *         {@link #parse} reads back to an equal value
+     */
     public String typestr() {
         char order = dataType.swapUnit() == 1 ? '|' : isBigEndian() ? '>' : '<';
         char kind = switch (dataType.kind()) {
@@ -63,9 +101,17 @@ public record V2DataType(DataType dataType, ByteOrder byteOrder) {
     }
 
     /**
-     * Reads a {@code dtype} value.
+     * Reads a {@code dtype} value. Supported: {@code b1}, {@code i1..i8}, {@code u1..u8},
+     * {@code f2}, {@code f4}, {@code f8}, {@code c8}, {@code c16} and {@code V<n>} (n bytes), with
+     * {@code <}, {@code >} or (for one-byte and raw types) {@code |}.
      *
+     * @param json  the {@code dtype} value, as parsed: a string (a list is a structured type)
      * @param where names the field in errors, such as {@code "dtype" in "t2m/.zarray"}
+     * @return the type and byte order
+     * @throws InvalidMetadataException naming {@code where} and the value, for a value that is not a
+     *                                  string, an unsupported kind or size, or a byte order the type
+     *                                  cannot have; for datetime, string and structured types the
+     *                                  message says they are not supported
      */
     public static V2DataType parse(Object json, String where) {
         if (json instanceof List<?>) {

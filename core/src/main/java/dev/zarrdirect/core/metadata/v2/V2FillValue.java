@@ -20,6 +20,8 @@ import java.util.List;
  *
  * <p>{@code null} means "no fill value": the spec leaves chunks that were never written undefined.
  * They read as zeros here, the one answer every device produces without a fill pass.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class V2FillValue {
 
@@ -27,9 +29,18 @@ public final class V2FillValue {
     }
 
     /**
-     * Reads {@code json} as a fill value of {@code dtype}.
+     * Reads {@code json} as a fill value of {@code dtype}. Besides the v2 forms of this class, the
+     * v3 forms {@link FillValue#parse} reads are accepted.
      *
+     * @param json  the {@code fill_value} value, as parsed; null (JSON {@code null}) for zero
+     * @param dtype the array's {@code dtype}; its byte order does not matter (fill values are
+     *              numbers, not bytes, except for raw types)
      * @param where names the field in errors, such as {@code "fill_value" in "t2m/.zarray"}
+     * @return the fill value, of {@code dtype.dataType()}
+     * @throws InvalidMetadataException naming {@code where} and the value, for a form the type does
+     *                                  not take, a value out of range, or a raw value that is not
+     *                                  base64 of exactly the type's size
+     * @throws NullPointerException     if {@code dtype} is null
      */
     public static FillValue parse(Object json, V2DataType dtype, String where) {
         DataType t = dtype.dataType();
@@ -86,7 +97,13 @@ public final class V2FillValue {
 
     /**
      * The v2 JSON form of {@code fill}: as zarr-python writes it. A NaN with a payload other than the
-     * canonical one is written {@code "NaN"} (v2 has no form for payloads).
+     * canonical one is written {@code "NaN"} (v2 has no form for payloads), so it reads back as the
+     * canonical NaN.
+     *
+     * @param fill the fill value
+     * @return a value of the metadata model: base64 of the bytes for raw types, a number or
+     *         {@code "NaN"}/{@code "Infinity"}/{@code "-Infinity"} for floats, {@code [re, im]} for
+     *         complex types, else the v3 form (a {@code Boolean} or an integer)
      */
     public static Object toJson(FillValue fill) {
         DataType t = fill.dataType();

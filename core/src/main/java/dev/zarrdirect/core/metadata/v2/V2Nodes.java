@@ -24,12 +24,21 @@ import java.util.Optional;
  * and consolidating a hierarchy.
  *
  * <p>Paths are normalised node paths ({@code ""} for the root, {@code "a/b"} otherwise); keys are
- * the path plus the document's name ({@code "a/b/.zarray"}).
+ * the path plus the document's name ({@code "a/b/.zarray"}). Nothing here checks or normalises a
+ * path: {@link dev.zarrdirect.core.Zarr} does that before calling.
+ *
+ * <p>The store is the caller's: nothing here closes it. Store failures propagate as the store throws
+ * them ({@link dev.zarrdirect.api.StoreException} and its subclasses). Writes are not atomic across
+ * documents, and nothing here updates a {@code .zmetadata}: call {@link #consolidate} again after
+ * writing. Stateless and thread-safe, as far as the store is.
  */
 public final class V2Nodes {
 
+    /** The name of an array's metadata document. */
     public static final String ZARRAY = ".zarray";
+    /** The name of a group's metadata document. */
     public static final String ZGROUP = ".zgroup";
+    /** The name of a node's attributes document, present only when it has attributes. */
     public static final String ZATTRS = ".zattrs";
     /** The consolidated metadata, at the root of the store. */
     public static final String ZMETADATA = ".zmetadata";
@@ -37,7 +46,13 @@ public final class V2Nodes {
     private V2Nodes() {
     }
 
-    /** The key of document {@code name} ({@code .zarray}, ...) of the node at {@code path}. */
+    /**
+     * The key of document {@code name} ({@code .zarray}, ...) of the node at {@code path}.
+     *
+     * @param path a node path, {@code ""} for the root
+     * @param name a document name such as {@link #ZARRAY}
+     * @return {@code name} for the root, else {@code path + "/" + name}
+     */
     public static String key(String path, String name) {
         return path.isEmpty() ? name : path + "/" + name;
     }
@@ -45,8 +60,15 @@ public final class V2Nodes {
     /**
      * The v2 node at {@code path}: a {@link V2ArrayMetadata} or a {@link GroupMetadata}; empty when
      * neither the consolidated metadata nor the store holds a {@code .zarray} or {@code .zgroup} there.
+     * A node that the root's {@code .zmetadata} lists is read from it (documents written since it was
+     * consolidated are not seen); any other is read from its own documents.
      *
-     * @throws InvalidMetadataException when a document is malformed, or a path holds both an array and a group
+     * @param store where the node is; not closed
+     * @param path  the node's path, {@code ""} for the root
+     * @return the node's metadata, with its attributes; empty when there is no v2 node at {@code path}
+     * @throws InvalidMetadataException when a document (the {@code .zmetadata} included) is malformed,
+     *                                  or a path holds both an array and a group
+     * @throws dev.zarrdirect.api.StoreException when the store fails
      */
     public static Optional<Object> read(Store store, String path) {
         Optional<ConsolidatedMetadata> consolidated = consolidated(store);
@@ -93,7 +115,15 @@ public final class V2Nodes {
         return Optional.of(groupFromJson(group.get(), key(path, ZGROUP) + where, attributes));
     }
 
-    /** The root's consolidated metadata, if the store has a {@code .zmetadata}. */
+    /**
+     * The root's consolidated metadata, if the store has a {@code .zmetadata}. Read and parsed on
+     * every call.
+     *
+     * @param store where to look; not closed
+     * @return the snapshot, or empty when there is no {@code .zmetadata}
+     * @throws InvalidMetadataException when the {@code .zmetadata} is malformed
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     */
     public static Optional<ConsolidatedMetadata> consolidated(Store store) {
         return readText(store, ZMETADATA).map(t -> ConsolidatedMetadata.parse(t, ZMETADATA));
     }
@@ -101,19 +131,42 @@ public final class V2Nodes {
     /**
      * The children of the group at {@code path} as the consolidated metadata lists them; empty when
      * the store has no {@code .zmetadata}.
+     *
+     * @param store where to look; not closed
+     * @param path  the group's path, {@code ""} for the root
+     * @return the members' names, sorted (an empty list when the snapshot lists none), or empty when
+     *         there is no {@code .zmetadata}
+     * @throws InvalidMetadataException when the {@code .zmetadata} is malformed
+     * @throws dev.zarrdirect.api.StoreException when the store fails
      */
     public static Optional<List<String>> consolidatedMembers(Store store, String path) {
         return consolidated(store).map(c -> c.children(path));
     }
 
-    /** True when {@code path} holds a {@code .zarray} or a {@code .zgroup}. */
+    /**
+     * Whether {@code path} holds a {@code .zarray} or a {@code .zgroup} in the store itself; the
+     * {@code .zmetadata} is not consulted and nothing is parsed.
+     *
+     * @param store where to look; not closed
+     * @param path  the node's path, {@code ""} for the root
+     * @return true when either key exists
+     * @throws dev.zarrdirect.api.StoreException when the store fails
+     */
     public static boolean isNode(Store store, String path) {
         return store.exists(key(path, ZARRAY)) || store.exists(key(path, ZGROUP));
     }
 
     /**
      * The exception for a path that holds no node of either format; its {@link NoSuchKeyException#key()}
-     * is the v3 {@code zarr.json} key, and its message lists every key looked for.
+     * is the v3 {@code zarr.json} key, and its message lists every key looked for. Returned, not
+     * thrown: the caller throws it.
+     *
+     * @param store the store looked in, named in the message; it is asked whether a {@code .zmetadata}
+     *              exists
+     * @param path  the node's path, {@code ""} for the root
+     * @param v3Key the {@code zarr.json} key that was looked for
+     * @return a new exception whose {@link NoSuchNodeException#keysTried()} are {@code v3Key}, the
+     *         {@code .zarray} and the {@code .zgroup} keys
      */
     public static NoSuchNodeException notFound(Store store, String path, String v3Key) {
         List<String> keys = List.of(v3Key, key(path, ZARRAY), key(path, ZGROUP));
@@ -123,13 +176,30 @@ public final class V2Nodes {
         return new NoSuchNodeException(store.toString(), path, keys, message);
     }
 
-    /** Reads a {@code .zattrs}: a JSON object. */
+    /**
+     * Reads a {@code .zattrs}: a JSON object.
+     *
+     * @param json the document's text
+     * @param key  its store key, named in errors
+     * @return the attributes in the metadata value model (a mutable map, not copied further)
+     * @throws InvalidMetadataException naming {@code key}, when the text is not one JSON object
+     */
     public static Map<String, Object> parseAttributes(String json, String key) {
         String what = "attributes \"" + key + "\"";
         return Json.object(Json.parse(json, what), what);
     }
 
-    /** Reads a {@code .zgroup} ({@code {"zarr_format": 2}}) into the engine's group metadata. */
+    /**
+     * Reads a {@code .zgroup} ({@code {"zarr_format": 2}}) into the engine's group metadata. Other
+     * members are allowed and dropped.
+     *
+     * @param json       the document's text
+     * @param key        its store key, named in errors
+     * @param attributes the group's {@code .zattrs}, empty when there is none
+     * @return group metadata holding {@code attributes} and nothing else
+     * @throws InvalidMetadataException naming {@code key}, when the text is not one JSON object or its
+     *                                  {@code zarr_format} is not 2
+     */
     public static GroupMetadata parseGroup(String json, String key, Map<String, Object> attributes) {
         String what = "group metadata \"" + key + "\"";
         return groupFromJson(Json.object(Json.parse(json, what), what), key, attributes);
@@ -146,7 +216,13 @@ public final class V2Nodes {
 
     /**
      * Writes the {@code .zarray} of {@code md} and its {@code .zattrs} (removed when the attributes are
-     * empty) at {@code path}, replacing a v3 {@code zarr.json} there.
+     * empty) at {@code path}, replacing a v3 {@code zarr.json} there. A {@code .zgroup} at
+     * {@code path} is deleted; chunks already stored are left alone.
+     *
+     * @param store where to write; not closed
+     * @param path  the array's path, {@code ""} for the root
+     * @param md    the metadata to write
+     * @throws dev.zarrdirect.api.StoreException when the store fails or is read-only
      */
     public static void writeArray(Store store, String path, V2ArrayMetadata md) {
         store.delete(key(path, ZGROUP));
@@ -155,7 +231,16 @@ public final class V2Nodes {
         writeAttributes(store, path, md.attributes());
     }
 
-    /** Writes a {@code .zgroup} and its {@code .zattrs} at {@code path}, replacing a v3 {@code zarr.json} there. */
+    /**
+     * Writes a {@code .zgroup} and its {@code .zattrs} at {@code path}, replacing a v3 {@code zarr.json}
+     * there. A {@code .zarray} at {@code path} is deleted (its chunks are left alone).
+     *
+     * @param store      where to write; not closed
+     * @param path       the group's path, {@code ""} for the root
+     * @param attributes the group's attributes, or null for none
+     * @return the group's metadata as written
+     * @throws dev.zarrdirect.api.StoreException when the store fails or is read-only
+     */
     public static GroupMetadata writeGroup(Store store, String path, Map<String, Object> attributes) {
         GroupMetadata md = GroupMetadata.empty().withAttributes(attributes == null ? Map.of() : attributes);
         store.delete(key(path, ZARRAY));
@@ -167,7 +252,16 @@ public final class V2Nodes {
         return md;
     }
 
-    /** Writes {@code .zattrs} at {@code path}, or removes it when {@code attributes} is empty. */
+    /**
+     * Writes {@code .zattrs} at {@code path}, or removes it when {@code attributes} is empty.
+     *
+     * @param store      where to write; not closed
+     * @param path       the node's path, {@code ""} for the root
+     * @param attributes the attributes in the metadata value model, not null
+     * @throws dev.zarrdirect.api.StoreException when the store fails or is read-only
+     * @throws IllegalArgumentException          when {@code attributes} holds a value JSON cannot write
+     *                                           (NaN, infinities, objects outside the model)
+     */
     public static void writeAttributes(Store store, String path, Map<String, Object> attributes) {
         if (attributes.isEmpty()) {
             store.delete(key(path, ZATTRS));
@@ -179,7 +273,14 @@ public final class V2Nodes {
     /**
      * Writes the root {@code .zmetadata}: the {@code .zarray}, {@code .zgroup} and {@code .zattrs} of
      * every node, found by walking the hierarchy from the root (arrays are not descended into, so
-     * chunk keys are never listed). Each document is parsed, so a malformed one fails here, naming its key.
+     * chunk keys are never listed). Each document is parsed as JSON, so one that is not a JSON object
+     * fails here, naming its key; documents are not otherwise checked. Directories that hold no v2
+     * array are walked, v3 nodes' included.
+     *
+     * @param store the hierarchy's store, written at its root; not closed
+     * @return the snapshot written
+     * @throws InvalidMetadataException when a document is not a JSON object
+     * @throws dev.zarrdirect.api.StoreException when the store fails or is read-only
      */
     public static ConsolidatedMetadata consolidate(Store store) {
         Map<String, Object> metadata = new LinkedHashMap<>();
