@@ -357,7 +357,12 @@ public final class Zarr {
                     + "\": only local directories are writable by location; open another store yourself and call"
                     + " createArray(store, path, md)");
         } else {
-            dir = java.nio.file.Path.of(location);
+            try {
+                dir = java.nio.file.Path.of(location);
+            } catch (java.nio.file.InvalidPathException e) {
+                throw new dev.zarrdirect.api.StoreException(location, null, "cannot create \"" + location
+                        + "\": not a valid path (" + e.getMessage() + ")", e);
+            }
         }
         Store store = dev.zarrdirect.core.store.fs.FileSystemStore.create(dir);
         try {

@@ -141,4 +141,13 @@ class ArraySliceTest {
             assertEquals(0, t.toFloatArray().length);
         }
     }
+
+    @Test
+    void aPlanOfTheWrongRankIsAnIllegalArgumentNotAnIndexError() {
+        var r3 = new dev.zarrdirect.core.plan.ReadPlanner.Request(new long[]{0, 0, 0}, new long[]{1, 1, 1}, new long[]{0, 0, 0});
+        var r2 = new dev.zarrdirect.core.plan.ReadPlanner.Request(new long[]{0, 0}, new long[]{1, 1}, new long[]{0, 0});
+        assertThrows(IllegalArgumentException.class, () -> array.plan(List.of(r2), new long[]{1, 1, 1}));
+        assertThrows(IllegalArgumentException.class, () -> array.plan(List.of(r3), new long[]{1, 1}));
+        assertThrows(IllegalArgumentException.class, () -> array.plan(List.of(r3), new long[]{1, 1, 1, 1}));
+    }
 }

@@ -111,7 +111,7 @@ class ZarrContextSettingsTest {
         }
         var e = assertThrows(InvalidSettingException.class,
                 () -> ZarrContext.builder().backend("cpu").set("codec.zstd", "gpu").open());
-        assertTrue(e.getMessage().startsWith("zarrdirect.codec.zstd = \"gpu\": expected the name of a codec provider, one of ["),
+        assertTrue(e.getMessage().startsWith("zarrdirect.codec.zstd = \"gpu\": expected auto or the name of a codec provider, one of ["),
                 e.getMessage());
     }
 

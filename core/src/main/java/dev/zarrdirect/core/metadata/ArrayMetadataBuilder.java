@@ -246,6 +246,11 @@ public final class ArrayMetadataBuilder {
             if (Double.isInfinite(d)) {
                 return d > 0 ? "Infinity" : "-Infinity";
             }
+            // the metadata value model has Long and Double only; a whole number also fits integer types
+            return d == Math.rint(d) && Math.abs(d) < 0x1p63 ? (Object) (long) d : (Object) d;
+        }
+        if (v instanceof Byte || v instanceof Short || v instanceof Integer) {
+            return ((Number) v).longValue();
         }
         return v;
     }

@@ -93,6 +93,9 @@ public final class Codecs {
      * @return {@code zstd} with {@code level} and {@code checksum}
      */
     public static CodecMetadata zstd(int level, boolean checksum) {
+        if (level < -131072 || level > 22) {
+            throw new IllegalArgumentException("zstd level " + level + " is outside -131072..22");
+        }
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("level", (long) level);
         cfg.put("checksum", checksum);

@@ -189,7 +189,15 @@ public final class ReadPlanner {
         long[] shape = metadata.shape();
         RegularChunkGrid grid = metadata.chunkGrid();
         Map<String, Touched> touched = new LinkedHashMap<>();
+        if (destShape.length != shape.length) {
+            throw new IllegalArgumentException("destination shape " + Arrays.toString(destShape) + " has rank "
+                    + destShape.length + " but " + where + " has rank " + shape.length);
+        }
         for (Request r : requests) {
+            if (r.start().length != shape.length || r.stop().length != shape.length || r.at().length != shape.length) {
+                throw new IllegalArgumentException("request " + Arrays.toString(r.start()) + ".." + Arrays.toString(r.stop())
+                        + " to " + Arrays.toString(r.at()) + " is not of the rank " + shape.length + " of " + where);
+            }
             for (int i = 0; i < shape.length; i++) {
                 if (r.start()[i] < 0 || r.stop()[i] > shape[i] || r.start()[i] > r.stop()[i]
                         || r.at()[i] < 0 || r.at()[i] + r.stop()[i] - r.start()[i] > destShape[i]) {

@@ -95,10 +95,11 @@ public final class CodecRegistry {
             for (String n : names) {
                 Setting<String> s = codecSetting(n);
                 ResolvedSetting<String> r = settings.resolve(s);
-                if (r.source() != SettingSource.DEFAULT) {
+                // "auto" (the default, also when set by hand) leaves the choice to the device
+                if (r.source() != SettingSource.DEFAULT && !r.value().equals("auto")) {
                     if (!providerNames.contains(r.value())) {
                         throw new InvalidSettingException(s.name(), r.value(), s.name() + " = \"" + r.value()
-                                + "\": expected the name of a codec provider, one of " + providerNames
+                                + "\": expected auto or the name of a codec provider, one of " + providerNames
                                 + (r.source() == SettingSource.EXPLICIT ? "" : " (from " + r.source().describe(s) + ")"));
                     }
                     ch.put(n, r.value());
@@ -225,7 +226,7 @@ public final class CodecRegistry {
                          Map<String, String> choices, String where) {
         String wanted = choices.get(name);
         if (wanted == null) {
-            wanted = choices.get(name);
+            wanted = this.choices.get(name); // the global zarrdirect.codec.<name>
         }
         if (wanted != null) {
             for (CodecProvider p : providers) {

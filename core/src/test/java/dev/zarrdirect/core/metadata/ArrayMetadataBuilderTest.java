@@ -74,6 +74,13 @@ class ArrayMetadataBuilderTest {
                 .chunks(4, 5).shards(10, 10).build()).getMessage().contains("not a multiple"));
         assertThrows(IllegalArgumentException.class, () -> ArrayMetadata.builder(shape, DataType.UINT8).chunks(5, 5)
                 .fillValue(300).build());
+        assertEquals("1.5", String.valueOf(ArrayMetadata.builder(shape, DataType.FLOAT32).chunks(5, 5).fillValue(1.5f)
+                .build().fillValue().toJson()));
+        assertEquals("-3", String.valueOf(ArrayMetadata.builder(shape, DataType.INT8).chunks(5, 5).fillValue((short) -3)
+                .build().fillValue().toJson()));
+        assertEquals("7", String.valueOf(ArrayMetadata.builder(shape, DataType.INT32).chunks(5, 5).fillValue(7.0)
+                .build().fillValue().toJson()));
+        assertThrows(IllegalArgumentException.class, () -> Codecs.zstd(23));
         assertThrows(IllegalArgumentException.class, () -> Codecs.blosc("snappy", 5, Codecs.BloscShuffle.SHUFFLE, 4, 0));
         assertThrows(IllegalArgumentException.class, () -> Codecs.transpose(0, 0));
         assertThrows(dev.zarrdirect.api.StoreException.class, () -> Zarr.createArray("https://example.org/a.zarr",
