@@ -108,13 +108,24 @@ public final class BackendRegistry {
                         p.type().getSimpleName() + " could not be created: " + t), null));
                 continue;
             }
+            // A plugin's name() or priority() may throw too: discovery lists it as unavailable instead.
+            String name;
+            int priority;
+            try {
+                name = provider.name();
+                priority = provider.priority();
+            } catch (Throwable t) {
+                found.add(new Entry(p.type().getName(), Integer.MIN_VALUE, ProbeResult.unavailable(
+                        p.type().getSimpleName() + " could not say its name and priority: " + t), null));
+                continue;
+            }
             ProbeResult probe;
             try {
                 probe = provider.probe();
             } catch (Throwable t) {
-                probe = ProbeResult.unavailable(provider.name() + ": probe failed: " + t);
+                probe = ProbeResult.unavailable(name + ": probe failed: " + t);
             }
-            found.add(new Entry(provider.name(), provider.priority(), probe, provider));
+            found.add(new Entry(name, priority, probe, provider));
         }
         found.sort(Comparator.comparingInt(Entry::priority).reversed().thenComparing(Entry::name));
         return new BackendRegistry(found);
