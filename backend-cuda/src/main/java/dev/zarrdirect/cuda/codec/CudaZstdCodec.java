@@ -6,6 +6,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.ZstdSpec;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
@@ -14,7 +15,6 @@ import dev.zarrdirect.cuda.kernels.ZdStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The {@code zstd} codec on a CUDA device: the kernels module's {@code zd_zstd_decode_batch}, one
@@ -104,9 +104,8 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
 
     /** Reads {@code {"level": int, "checksum": boolean}} as the CPU codec does; decoding needs neither. */
     static CudaZstdCodec create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
-        Config c = Config.of(NAME, configuration, Set.of("level", "checksum"));
-        int level = (int) c.integer("level", -131072, 22, 0);
-        return new CudaZstdCodec(backend, device, backend.zstdPolicy(device), level, c.bool("checksum", false));
+        ZstdSpec spec = ZstdSpec.parse(configuration);
+        return new CudaZstdCodec(backend, device, backend.zstdPolicy(device), spec.level(), spec.checksum());
     }
 
     public int level() {
@@ -145,8 +144,7 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     /** zstd's {@code ZSTD_COMPRESSBOUND}. */
     @Override
     public long maxEncodedSize(long decodedSize) {
-        long margin = decodedSize < (128L << 10) ? ((128L << 10) - decodedSize) >> 11 : 0;
-        return decodedSize + (decodedSize >> 8) + margin;
+        return ZstdSpec.maxEncodedSize(decodedSize);
     }
 
     @Override

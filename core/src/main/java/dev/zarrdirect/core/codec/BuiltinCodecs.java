@@ -4,6 +4,8 @@ package dev.zarrdirect.core.codec;
 import dev.zarrdirect.api.InvalidMetadataException;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecKind;
+import dev.zarrdirect.api.codec.spec.GzipSpec;
+import dev.zarrdirect.api.codec.spec.ZstdSpec;
 import dev.zarrdirect.core.metadata.CodecMetadata;
 
 import java.util.ArrayList;
@@ -87,26 +89,11 @@ public final class BuiltinCodecs {
                 out.put("order", order);
             }
             case CRC32C -> only(cfg, Set.of(), w);
-            case GZIP -> {
-                only(cfg, Set.of("level"), w);
-                Object l = cfg.get("level");
-                if (!(l instanceof Long v) || v < 0 || v > 9) {
-                    throw new InvalidMetadataException(w + " needs \"level\" from 0 to 9; got " + quote(l));
-                }
-                out.put("level", l);
-            }
+            case GZIP -> out.put("level", (long) spec(() -> GzipSpec.parse(cfg), w).level());
             case ZSTD -> {
-                only(cfg, Set.of("level", "checksum"), w);
-                Object l = cfg.getOrDefault("level", 0L);
-                if (!(l instanceof Long v) || v < -131072 || v > 22) {
-                    throw new InvalidMetadataException(w + " has level " + quote(l) + "; expected an integer up to 22");
-                }
-                Object c = cfg.getOrDefault("checksum", Boolean.FALSE);
-                if (!(c instanceof Boolean)) {
-                    throw new InvalidMetadataException(w + " has checksum " + quote(c) + "; expected true or false");
-                }
-                out.put("level", l);
-                out.put("checksum", c);
+                ZstdSpec z = spec(() -> ZstdSpec.parse(cfg), w);
+                out.put("level", (long) z.level());
+                out.put("checksum", z.checksum());
             }
             case SHARDING -> {
                 // Validated structurally by ShardingConfig, which needs the registry to build inner chains.
@@ -117,6 +104,15 @@ public final class BuiltinCodecs {
             }
         }
         return new CodecMetadata(codec.name(), out, codec.mustUnderstand());
+    }
+
+    /** A spec's parse (the one every backend uses), its message prefixed with the array. */
+    private static <T> T spec(java.util.function.Supplier<T> parse, String where) {
+        try {
+            return parse.get();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidMetadataException(where + ": " + e.getMessage(), e);
+        }
     }
 
     private static void only(Map<String, Object> cfg, Set<String> allowed, String where) {

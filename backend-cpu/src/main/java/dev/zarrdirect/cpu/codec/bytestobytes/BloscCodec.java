@@ -6,7 +6,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.api.codec.spec.CodecConfigReader;
+import dev.zarrdirect.api.codec.spec.BloscSpec;
 import dev.zarrdirect.cpu.codec.CodecItems;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.BitShuffle;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.BloscCompressor;
@@ -18,7 +18,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The {@code blosc} codec on the CPU: the Blosc1 container (see {@link BloscHeader}) written and read
@@ -53,20 +52,14 @@ public final class BloscCodec implements BytesToBytesCodec {
 
     public static final String NAME = "blosc";
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final Set<String> SHUFFLES = Set.of("noshuffle", "shuffle", "bitshuffle");
-
-    /** How blocks are shuffled before compression. */
-    public enum Shuffle {
-        NOSHUFFLE, SHUFFLE, BITSHUFFLE
-    }
 
     private final BloscCompressor compressor;
     private final int clevel;
-    private final Shuffle shuffle;
+    private final BloscSpec.Shuffle shuffle;
     private final int typesize;
     private final long blocksize;
 
-    private BloscCodec(BloscCompressor compressor, int clevel, Shuffle shuffle, int typesize, long blocksize) {
+    private BloscCodec(BloscCompressor compressor, int clevel, BloscSpec.Shuffle shuffle, int typesize, long blocksize) {
         this.compressor = compressor;
         this.clevel = clevel;
         this.shuffle = shuffle;
@@ -76,36 +69,13 @@ public final class BloscCodec implements BytesToBytesCodec {
 
     /** Reads the configuration described in the class documentation. */
     public static BloscCodec create(Map<String, Object> configuration) {
-        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("cname", "clevel", "shuffle", "typesize",
-                "blocksize", "id"));
-        if (c.has("id")) {
-            c.choice("id", Set.of(NAME));
-        }
-        String cname = c.choice("cname", Set.copyOf(BloscCompressor.names()));
-        BloscCompressor compressor = cname == null ? BloscCompressor.LZ4 : BloscCompressor.forName(cname);
-        int clevel = (int) c.integer("clevel", 0, 9, 5);
-        int typesize = (int) c.integer("typesize", 1, Integer.MAX_VALUE, 1);
-        long blocksize = c.integer("blocksize", 0, BloscHeader.MAX_BUFFERSIZE, 0);
-        Object s = configuration == null ? null : configuration.get("shuffle");
-        Shuffle shuffle;
-        if (s == null) {
-            shuffle = Shuffle.SHUFFLE;
-        } else if (s instanceof String) {
-            shuffle = Shuffle.valueOf(c.choice("shuffle", SHUFFLES).toUpperCase(java.util.Locale.ROOT));
-        } else {
-            int code = (int) c.integer("shuffle", -1, 2, 1);
-            shuffle = switch (code) {
-                case 0 -> Shuffle.NOSHUFFLE;
-                case 1 -> Shuffle.SHUFFLE;
-                case 2 -> Shuffle.BITSHUFFLE;
-                default -> typesize == 1 ? Shuffle.BITSHUFFLE : Shuffle.SHUFFLE;
-            };
-        }
+        BloscSpec spec = BloscSpec.parse(configuration);
+        BloscCompressor compressor = BloscCompressor.forName(spec.cname());
         if (compressor == BloscCompressor.ZSTD && !ZstdNatives.available()) {
             throw new IllegalStateException("codec \"blosc\" with cname \"zstd\" is unavailable on the CPU: "
                     + ZstdNatives.failure());
         }
-        return new BloscCodec(compressor, clevel, shuffle, typesize > 255 ? 1 : typesize, blocksize);
+        return new BloscCodec(compressor, spec.clevel(), spec.shuffle(), spec.typesize(), spec.blocksize());
     }
 
     public BloscCompressor compressor() {
@@ -116,7 +86,7 @@ public final class BloscCodec implements BytesToBytesCodec {
         return clevel;
     }
 
-    public Shuffle shuffle() {
+    public BloscSpec.Shuffle shuffle() {
         return shuffle;
     }
 
@@ -224,9 +194,9 @@ public final class BloscCodec implements BytesToBytesCodec {
 
     private int flags(boolean split) {
         int f = compressor.code() << 5;
-        if (shuffle == Shuffle.SHUFFLE) {
+        if (shuffle == BloscSpec.Shuffle.SHUFFLE) {
             f |= BloscHeader.DOSHUFFLE;
-        } else if (shuffle == Shuffle.BITSHUFFLE) {
+        } else if (shuffle == BloscSpec.Shuffle.BITSHUFFLE) {
             f |= BloscHeader.DOBITSHUFFLE;
         }
         return split ? f : f | BloscHeader.DONTSPLIT;
@@ -254,11 +224,11 @@ public final class BloscCodec implements BytesToBytesCodec {
             out.set(LE_INT, BloscHeader.SIZE + 4 * b, (int) pos);
             MemorySegment src = in;
             long srcOff = start;
-            if (shuffle == Shuffle.SHUFFLE && typesize > 1) {
+            if (shuffle == BloscSpec.Shuffle.SHUFFLE && typesize > 1) {
                 src = ws.block(bsize);
                 srcOff = 0;
                 ByteShuffle.shuffle(in, start, src, 0, bsize, typesize);
-            } else if (shuffle == Shuffle.BITSHUFFLE) {
+            } else if (shuffle == BloscSpec.Shuffle.BITSHUFFLE) {
                 src = ws.block(bsize);
                 srcOff = 0;
                 BitShuffle.shuffleBlock(in, start, src, 0, bsize, typesize);

@@ -5,7 +5,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.api.codec.spec.CodecConfigReader;
+import dev.zarrdirect.api.codec.spec.GzipSpec;
 import dev.zarrdirect.cpu.codec.CodecItems;
 
 import java.lang.foreign.MemorySegment;
@@ -13,7 +13,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
@@ -32,7 +31,6 @@ import java.util.zip.Inflater;
 public final class GzipCodec implements BytesToBytesCodec {
 
     static final String NAME = "gzip";
-    private static final int DEFAULT_LEVEL = 5;
     private static final int HEADER = 10;
     private static final int TRAILER = 8;
     private static final int FTEXT = 1;
@@ -53,8 +51,7 @@ public final class GzipCodec implements BytesToBytesCodec {
 
     /** Reads {@code {"level": 0..9}}; an absent level means 5, as zarr-python's default. */
     public static GzipCodec create(Map<String, Object> configuration) {
-        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("level"));
-        return new GzipCodec((int) c.integer("level", 0, 9, DEFAULT_LEVEL));
+        return new GzipCodec(GzipSpec.parse(configuration).level());
     }
 
     public int level() {

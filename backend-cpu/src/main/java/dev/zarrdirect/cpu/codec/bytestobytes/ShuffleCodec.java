@@ -5,12 +5,11 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.CorruptChunkException;
-import dev.zarrdirect.api.codec.spec.CodecConfigReader;
+import dev.zarrdirect.api.codec.spec.ShuffleSpec;
 import dev.zarrdirect.cpu.codec.CodecItems;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.ByteShuffle;
 
 import java.util.Map;
-import java.util.Set;
 
 /**
  * numcodecs' {@code shuffle} codec on the CPU ({@code "numcodecs.shuffle"}): the byte shuffle of
@@ -20,7 +19,6 @@ import java.util.Set;
 public final class ShuffleCodec implements BytesToBytesCodec {
 
     public static final String NAME = "numcodecs.shuffle";
-    private static final int DEFAULT_ELEMENTSIZE = 4;
 
     private final int elementsize;
 
@@ -30,11 +28,7 @@ public final class ShuffleCodec implements BytesToBytesCodec {
 
     /** Reads {@code {"elementsize": int >= 1}} (numcodecs' default 4); an {@code "id"}, if present, must be "shuffle". */
     public static ShuffleCodec create(Map<String, Object> configuration) {
-        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("elementsize", "id"));
-        if (c.has("id")) {
-            c.choice("id", Set.of("shuffle"));
-        }
-        return new ShuffleCodec((int) c.integer("elementsize", 1, Integer.MAX_VALUE, DEFAULT_ELEMENTSIZE));
+        return new ShuffleCodec(ShuffleSpec.parse(configuration).elementsize());
     }
 
     public int elementsize() {

@@ -5,12 +5,11 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.api.codec.spec.CodecConfigReader;
+import dev.zarrdirect.api.codec.spec.ZlibSpec;
 import dev.zarrdirect.cpu.codec.CodecItems;
 import dev.zarrdirect.cpu.codec.bytestobytes.blosc.ZlibStreams;
 
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
@@ -30,7 +29,6 @@ public final class ZlibCodec implements BytesToBytesCodec {
     public static final String NAME = "numcodecs.zlib";
     /** The Zarr v2 compressor id, accepted as a name too. */
     public static final String V2_ID = "zlib";
-    private static final int DEFAULT_LEVEL = 1;
     private static final ConcurrentLinkedQueue<Inflater> INFLATERS = new ConcurrentLinkedQueue<>();
 
     private final String name;
@@ -47,14 +45,8 @@ public final class ZlibCodec implements BytesToBytesCodec {
      * {@code name} ({@link #NAME} or {@link #V2_ID}); an {@code "id"} field, if present, must be "zlib".
      */
     public static ZlibCodec create(String name, Map<String, Object> configuration) {
-        if (!name.equals(NAME) && !name.equals(V2_ID)) {
-            throw new IllegalArgumentException("ZlibCodec is \"" + NAME + "\" or \"" + V2_ID + "\", not \"" + name + "\"");
-        }
-        CodecConfigReader c = CodecConfigReader.of(name, configuration, Set.of("level", "id"));
-        if (c.has("id")) {
-            c.choice("id", Set.of(V2_ID));
-        }
-        return new ZlibCodec(name, (int) c.integer("level", -1, 9, DEFAULT_LEVEL));
+        ZlibSpec spec = ZlibSpec.parse(name, configuration);
+        return new ZlibCodec(spec.name(), spec.level());
     }
 
     public int level() {

@@ -9,7 +9,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.cpu.codec.CodecConfig;
+import dev.zarrdirect.api.codec.spec.ZstdSpec;
 import dev.zarrdirect.cpu.codec.CodecItems;
 
 import java.lang.foreign.MemorySegment;
@@ -62,12 +62,11 @@ public final class ZstdCodec implements BytesToBytesCodec {
      * @throws IllegalStateException when zstd-jni's natives did not load
      */
     public static ZstdCodec create(Map<String, Object> configuration) {
-        CodecConfig c = CodecConfig.of(NAME, configuration, Set.of("level", "checksum"));
+        ZstdSpec spec = ZstdSpec.parse(configuration);
         if (!ZstdNatives.available()) {
             throw new IllegalStateException("codec \"zstd\" is unavailable on the CPU: " + ZstdNatives.failure());
         }
-        int level = (int) c.integer("level", Zstd.minCompressionLevel(), Zstd.maxCompressionLevel(), 0);
-        return new ZstdCodec(level, c.bool("checksum", false));
+        return new ZstdCodec(spec.level(), spec.checksum());
     }
 
     public int level() {

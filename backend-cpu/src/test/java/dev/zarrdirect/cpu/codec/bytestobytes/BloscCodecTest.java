@@ -251,12 +251,12 @@ class BloscCodecTest {
         BloscCodec defaults = BloscCodec.create(null);
         assertEquals("lz4", defaults.compressor().cname());
         assertEquals(5, defaults.clevel());
-        assertEquals(BloscCodec.Shuffle.SHUFFLE, defaults.shuffle());
+        assertEquals(dev.zarrdirect.api.codec.spec.BloscSpec.Shuffle.SHUFFLE, defaults.shuffle());
         Map<String, Object> v2 = new HashMap<>(Map.of("id", "blosc", "cname", "zstd", "clevel", 3L, "shuffle", 2L,
                 "blocksize", 0L));
-        assertEquals(BloscCodec.Shuffle.BITSHUFFLE, BloscCodec.create(v2).shuffle());
-        assertEquals(BloscCodec.Shuffle.BITSHUFFLE, BloscCodec.create(Map.of("shuffle", -1L)).shuffle());
-        assertEquals(BloscCodec.Shuffle.SHUFFLE, BloscCodec.create(Map.of("shuffle", -1L, "typesize", 4L)).shuffle());
+        assertEquals(dev.zarrdirect.api.codec.spec.BloscSpec.Shuffle.BITSHUFFLE, BloscCodec.create(v2).shuffle());
+        assertEquals(dev.zarrdirect.api.codec.spec.BloscSpec.Shuffle.BITSHUFFLE, BloscCodec.create(Map.of("shuffle", -1L)).shuffle());
+        assertEquals(dev.zarrdirect.api.codec.spec.BloscSpec.Shuffle.SHUFFLE, BloscCodec.create(Map.of("shuffle", -1L, "typesize", 4L)).shuffle());
         assertEquals(1, BloscCodec.create(Map.of("typesize", 256L)).typesize());
     }
 }

@@ -5,11 +5,11 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.ZstdSpec;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.KernelSource;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
-import dev.zarrdirect.opencl.codec.ClCodecConfig;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
 import java.lang.foreign.Arena;
@@ -17,7 +17,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -83,9 +82,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
 
     /** Reads {@code {"level": int, "checksum": boolean}} (used only by encoders; checked all the same). */
     public static OpenClZstdCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
-        ClCodecConfig c = ClCodecConfig.of(NAME, configuration, Set.of("level", "checksum"));
-        c.integer("level", -(1L << 17), 22, 0);
-        c.bool("checksum", false);
+        ZstdSpec.parse(configuration);
         return new OpenClZstdCodec(device, backend);
     }
 
