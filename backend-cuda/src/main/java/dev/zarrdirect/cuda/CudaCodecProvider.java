@@ -67,7 +67,7 @@ public final class CudaCodecProvider implements CodecProvider {
         if (b == null || device.index() >= b.cudaDevices().size()) {
             return Optional.empty();
         }
-        return Optional.of(CudaCodecs.create(b, b.cudaDevice(device), codecName, configuration));
+        return CudaCodecs.create(b, b.cudaDevice(device), codecName, configuration);
     }
 
     private static CudaBackend sharedBackend() {

@@ -4,12 +4,18 @@ package dev.zarrdirect.opencl;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.codec.Codec;
+import dev.zarrdirect.api.codec.spec.BloscSpec;
+import dev.zarrdirect.api.codec.spec.GzipSpec;
+import dev.zarrdirect.api.codec.spec.ZlibSpec;
 import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.opencl.codec.arraytoarray.OpenClTransposeCodec;
 import dev.zarrdirect.opencl.codec.arraytobytes.OpenClBytesCodec;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClCrc32cCodec;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClBloscCodec;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClInflateCodec;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClZstdCodec;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -54,6 +60,12 @@ public final class OpenClCodecProvider implements CodecProvider {
         if (OpenClZstdCodec.kernelAvailable()) {
             names.add("zstd");
         }
+        if (OpenClBloscCodec.kernelAvailable()) {
+            names.add(BloscSpec.NAME);
+        }
+        if (OpenClInflateCodec.kernelAvailable()) {
+            names.addAll(List.of(GzipSpec.NAME, ZlibSpec.NAME, ZlibSpec.V2_ID));
+        }
         return Set.copyOf(names);
     }
 
@@ -62,12 +74,20 @@ public final class OpenClCodecProvider implements CodecProvider {
         if (device.type() != DeviceType.OPENCL || backend != null && !backend.device().equals(device)) {
             return Optional.empty();
         }
+        if (codecName.equals(BloscSpec.NAME)) {
+            return OpenClBloscCodec.kernelAvailable()
+                    ? OpenClBloscCodec.create(configuration, device, backend).map(c -> c) : Optional.empty();
+        }
         return Optional.ofNullable(switch (codecName) {
             case "bytes" -> OpenClBytesCodec.create(configuration, device, backend);
             case "transpose" -> OpenClTransposeCodec.create(configuration, device, backend);
             case "crc32c" -> OpenClCrc32cCodec.create(configuration, device, backend);
             case "zstd" -> OpenClZstdCodec.kernelAvailable() ? OpenClZstdCodec.create(configuration, device, backend)
                     : null;
+            case GzipSpec.NAME -> OpenClInflateCodec.kernelAvailable()
+                    ? OpenClInflateCodec.gzip(configuration, device, backend) : null;
+            case ZlibSpec.NAME, ZlibSpec.V2_ID -> OpenClInflateCodec.kernelAvailable()
+                    ? OpenClInflateCodec.zlib(codecName, configuration, device, backend) : null;
             default -> null;
         });
     }

@@ -48,6 +48,11 @@ class DeviceReadConformanceTest {
         return CodecMetadata.of(name, cfg);
     }
 
+    static CodecMetadata blosc(String cname, long clevel, String shuffle, long typesize, long blocksize) {
+        return c("blosc", Map.of("cname", cname, "clevel", clevel, "shuffle", shuffle, "typesize", typesize,
+                "blocksize", blocksize));
+    }
+
     static List<List<CodecMetadata>> chains() {
         CodecMetadata le = c("bytes", Map.of("endian", "little"));
         CodecMetadata be = c("bytes", Map.of("endian", "big"));
@@ -58,6 +63,15 @@ class DeviceReadConformanceTest {
                 List.of(le, zstd),
                 List.of(le, c("zstd", Map.of("level", 19L, "checksum", true)), c("crc32c", Map.of())),
                 List.of(be, c("gzip", Map.of("level", 1L))),
+                // blosc on the device: every internal compressor, byte and bit shuffle, forced small
+                // blocks (several units per chunk); zlib inside blosc runs on the CPU (declined)
+                List.of(le, blosc("lz4", 5, "shuffle", 4, 0)),
+                List.of(le, blosc("lz4hc", 9, "bitshuffle", 4, 256)),
+                List.of(le, blosc("blosclz", 5, "shuffle", 4, 128)),
+                List.of(le, blosc("zstd", 3, "noshuffle", 4, 0)),
+                List.of(le, blosc("zlib", 1, "shuffle", 4, 0)),
+                List.of(le, c("numcodecs.zlib", Map.of("level", 6L))),
+                List.of(le, c("gzip", Map.of("level", 9L)), c("crc32c", Map.of())),
                 List.of(c("transpose", Map.of("order", List.of(2L, 0L, 1L))), le, zstd),
                 List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 3L, 8L),
                         "codecs", List.of(le.toJson(), zstd.toJson()),

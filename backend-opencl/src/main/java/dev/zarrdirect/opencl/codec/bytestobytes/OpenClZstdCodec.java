@@ -10,11 +10,9 @@ import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.KernelSource;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
+import dev.zarrdirect.opencl.codec.ChunkTable;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -109,8 +107,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
     /** zstd's compress bound, as {@code ZSTD_COMPRESSBOUND}. */
     @Override
     public long maxEncodedSize(long decodedSize) {
-        long margin = decodedSize < (128 << 10) ? ((128 << 10) - decodedSize) >> 11 : 0;
-        return decodedSize + (decodedSize >> 8) + margin;
+        return ZstdSpec.maxEncodedSize(decodedSize);
     }
 
     /** @throws UnsupportedOperationException always: zstd encoding runs on the CPU codec */
@@ -154,7 +151,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
     }
 
     /** The build options of the backend's zstd policy (chosen when it started). */
-    static String buildOptions(OpenClBackend b) {
+    public static String buildOptions(OpenClBackend b) {
         return b.zstdPolicy().buildOptions();
     }
 
@@ -211,46 +208,17 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
         int n = in.length / 2;
         ClKernel k = kernel(b);
         long local = localSize(b, k);
-        long align = b.baseAlignBytes();
-        long section = (8L * n + align - 1) / align * align;
-        long table = 0;
-        long[] subs = new long[4];
         long scratch = 0;
-        long status = 0;
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment t = a.allocate(4 * section, 8);
-            for (int f = 0; f < n; f++) {
-                t.set(ValueLayout.JAVA_LONG, 8L * f, in[2 * f]);
-                t.set(ValueLayout.JAVA_LONG, section + 8L * f, in[2 * f + 1]);
-                t.set(ValueLayout.JAVA_LONG, 2 * section + 8L * f, out[2 * f]);
-                t.set(ValueLayout.JAVA_LONG, 3 * section + 8L * f, out[2 * f + 1]);
-            }
-            table = b.createMemFrom(t, "zstd frame table");
-            for (int s = 0; s < 4; s++) {
-                subs[s] = b.subBuffer(table, s * section, 8L * n);
-            }
+        try (ChunkTable t = new ChunkTable(b, in, out, "zstd")) {
             scratch = b.createMem(SCRATCH_PER_FRAME * n, CL_MEM_READ_WRITE, "zstd scratch (" + n + " frames)");
-            status = b.createMem(4L * n, CL_MEM_READ_WRITE, "zstd status words");
+            ClKernel.Arg[] io = t.io(srcMem, dstMem);
             long ev = k.enqueue(b.queue(), new long[]{n * local}, new long[]{local},
-                    new ClKernel.Mem(srcMem), new ClKernel.Mem(subs[0]), new ClKernel.Mem(subs[1]),
-                    new ClKernel.Mem(dstMem), new ClKernel.Mem(subs[2]), new ClKernel.Mem(subs[3]),
-                    new ClKernel.Mem(scratch), new ClKernel.U64(SCRATCH_PER_FRAME), new ClKernel.Mem(status),
-                    new ClKernel.U32(n));
+                    io[0], io[1], io[2], io[3], io[4], io[5],
+                    new ClKernel.Mem(scratch), new ClKernel.U64(SCRATCH_PER_FRAME), t.status(), new ClKernel.U32(n));
             b.await(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
-            MemorySegment st = a.allocate(4L * n, 4);
-            b.read(status, 0, st, 0, 4L * n);
-            int[] result = new int[n];
-            for (int f = 0; f < n; f++) {
-                result[f] = st.getAtIndex(ValueLayout.JAVA_INT, f);
-            }
-            return result;
+            return t.readStatus();
         } finally {
-            for (long s : subs) {
-                b.releaseMem(s);
-            }
-            b.releaseMem(table);
             b.releaseMem(scratch);
-            b.releaseMem(status);
         }
     }
 }

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.cuda.codec;
+
+import dev.zarrdirect.api.CorruptChunkException;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.ZarrDirectException;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.BloscSpec;
+import dev.zarrdirect.cuda.CudaBackend;
+import dev.zarrdirect.cuda.driver.CudaDevice;
+import dev.zarrdirect.cuda.driver.KernelArgs;
+import dev.zarrdirect.cuda.kernels.ZdStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code blosc} codec (blosc 1.x frames) on a CUDA device: the kernels module's
+ * {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz]} (blosc/zd_blosc.h).
+ *
+ * <h2>Decoding</h2>
+ * Per batch, with no header read by the host (the chunks may have arrived by DMA): one launch of a
+ * single block checks every chunk's header and lays out the work units (one per blosc block of
+ * every chunk), then a fixed grid decodes the units, so the blocks of one chunk decode in parallel.
+ * Byte shuffle and bitshuffle are undone in the same kernel. Internal compressors lz4, lz4hc and
+ * blosclz use {@code zd_blosc_decode_lz} (a few hundred bytes of shared memory, so many groups per
+ * SM); zstd uses {@code zd_blosc_decode}, which carries the zstd decoder's state. The kernel is
+ * chosen from the array's {@code cname}; frames that use another compressor than the metadata
+ * says are decoded again by the full kernel.
+ *
+ * <h2>Memory</h2>
+ * A shuffled block is decoded into per-group scratch before it is unshuffled: {@link #groups()}
+ * groups of {@code max(256 KiB, blocksize in the metadata)} each. A chunk whose blocks are larger
+ * fails the first pass with {@code BLOSC_BLOCK_TOO_LARGE}; its header is then read back and it is
+ * decoded again with scratch sized for it.
+ *
+ * <h2>Not on the device</h2>
+ * Frames compressed with zlib or snappy inside blosc: {@link #create} declines a configuration
+ * naming them (the CPU codec then runs), and a frame of that kind met anyway fails with a message
+ * saying how to choose the CPU codec. Encoding: {@link #encode} throws
+ * {@link UnsupportedOperationException}; writes use the CPU codec.
+ */
+public final class CudaBloscCodec implements BytesToBytesCodec {
+
+    static final String NAME = BloscSpec.NAME;
+    /** Threads per decode group: one warp (measured best on the H100: 44 GB/s at 32 groups per SM). */
+    static final int THREADS = 32;
+    /** Decode groups per SM. */
+    static final int GROUPS_PER_SM = 32;
+    /** Scratch per group when the metadata says nothing larger: covers c-blosc's automatic blocks up to clevel 7. */
+    static final long DEFAULT_SCRATCH_BLOCK = 256L << 10;
+    /** The zstd decoder's scratch per group ({@code ZD_ZSTD_SCRATCH_PER_FRAME}). */
+    static final long ZSTD_SCRATCH = CudaZstdCodec.SCRATCH_PER_FRAME;
+    /** Chunks per launch at most (the plan kernel scans them in one block). */
+    static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
+
+    private final CudaBackend backend;
+    private final CudaDevice device;
+    private final BloscSpec spec;
+
+    private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec) {
+        this.backend = backend;
+        this.device = device;
+        this.spec = spec;
+    }
+
+    /**
+     * The device codec for {@code configuration}, or empty when its compressor is one the kernels do
+     * not decode (zlib, snappy), so that the registry picks the CPU codec.
+     *
+     * @throws IllegalArgumentException for an invalid configuration
+     */
+    static Optional<CudaBloscCodec> create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
+        BloscSpec spec = BloscSpec.parse(configuration);
+        if (!lz(spec.cname()) && !spec.cname().equals("zstd")) {
+            return Optional.empty();
+        }
+        return Optional.of(new CudaBloscCodec(backend, device, spec));
+    }
+
+    private static boolean lz(String cname) {
+        return cname.equals("lz4") || cname.equals("lz4hc") || cname.equals("blosclz");
+    }
+
+    /** The configuration this codec was made from. */
+    public BloscSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Device device() {
+        return device.device();
+    }
+
+    @Override
+    public String provider() {
+        return "cuda";
+    }
+
+    @Override
+    public long encodedSize(long decodedSize) {
+        return -1;
+    }
+
+    @Override
+    public long maxEncodedSize(long decodedSize) {
+        return BloscSpec.maxEncodedSize(decodedSize);
+    }
+
+    @Override
+    public void encode(CodecBatch batch) {
+        throw new UnsupportedOperationException("blosc encoding does not run on " + device + "; writes must use the CPU"
+                + " blosc codec (the registry picks it for encoding, or set zarrdirect.codec.blosc=cpu)");
+    }
+
+    int groups() {
+        return device.multiprocessors() * GROUPS_PER_SM;
+    }
+
+    @Override
+    public void decode(CodecBatch batch) {
+        for (int from = 0; from < batch.size(); from += MAX_CHUNKS_PER_LAUNCH) {
+            decode(batch, from, Math.min(batch.size(), from + MAX_CHUNKS_PER_LAUNCH));
+        }
+    }
+
+    private void decode(CodecBatch batch, int from, int to) {
+        int cap = to - from;
+        int[] item = new int[cap];
+        long[] sa = new long[cap], ss = new long[cap], da = new long[cap], ds = new long[cap];
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            try {
+                long in = DeviceWork.address(NAME, batch, i, batch.input(i), "input", device);
+                long out = DeviceWork.address(NAME, batch, i, batch.output(i), "output", device);
+                item[n] = i;
+                sa[n] = in;
+                ss[n] = batch.input(i).byteSize();
+                da[n] = out;
+                ds[n] = batch.output(i).byteSize();
+                n++;
+            } catch (ZarrDirectException e) {
+                batch.fail(i, e);
+            }
+        }
+        if (n == 0) {
+            return;
+        }
+        boolean full = !lz(spec.cname());
+        long block = Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize());
+        Pass first = run(batch, Arrays.copyOf(item, n), Arrays.copyOf(sa, n), Arrays.copyOf(ss, n), Arrays.copyOf(da, n),
+                Arrays.copyOf(ds, n), full, block, groups());
+        // Second chances: another compressor than the metadata named (the full kernel), or blocks
+        // larger than the scratch (scratch sized from the headers, fewer groups if it must).
+        first.retry(this, batch);
+    }
+
+    /** The outcome of one pass: the statuses, and what may be retried. */
+    private record Pass(int[] item, long[] sa, long[] ss, long[] da, long[] ds, int[] status, long[] blocksize,
+                        boolean full) {
+        void retry(CudaBloscCodec codec, CodecBatch batch) {
+            int n = item.length;
+            int[] again = new int[n];
+            int m = 0;
+            long largest = 0;
+            boolean needFull = full;
+            for (int k = 0; k < n; k++) {
+                int st = status[k];
+                boolean codecRetry = !full && st == ZdStatus.BLOSC_CODEC_UNSUPPORTED;
+                boolean sizeRetry = st == ZdStatus.BLOSC_BLOCK_TOO_LARGE;
+                if (codecRetry || sizeRetry) {
+                    again[m++] = k;
+                    largest = Math.max(largest, blocksize[k]);
+                    needFull |= codecRetry;
+                } else {
+                    codec.report(batch, item[k], st, ss[k], ds[k]);
+                }
+            }
+            if (m == 0) {
+                return;
+            }
+            int[] ks = Arrays.copyOf(again, m);
+            long block = Math.max(DEFAULT_SCRATCH_BLOCK, largest);
+            long perGroup = (block + 15) & ~15L;
+            // scratch of the second pass stays under 1 GiB: fewer, larger groups
+            int groups = (int) Math.max(1, Math.min(codec.groups(), (1L << 30) / (perGroup + (needFull ? ZSTD_SCRATCH : 0))));
+            Pass second = codec.run(batch, pick(item, ks), pick(sa, ks), pick(ss, ks), pick(da, ks), pick(ds, ks), needFull,
+                    block, groups);
+            for (int k = 0; k < m; k++) {
+                codec.report(batch, second.item[k], second.status[k], second.ss[k], second.ds[k]);
+            }
+        }
+
+        private static int[] pick(int[] a, int[] ks) {
+            return Arrays.stream(ks).map(k -> a[k]).toArray();
+        }
+
+        private static long[] pick(long[] a, int[] ks) {
+            return Arrays.stream(ks).mapToLong(k -> a[k]).toArray();
+        }
+    }
+
+    /** One plan launch and one decode launch over the given chunks; reads back statuses and block sizes. */
+    private Pass run(CodecBatch batch, int[] item, long[] sa, long[] ss, long[] da, long[] ds, boolean full, long block,
+                     int groups) {
+        int n = item.length;
+        ItemTable t = ItemTable.of(sa, ss, da, ds);
+        long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
+        int[] status = new int[n];
+        long[] blocksize = new long[n];
+        try (DeviceWork w = new DeviceWork(backend, device)) {
+            MemorySegment host = w.arena.allocate(t.byteSize() + 16L * n, 8);
+            t.writeTo(host);
+            long table = w.upload(host.asSlice(0, t.byteSize()));
+            long plan = w.scratch(8L * (n + 1));
+            long scratch = w.scratch(perGroup * groups);
+            long srcOff = table + t.srcOffsetsAt(), srcSz = table + t.srcSizesAt();
+            long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt(), st = table + t.statusAt();
+            w.launch("zd_blosc_plan", 1, 1024, 0, new KernelArgs()
+                    .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz).u64(plan).u64(st).u32(n));
+            String kernel = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
+            w.launch(kernel, groups, THREADS, 0, new KernelArgs()
+                    .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(t.dstBase()).u64(dstOff).u64(dstSz)
+                    .u64(plan).u64(scratch).u64(perGroup).u64(st).u32(n));
+            w.download(st, host, t.statusAt(), 4L * n);
+            w.sync(kernel + " over " + n + " blosc chunks starting with " + batch.label(item[0]));
+            boolean tooLarge = false;
+            for (int k = 0; k < n; k++) {
+                status[k] = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * k);
+                tooLarge |= status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE;
+            }
+            if (tooLarge) { // the headers' blocksize fields (bytes 8..11), for the second pass
+                long at = t.byteSize();
+                for (int k = 0; k < n; k++) {
+                    if (status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE) {
+                        w.download(sa[k], host, at + 16L * k, 16);
+                    }
+                }
+                w.sync("reading the headers of blosc chunks with large blocks");
+                for (int k = 0; k < n; k++) {
+                    if (status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE) {
+                        blocksize[k] = Integer.toUnsignedLong(host.get(ValueLayout.JAVA_INT_UNALIGNED, at + 16L * k + 8));
+                    }
+                }
+            }
+        }
+        return new Pass(item, sa, ss, da, ds, status, blocksize, full);
+    }
+
+    private void report(CodecBatch batch, int i, int st, long encoded, long decoded) {
+        if (st == ZdStatus.OK) {
+            batch.complete(i, decoded);
+        } else if (st == ZdStatus.BLOSC_CODEC_UNSUPPORTED) {
+            batch.fail(i, new CorruptChunkException(NAME, "blosc frame of " + batch.label(i) + " uses a compressor the "
+                    + device.device() + " kernels do not decode (zlib or snappy) although the array's metadata says \""
+                    + spec.cname() + "\"; read it with the CPU codec: zarrdirect.codec.blosc=cpu"));
+        } else {
+            batch.fail(i, new CorruptChunkException(NAME, "blosc frame of " + batch.label(i) + " is undecodable on "
+                    + device.device() + ": " + ZdStatus.name(st) + " (" + ZdStatus.text(st) + "), expected " + decoded
+                    + " decoded bytes (" + encoded + " encoded bytes)"));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CudaBloscCodec[" + device.device() + ", " + spec.cname() + "]";
+    }
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.cuda.codec;
+
+import dev.zarrdirect.api.CorruptChunkException;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.ZarrDirectException;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.GzipSpec;
+import dev.zarrdirect.api.codec.spec.ZlibSpec;
+import dev.zarrdirect.cuda.CudaBackend;
+import dev.zarrdirect.cuda.driver.CudaDevice;
+import dev.zarrdirect.cuda.driver.KernelArgs;
+import dev.zarrdirect.cuda.kernels.ZdStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * The deflate codecs on a CUDA device: {@code gzip} (RFC 1952 members, CRC-32 and ISIZE checked)
+ * and numcodecs' {@code zlib} (RFC 1950, Adler-32 checked), through the kernels module's
+ * {@code zd_gzip_decode_batch} and {@code zd_zlib_decode_batch} (inflate/): one thread block per
+ * chunk. A deflate stream decodes serially, so the parallelism is the number of chunks in flight
+ * (see docs/performance.md for what was measured). A chunk that does not decode fails alone with a {@link CorruptChunkException} naming the status.
+ * Encoding runs on the CPU codec.
+ */
+public final class CudaInflateCodec implements BytesToBytesCodec {
+
+    /** Threads per chunk's block: the decoding item plus the items that copy its matches. */
+    static final String THREADS_PROPERTY = "zarrdirect.cuda.inflateThreads";
+    static final int DEFAULT_THREADS = 64;
+    static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
+
+    private final CudaBackend backend;
+    private final CudaDevice device;
+    private final String name;
+    private final String kernel;
+    private final int threads;
+
+    private CudaInflateCodec(CudaBackend backend, CudaDevice device, String name, String kernel) {
+        this.backend = backend;
+        this.device = device;
+        this.name = name;
+        this.kernel = kernel;
+        this.threads = Integer.getInteger(THREADS_PROPERTY, DEFAULT_THREADS);
+    }
+
+    /** {@code gzip} with its configuration checked as every backend checks it. */
+    static CudaInflateCodec gzip(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
+        GzipSpec.parse(configuration);
+        return new CudaInflateCodec(backend, device, GzipSpec.NAME, "zd_gzip_decode_batch");
+    }
+
+    /** numcodecs' zlib under {@code name} ({@code numcodecs.zlib} or the v2 id {@code zlib}). */
+    static CudaInflateCodec zlib(CudaBackend backend, CudaDevice device, String name, Map<String, Object> configuration) {
+        ZlibSpec spec = ZlibSpec.parse(name, configuration);
+        return new CudaInflateCodec(backend, device, spec.name(), "zd_zlib_decode_batch");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Device device() {
+        return device.device();
+    }
+
+    @Override
+    public String provider() {
+        return "cuda";
+    }
+
+    @Override
+    public long encodedSize(long decodedSize) {
+        return -1;
+    }
+
+    /** Stored deflate blocks: 5 bytes per 65535, plus the largest wrapper (gzip header and trailer). */
+    @Override
+    public long maxEncodedSize(long decodedSize) {
+        return decodedSize + 5 * (decodedSize / 65535 + 1) + 18;
+    }
+
+    @Override
+    public void encode(CodecBatch batch) {
+        throw new UnsupportedOperationException(name + " encoding does not run on " + device + "; writes must use the CPU"
+                + " codec (the registry picks it for encoding, or set zarrdirect.codec." + name + "=cpu)");
+    }
+
+    @Override
+    public void decode(CodecBatch batch) {
+        for (int from = 0; from < batch.size(); from += MAX_CHUNKS_PER_LAUNCH) {
+            decode(batch, from, Math.min(batch.size(), from + MAX_CHUNKS_PER_LAUNCH));
+        }
+    }
+
+    private void decode(CodecBatch batch, int from, int to) {
+        int cap = to - from;
+        int[] item = new int[cap];
+        long[] sa = new long[cap], ss = new long[cap], da = new long[cap], ds = new long[cap];
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            try {
+                long in = DeviceWork.address(name, batch, i, batch.input(i), "input", device);
+                long out = DeviceWork.address(name, batch, i, batch.output(i), "output", device);
+                item[n] = i;
+                sa[n] = in;
+                ss[n] = batch.input(i).byteSize();
+                da[n] = out;
+                ds[n] = batch.output(i).byteSize();
+                n++;
+            } catch (ZarrDirectException e) {
+                batch.fail(i, e);
+            }
+        }
+        if (n == 0) {
+            return;
+        }
+        ItemTable t = ItemTable.of(Arrays.copyOf(sa, n), Arrays.copyOf(ss, n), Arrays.copyOf(da, n), Arrays.copyOf(ds, n));
+        try (DeviceWork w = new DeviceWork(backend, device)) {
+            MemorySegment host = w.arena.allocate(t.byteSize(), 8);
+            t.writeTo(host);
+            long table = w.upload(host);
+            // the decoders need no global scratch (ZD_INFLATE_SCRATCH_PER_CHUNK is 0): NULL and 0
+            w.launch(kernel, n, threads, 0, new KernelArgs()
+                    .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
+                    .u64(t.dstBase()).u64(table + t.dstOffsetsAt()).u64(table + t.dstSizesAt())
+                    .u64(0).u64(0).u64(table + t.statusAt()).u32(n));
+            w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
+            w.sync(kernel + " over " + n + " chunks starting with " + batch.label(item[0]));
+            for (int k = 0; k < n; k++) {
+                int st = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * k);
+                int i = item[k];
+                if (st == ZdStatus.OK) {
+                    batch.complete(i, ds[k]);
+                } else {
+                    batch.fail(i, new CorruptChunkException(name, name + " stream of " + batch.label(i)
+                            + " is undecodable on " + device.device() + ": " + ZdStatus.name(st) + " ("
+                            + ZdStatus.text(st) + "), expected " + ds[k] + " decoded bytes (" + ss[k] + " encoded bytes)"));
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CudaInflateCodec[" + name + ", " + device.device() + "]";
+    }
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.opencl.codec;
+
+import dev.zarrdirect.opencl.ClKernel;
+import dev.zarrdirect.opencl.OpenClBackend;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
+
+/**
+ * The per-chunk arrays every batch decode kernel of the kernels module takes (input offsets, input
+ * sizes, output offsets, output sizes: four sub-buffers of one upload) and the status words it
+ * writes, on an OpenCL device. One per launch; {@link #close()} releases them.
+ */
+public final class ChunkTable implements AutoCloseable {
+
+    private final OpenClBackend b;
+    private final int n;
+    private final long table;
+    private final long[] subs = new long[4];
+    private final long status;
+
+    /**
+     * Uploads the table of {@code in} and {@code out}, each {@code (offset, size)} pairs of bytes in
+     * the launch's input and output buffers.
+     *
+     * @param what names the codec in allocation errors
+     */
+    public ChunkTable(OpenClBackend b, long[] in, long[] out, String what) {
+        this.b = b;
+        this.n = in.length / 2;
+        long align = b.baseAlignBytes();
+        long section = (8L * n + align - 1) / align * align;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment t = a.allocate(4 * section, 8);
+            for (int f = 0; f < n; f++) {
+                t.set(ValueLayout.JAVA_LONG, 8L * f, in[2 * f]);
+                t.set(ValueLayout.JAVA_LONG, section + 8L * f, in[2 * f + 1]);
+                t.set(ValueLayout.JAVA_LONG, 2 * section + 8L * f, out[2 * f]);
+                t.set(ValueLayout.JAVA_LONG, 3 * section + 8L * f, out[2 * f + 1]);
+            }
+            table = b.createMemFrom(t, what + " chunk table");
+        }
+        try {
+            for (int s = 0; s < 4; s++) {
+                subs[s] = b.subBuffer(table, s * section, 8L * n);
+            }
+            status = b.createMem(4L * n, CL_MEM_READ_WRITE, what + " status words");
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Chunks in the table. */
+    public int size() {
+        return n;
+    }
+
+    /** The kernel arguments {@code src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes}. */
+    public ClKernel.Arg[] io(long srcMem, long dstMem) {
+        return new ClKernel.Arg[]{new ClKernel.Mem(srcMem), new ClKernel.Mem(subs[0]), new ClKernel.Mem(subs[1]),
+                new ClKernel.Mem(dstMem), new ClKernel.Mem(subs[2]), new ClKernel.Mem(subs[3])};
+    }
+
+    /** The input-sizes and output-sizes arrays alone (for planning kernels). */
+    public ClKernel.Mem srcSizes() {
+        return new ClKernel.Mem(subs[1]);
+    }
+
+    /** The input offsets array. */
+    public ClKernel.Mem srcOffsets() {
+        return new ClKernel.Mem(subs[0]);
+    }
+
+    /** The output sizes array. */
+    public ClKernel.Mem dstSizes() {
+        return new ClKernel.Mem(subs[3]);
+    }
+
+    /** The status words, one {@code uint} per chunk. */
+    public ClKernel.Mem status() {
+        return new ClKernel.Mem(status);
+    }
+
+    /** Reads the status words back (after the kernel's event completed). */
+    public int[] readStatus() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment st = a.allocate(4L * n, 4);
+            b.read(status, 0, st, 0, 4L * n);
+            int[] result = new int[n];
+            for (int f = 0; f < n; f++) {
+                result[f] = st.getAtIndex(ValueLayout.JAVA_INT, f);
+            }
+            return result;
+        }
+    }
+
+    @Override
+    public void close() {
+        for (long s : subs) {
+            b.releaseMem(s);
+        }
+        b.releaseMem(table);
+        b.releaseMem(status);
+    }
+}

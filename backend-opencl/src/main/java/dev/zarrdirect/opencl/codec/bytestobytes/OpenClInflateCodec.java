@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.opencl.codec.bytestobytes;
+
+import dev.zarrdirect.api.CorruptChunkException;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.GzipSpec;
+import dev.zarrdirect.api.codec.spec.ZlibSpec;
+import dev.zarrdirect.opencl.ClKernel;
+import dev.zarrdirect.opencl.KernelSource;
+import dev.zarrdirect.opencl.OpenClBackend;
+import dev.zarrdirect.opencl.codec.BatchRun;
+import dev.zarrdirect.opencl.codec.ChunkTable;
+import dev.zarrdirect.opencl.codec.DeviceItems;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The deflate codecs on an OpenCL device, decode only: {@code gzip} (members, CRC-32 and ISIZE
+ * checked) and numcodecs' {@code zlib} (Adler-32 checked), through the kernels module's
+ * {@code zd_gzip_decode_batch} and {@code zd_zlib_decode_batch} ({@code opencl/zd_inflate.cl}), one
+ * work-group per chunk and one launch per batch. A chunk whose stream does not decode fails alone with
+ * a {@link CorruptChunkException} naming the status as {@code zd_status.h} states it. Writes use the
+ * CPU codec.
+ */
+public final class OpenClInflateCodec implements BytesToBytesCodec {
+
+    static final String KERNEL_SOURCE = KernelSource.KERNELS_PREFIX + "opencl/zd_inflate.cl";
+    /** Work-items per chunk; default 64, lowered to what the kernel allows on the device. */
+    public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.inflateLocalSize";
+    private static final ConcurrentHashMap<String, String> SOURCES = new ConcurrentHashMap<>();
+
+    private final String name;
+    private final String kernel;
+    private final Device device;
+    private final OpenClBackend backend;
+
+    private OpenClInflateCodec(String name, String kernel, Device device, OpenClBackend backend) {
+        this.name = name;
+        this.kernel = kernel;
+        this.device = device;
+        this.backend = backend;
+    }
+
+    /** True when the kernels module's deflate decoder source can be read. */
+    public static boolean kernelAvailable() {
+        try {
+            return KernelSource.exists(KERNEL_SOURCE);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** {@code gzip}, its configuration checked as on every backend. */
+    public static OpenClInflateCodec gzip(Map<String, Object> configuration, Device device, OpenClBackend backend) {
+        GzipSpec.parse(configuration);
+        return new OpenClInflateCodec(GzipSpec.NAME, "zd_gzip_decode_batch", device, backend);
+    }
+
+    /** numcodecs' zlib under {@code name} ({@code numcodecs.zlib} or {@code zlib}). */
+    public static OpenClInflateCodec zlib(String name, Map<String, Object> configuration, Device device,
+                                          OpenClBackend backend) {
+        return new OpenClInflateCodec(ZlibSpec.parse(name, configuration).name(), "zd_zlib_decode_batch", device, backend);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public String provider() {
+        return "opencl";
+    }
+
+    @Override
+    public long encodedSize(long decodedSize) {
+        return -1;
+    }
+
+    /** Stored deflate blocks: 5 bytes per 65535, plus the largest wrapper (gzip header and trailer). */
+    @Override
+    public long maxEncodedSize(long decodedSize) {
+        return decodedSize + 5 * (decodedSize / 65535 + 1) + 18;
+    }
+
+    /** @throws UnsupportedOperationException always: encoding runs on the CPU codec */
+    @Override
+    public void encode(CodecBatch batch) {
+        throw new UnsupportedOperationException("the opencl " + name + " codec decodes only; set zarrdirect.codec."
+                + name + "=cpu for writes");
+    }
+
+    private static ClKernel kernel(OpenClBackend b, String kernel) {
+        String dir = b.openClSettings().kernelsDir();
+        String src = SOURCES.computeIfAbsent(dir == null ? "" : dir,
+                d -> KernelSource.loadFrom(dir, KERNEL_SOURCE, KernelSource.KERNELS_PREFIX));
+        return b.programs().kernel(KERNEL_SOURCE, src, "", kernel);
+    }
+
+    @Override
+    public void decode(CodecBatch batch) {
+        BatchRun.run(backend, name, "decode", batch, new BatchRun.Work() {
+            @Override
+            public boolean check(int i) {
+                return true;
+            }
+
+            @Override
+            public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
+                List<Integer> idx = g.items();
+                int n = idx.size();
+                long[] in = new long[n * 2];
+                long[] out = new long[n * 2];
+                for (int k = 0; k < n; k++) {
+                    int i = idx.get(k);
+                    in[2 * k] = items.in(i).offset();
+                    in[2 * k + 1] = batch.input(i).byteSize();
+                    out[2 * k] = items.out(i).offset();
+                    out[2 * k + 1] = batch.output(i).byteSize();
+                }
+                ClKernel k = kernel(b, kernel);
+                long want = Long.getLong(LOCAL_SIZE_PROPERTY, 64);
+                long local = Math.max(1, Long.highestOneBit(Math.min(want, k.maxWorkGroupSize(b.deviceId()))));
+                int[] status;
+                try (ChunkTable t = new ChunkTable(b, in, out, name)) {
+                    ClKernel.Arg[] io = t.io(g.inMem(), g.outMem());
+                    long ev = k.enqueue(b.queue(), new long[]{n * local}, new long[]{local}, io[0], io[1], io[2], io[3],
+                            io[4], io[5], new ClKernel.Mem(0), new ClKernel.U64(0), t.status(), new ClKernel.U32(n));
+                    b.await(ev, "kernel " + kernel + " over " + n + " chunks");
+                    status = t.readStatus();
+                }
+                for (int j = 0; j < n; j++) {
+                    int i = idx.get(j);
+                    if (status[j] == 0) {
+                        written[i] = batch.output(i).byteSize();
+                    } else {
+                        batch.fail(i, new CorruptChunkException(name, name + " stream of " + batch.label(i)
+                                + " is corrupt (decoded on " + b.device() + "): " + OpenClZstdCodec.describeStatus(b, status[j])
+                                + "; expected " + batch.output(i).byteSize() + " decoded bytes from "
+                                + batch.input(i).byteSize() + " encoded bytes"));
+                    }
+                }
+            }
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "OpenClInflateCodec[" + name + ", " + device + "]";
+    }
+}
