@@ -36,7 +36,7 @@ static zd_u32 next(void) {
 
 /* Decodes one frame with exactly sized heap buffers; returns its status, output in *out (malloc'd). */
 static zd_u32 decode(const zd_u8 *frame, size_t len, size_t dst_len, zd_u8 **out, zd_u32 groups, zd_u32 items,
-                     zd_u64 spg) {
+                     zd_u64 spg, zd_u32 mode) {
     zd_u8 *src = (zd_u8 *)malloc(len ? len : 1u);
     memcpy(src, frame, len);
     zd_u8 *dst = (zd_u8 *)malloc(dst_len ? dst_len : 1u);
@@ -44,7 +44,7 @@ static zd_u32 decode(const zd_u8 *frame, size_t len, size_t dst_len, zd_u8 **out
     zd_u64 *plan = (zd_u64 *)malloc(ZD_BLOSC_PLAN_BYTES(1));
     zd_u64 so = 0, ss = len, doff = 0, ds = dst_len;
     zd_u32 st = 0xFFFFFFFFu;
-    if (zd_host_blosc_decode_batch(src, &so, &ss, dst, &doff, &ds, plan, scratch, spg, &st, 1u, groups, items, 1u) != 0)
+    if (zd_host_blosc_decode_batch(src, &so, &ss, dst, &doff, &ds, plan, scratch, spg, &st, 1u, groups, items, mode) != 0)
         exit(3);
     free(src);
     free(scratch);
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
         zd_u8 *out;
         zd_u32 codec = frame[2] >> 5, memcpyed = (frame[2] & 2u) != 0;
         zd_u32 want = (memcpyed || dlen[d] == 0 || codec != 3u) ? 0u : ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
-        zd_u32 st = decode(frame, fl, dlen[d], &out, 2u, (k % 5u == 0u) ? 3u : 1u, spg);
+        zd_u32 st = decode(frame, fl, dlen[d], &out, 2u, (k % 5u == 0u) ? 3u : 1u, spg, 1u + 2u * (k & 1u));
         if (st != want || (st == 0u && memcmp(out, data[d], dlen[d]) != 0)) {
             fprintf(stderr, "FAIL %s: status %u, want %u\n", name, st, want);
             fails++;
@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
         if (want != 0u) continue;
         zd_u32 step = fl <= 1000u ? 1u : fl / 200u;
         for (zd_u32 cut = 0; cut < fl; cut += (cut < 64u ? 1u : step)) {
-            st = decode(frame, cut, dlen[d], &out, 1u, 1u, spg);
+            st = decode(frame, cut, dlen[d], &out, 1u, 1u, spg, 1u + 2u * (cut & 1u));
             free(out);
             runs++;
             if (st == 0u) {
@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
             zd_u32 nf = 1u + next() % 4u;
             for (zd_u32 j = 0; j < nf; j++) f[next() % fl] ^= (zd_u8)(1u << (next() % 8u));
             zd_u32 items = (i % 7 == 0) ? 3u : 1u;
-            st = decode(f, fl, dlen[d], &out, 1u + (zd_u32)(i % 3), items, spg);
+            st = decode(f, fl, dlen[d], &out, 1u + (zd_u32)(i % 3), items, spg, 1u + 2u * (zd_u32)(i & 1));
             runs++;
             if (st == 0u) accepted++;
             else rejected++;

@@ -28,9 +28,11 @@
  *      raises status[c] with an atomic max: when several blocks of a chunk fail, the chunk's word
  *      is the largest of their codes, the same under any schedule.
  * Inside a unit: item 0 walks the chain of stream sizes (bounds-checked) into local memory; raw
- * streams are copied by the whole group; lz4/blosclz streams are decoded one stream per item
- * (items s, s + local_size, ... of the up to 16 split streams); zstd streams are decoded one
- * after another by the whole group. Without a shuffle, streams decode straight into dst;
+ * streams are copied by the whole group; lz4/blosclz streams are decoded one after another, each
+ * by the whole group (blosc/zd_lz_group.h: item 0 parses a batch of sequences, every item copies
+ * their bytes), or with ZD_BLOSC_MODE_LZ_THREAD one stream per item (items s, s + local_size, ...
+ * of the up to 16 split streams, each copying its own bytes); zstd streams are decoded one after
+ * another by the whole group. Without a shuffle, streams decode straight into dst;
  * with one, into the group's scratch, which the group then unshuffles into dst.
  *
  * Memory:
@@ -41,7 +43,8 @@
  *            the scratch gives ZD_STATUS_BLOSC_BLOCK_TOO_LARGE (a caller error: decode that
  *            chunk elsewhere). Unshuffled blocks need no scratch.
  *   local    zd_blosc_plan: ZD_SCAN_TMP_WORDS u64; zd_blosc_decode: sizeof(zd_blosc_lds) +
- *            sizeof(zd_zstd_lds); zd_blosc_decode_lz: sizeof(zd_blosc_lds) (about 200 bytes).
+ *            sizeof(zd_zstd_lds); zd_blosc_decode_lz: sizeof(zd_blosc_lds) (about 3.3 KiB, most of
+ *            it the LZ batch of ZD_LZ_BATCH sequences).
  * Limits: typesize 1..255 (the header's byte); blocks split into at most ZD_BLOSC_MAX_SPLITS
  * streams (as the format rule implies); nbytes, blocksize, cbytes below 2^32 (the format's
  * fields); a shuffled block no larger than the scratch given (the recommendation is
@@ -57,6 +60,7 @@
 #include "blosc/zd_lz4.h"
 #include "blosc/zd_blosclz.h"
 #include "blosc/zd_shuffle.h"
+#include "blosc/zd_lz_group.h"
 
 #define ZD_BLOSC_HEADER_SIZE 16u
 #define ZD_BLOSC_F_SHUFFLE 0x01u
@@ -71,6 +75,9 @@
 #define ZD_BLOSC_MIN_BUFFERSIZE 128u
 /* A memcpyed chunk is copied in units of this many bytes (one group each). */
 #define ZD_BLOSC_COPY_UNIT ((zd_u64)256u * 1024u)
+/* zd_blosc_decode_unit_group's mode bits */
+#define ZD_BLOSC_MODE_ZSTD 1u      /* decode zstd streams (needs zd_zstd_lds and the zstd scratch) */
+#define ZD_BLOSC_MODE_LZ_THREAD 2u /* one item per lz4/blosclz stream instead of the whole group */
 #define ZD_BLOSC_DEFAULT_MAX_BLOCK ((zd_u64)8u * 1024u * 1024u)
 #define ZD_BLOSC_ROUND16(x) ((((zd_u64)(x)) + 15u) & ~(zd_u64)15u)
 #define ZD_BLOSC_PLAN_BYTES(n_chunks) (8u * ((zd_u64)(n_chunks) + 1u))
@@ -88,6 +95,7 @@ typedef struct {
     zd_u32 len[ZD_BLOSC_MAX_SPLITS]; /* compressed size */
     zd_u32 st[ZD_BLOSC_MAX_SPLITS];  /* per-stream status */
     zd_u32 status;
+    zd_lz_batch lz; /* the cooperative LZ executor's batch */
 } zd_blosc_lds;
 
 ZD_INLINE zd_u32 zd_blosc_le32(const ZD_GLOBAL zd_u8 *p) {
@@ -137,12 +145,35 @@ ZD_INLINE zd_u32 zd_blosc_splits_thread(const zd_blosc_hdr *h, zd_u64 bsize) {
     return split ? h->typesize : 1u;
 }
 
+/* Decodes the lz4 (is_lz4) or BloscLZ stream src[0, src_len) into exactly dst[0, dst_len) with
+   every item of the group (blosc/zd_lz_group.h). Every item calls; the status is valid on all. */
+ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, zd_u32 src_len, ZD_GLOBAL zd_u8 *dst,
+                                  zd_u32 dst_len, ZD_LOCAL zd_lz_batch *b) {
+    zd_lz_cursor c;
+    zd_lz_cursor_init_thread(&c);
+    for (;;) {
+        if (zd_local_id() == 0u) {
+            if (is_lz4) zd_lz4_parse_thread(&c, src, src_len, dst_len, b);
+            else zd_blosclz_parse_thread(&c, src, src_len, dst_len, b);
+        }
+        ZD_BARRIER();
+        zd_u32 st = b->status, done = b->done;
+        if (st != ZD_STATUS_OK) {
+            ZD_BARRIER(); /* everyone has read the status before item 0 parses again */
+            return st;
+        }
+        zd_lz_execute_group(src, dst, b); /* its first barrier also orders the reads above */
+        if (done) return ZD_STATUS_OK;
+    }
+}
+
 /* Decodes work unit `unit` of the chunk src[0, src_len) -> dst[0, dst_len). Every item calls;
    the status is valid on every item. scratch: this group's scratch (see the header comment);
-   with_zstd 0: zstd streams give ZD_STATUS_BLOSC_CODEC_UNSUPPORTED and zlds is not touched. */
+   mode: ZD_BLOSC_MODE_* bits; without ZD_BLOSC_MODE_ZSTD, zstd streams give
+   ZD_STATUS_BLOSC_CODEC_UNSUPPORTED and zlds is not touched. */
 ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst,
                                           zd_u64 dst_len, zd_u64 unit, ZD_GLOBAL zd_u8 *scratch, zd_u64 scratch_len,
-                                          ZD_LOCAL zd_blosc_lds *lds, ZD_LOCAL zd_zstd_lds *zlds, zd_u32 with_zstd) {
+                                          ZD_LOCAL zd_blosc_lds *lds, ZD_LOCAL zd_zstd_lds *zlds, zd_u32 mode) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_blosc_hdr h;
     zd_u32 st = zd_blosc_header_thread(src, src_len, dst_len, &h);
@@ -209,12 +240,18 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
     if (h.codec == ZD_BLOSC_CODEC_ZSTD) {
         for (zd_u32 s = 0; s < splits && st == ZD_STATUS_OK; s++) {
             if (lds->len[s] == neblock) continue;
-            if (!with_zstd) {
+            if (!(mode & ZD_BLOSC_MODE_ZSTD)) {
                 st = ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
                 break;
             }
             st = zd_zstd_decode_frame_group(src + lds->pos[s], lds->len[s], out + (zd_u64)s * neblock, neblock,
                                             zscratch, zlen, zlds);
+        }
+    } else if (!(mode & ZD_BLOSC_MODE_LZ_THREAD)) {
+        for (zd_u32 s = 0; s < splits && st == ZD_STATUS_OK; s++) {
+            if (lds->len[s] == neblock) continue;
+            st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src + lds->pos[s], lds->len[s],
+                                    out + (zd_u64)s * neblock, neblock, &lds->lz);
         }
     } else {
         for (zd_u32 s = lid; s < splits; s += ls) {
@@ -287,14 +324,14 @@ ZD_FUNC void zd_blosc_decode_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
                                    const ZD_GLOBAL zd_u64 *dst_offsets, const ZD_GLOBAL zd_u64 *dst_sizes,
                                    const ZD_GLOBAL zd_u64 *plan, ZD_GLOBAL zd_u8 *scratch, zd_u64 scratch_per_group,
                                    ZD_GLOBAL zd_u32 *status, zd_u32 n_chunks, ZD_LOCAL zd_blosc_lds *lds,
-                                   ZD_LOCAL zd_zstd_lds *zlds, zd_u32 with_zstd) {
+                                   ZD_LOCAL zd_zstd_lds *zlds, zd_u32 mode) {
     if (n_chunks == 0u) return;
     zd_u64 total = plan[n_chunks];
     ZD_GLOBAL zd_u8 *scr = scratch + (zd_u64)zd_group_id() * scratch_per_group;
     for (zd_u64 u = zd_group_id(); u < total; u += zd_num_groups()) {
         zd_u32 c = zd_blosc_chunk_of_unit(plan, n_chunks, u);
         zd_u32 s = zd_blosc_decode_unit_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c],
-                                              u - plan[c], scr, scratch_per_group, lds, zlds, with_zstd);
+                                              u - plan[c], scr, scratch_per_group, lds, zlds, mode);
         if (zd_local_id() == 0u && s != ZD_STATUS_OK) zd_atomic_max_u32(status + c, s);
     }
 }

@@ -74,4 +74,92 @@ ZD_FUNC zd_u32 zd_blosclz_decode_thread(const ZD_GLOBAL zd_u8 *src, zd_u32 src_l
     }
 }
 
+/* The same checks in the same order as zd_blosclz_decode_thread, without the copies (see
+   zd_lz4_parse_thread); the stream must produce exactly dst_len bytes. */
+ZD_FUNC void zd_blosclz_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src, zd_u32 src_len, zd_u32 dst_len,
+                                     ZD_LOCAL zd_lz_batch *b) {
+    zd_lz_batch_begin_thread(b, c);
+    if (c->ip == 0u) {
+        if (src_len == 0u) {
+            b->status = ZD_STATUS_CORRUPT_BLOSCLZ;
+            return;
+        }
+        c->ctrl = src[0] & 31u;
+        c->ip = 1u;
+    }
+    zd_u32 ip = c->ip, op = c->op, ctrl = c->ctrl, s = ZD_STATUS_OK;
+    while (b->n < ZD_LZ_BATCH) {
+        if (ctrl < 32u) {
+            zd_u32 run = ctrl + 1u;
+            if (src_len - ip < run) {
+                s = ZD_STATUS_CORRUPT_TRUNCATED;
+                break;
+            }
+            if (dst_len - op < run) {
+                s = ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW;
+                break;
+            }
+            zd_lz_batch_push_thread(b, c, ip, run, op, 0u, 0u);
+            ip += run;
+            op += run;
+            if (ip >= src_len) {
+                b->done = 1u;
+                if (op != dst_len) s = ZD_STATUS_CORRUPT_OUTPUT_UNDERFLOW;
+                break;
+            }
+        } else {
+            zd_u32 len = (ctrl >> 5) - 1u;
+            zd_u32 hi = ctrl & 31u;
+            if (len == 6u) {
+                zd_u32 x;
+                do {
+                    if (ip >= src_len) {
+                        s = ZD_STATUS_CORRUPT_TRUNCATED;
+                        break;
+                    }
+                    x = src[ip++];
+                    len += x;
+                } while (x == 255u && len < ZD_BLOSCLZ_LEN_CAP);
+                if (s != ZD_STATUS_OK) break;
+            }
+            if (ip >= src_len) {
+                s = ZD_STATUS_CORRUPT_TRUNCATED;
+                break;
+            }
+            zd_u32 lo = src[ip++];
+            zd_u32 distance;
+            if (hi == 31u && lo == 255u) {
+                if (src_len - ip < 2u) {
+                    s = ZD_STATUS_CORRUPT_TRUNCATED;
+                    break;
+                }
+                distance = (((zd_u32)src[ip] << 8) | (zd_u32)src[ip + 1u]) + 8192u;
+                ip += 2u;
+            } else {
+                distance = (hi << 8) + lo + 1u;
+            }
+            zd_u32 length = len + 3u;
+            if (distance > op) {
+                s = ZD_STATUS_CORRUPT_OFFSET_BEFORE_START;
+                break;
+            }
+            if (dst_len - op < length) {
+                s = ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW;
+                break;
+            }
+            if (ip >= src_len) {
+                s = ZD_STATUS_CORRUPT_BLOSCLZ;
+                break;
+            }
+            zd_lz_batch_push_thread(b, c, 0u, 0u, op, distance, length);
+            op += length;
+        }
+        ctrl = src[ip++];
+    }
+    c->ip = ip;
+    c->op = op;
+    c->ctrl = ctrl;
+    b->status = s;
+}
+
 #endif

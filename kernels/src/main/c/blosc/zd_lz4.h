@@ -20,6 +20,7 @@
 
 #include "zd_portable.h"
 #include "zstd/zd_status.h"
+#include "blosc/zd_lz_group.h"
 
 /* Forward byte copy inside dst: overlapping matches (offset < length) repeat their pattern, so
    the copy must go byte by byte in order unless the ranges are apart. */
@@ -90,6 +91,63 @@ ZD_FUNC zd_u32 zd_lz4_decode_thread(const ZD_GLOBAL zd_u8 *src, zd_u32 src_len, 
         zd_lz_match_copy_thread(dst, op, offset, ml);
         op += ml;
     }
+}
+
+/* The same checks in the same order as zd_lz4_decode_thread, without the copies: item 0 parses
+   sequences into b for zd_lz_execute_group until the batch is full, the stream ends (b->done) or
+   a check fails (b->status). */
+ZD_FUNC void zd_lz4_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src, zd_u32 src_len, zd_u32 dst_len,
+                                 ZD_LOCAL zd_lz_batch *b) {
+    zd_lz_batch_begin_thread(b, c);
+    zd_u32 ip = c->ip, op = c->op, s = ZD_STATUS_OK;
+    while (b->n < ZD_LZ_BATCH) {
+        if (ip >= src_len) {
+            s = ZD_STATUS_CORRUPT_TRUNCATED;
+            break;
+        }
+        zd_u32 token = src[ip++];
+        zd_u32 lit = token >> 4;
+        if (lit == 15u && (s = zd_lz4_ext_thread(src, src_len, &ip, &lit, dst_len)) != ZD_STATUS_OK) break;
+        if (lit > src_len - ip) {
+            s = ZD_STATUS_CORRUPT_TRUNCATED;
+            break;
+        }
+        if (lit > dst_len - op) {
+            s = ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW;
+            break;
+        }
+        zd_u32 lit_src = ip, out = op;
+        ip += lit;
+        op += lit;
+        if (ip == src_len) {
+            zd_lz_batch_push_thread(b, c, lit_src, lit, out, 0u, 0u);
+            b->done = 1u;
+            if (op != dst_len) s = ZD_STATUS_CORRUPT_OUTPUT_UNDERFLOW;
+            break;
+        }
+        if (src_len - ip < 2u) {
+            s = ZD_STATUS_CORRUPT_TRUNCATED;
+            break;
+        }
+        zd_u32 offset = (zd_u32)src[ip] | ((zd_u32)src[ip + 1u] << 8);
+        ip += 2u;
+        if (offset == 0u || offset > op) {
+            s = ZD_STATUS_CORRUPT_OFFSET_BEFORE_START;
+            break;
+        }
+        zd_u32 ml = token & 15u;
+        if (ml == 15u && (s = zd_lz4_ext_thread(src, src_len, &ip, &ml, dst_len)) != ZD_STATUS_OK) break;
+        ml += 4u;
+        if (ml > dst_len - op) {
+            s = ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW;
+            break;
+        }
+        zd_lz_batch_push_thread(b, c, lit_src, lit, out, offset, ml);
+        op += ml;
+    }
+    c->ip = ip;
+    c->op = op;
+    b->status = s;
 }
 
 #endif

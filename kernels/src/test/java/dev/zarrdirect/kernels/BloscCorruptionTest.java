@@ -45,7 +45,7 @@ class BloscCorruptionTest {
             }
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, c.raw().length);
-            Batch b = decode(frames, lens, 5, 3, scratchPerGroup(128 << 10, true), true);
+            Batch b = decode(frames, lens, 5, 3, scratchPerGroup(128 << 10, ZSTD), ZSTD);
             assertTrue(b.guardsIntact(), "guards " + c.name());
             for (int i = 0; i < frames.size(); i++) {
                 assertNotEquals(0, b.status()[i], c.name() + " truncated to " + frames.get(i).length);
@@ -73,14 +73,21 @@ class BloscCorruptionTest {
             }
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, c.raw().length);
-            long spg = scratchPerGroup(128 << 10, true);
-            Batch a = decode(frames, lens, 1, 1, spg, true);
-            Batch b = decode(frames, lens, 7, 4, spg, true);
-            assertTrue(a.guardsIntact() && b.guardsIntact(), "guards " + c.name() + " seed=" + SEED);
+            long spg = scratchPerGroup(128 << 10, ZSTD);
+            // the serial decoders on one item, against the cooperative executor on groups of 4 and 32
+            Batch a = decode(frames, lens, 1, 1, spg, ZSTD | LZ_THREAD);
+            Batch b = decode(frames, lens, 7, 4, spg, ZSTD);
+            Batch d = decode(frames, lens, 3, 32, spg, ZSTD);
+            assertTrue(a.guardsIntact() && b.guardsIntact() && d.guardsIntact(), "guards " + c.name() + " seed=" + SEED);
             for (int i = 0; i < frames.size(); i++) {
                 assertEquals(a.status()[i], b.status()[i], c.name() + " flip " + i + " seed=" + SEED);
-                if (a.status()[i] == 0) assertArrayEquals(a.out()[i], b.out()[i], c.name() + " flip " + i + " seed=" + SEED);
-                else rejected++;
+                assertEquals(a.status()[i], d.status()[i], c.name() + " flip " + i + " seed=" + SEED);
+                if (a.status()[i] == 0) {
+                    assertArrayEquals(a.out()[i], b.out()[i], c.name() + " flip " + i + " seed=" + SEED);
+                    assertArrayEquals(a.out()[i], d.out()[i], c.name() + " flip " + i + " seed=" + SEED);
+                } else {
+                    rejected++;
+                }
             }
             cases += frames.size();
         }

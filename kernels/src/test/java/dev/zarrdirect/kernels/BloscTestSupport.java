@@ -21,6 +21,8 @@ final class BloscTestSupport {
     static final int GUARD = 64;
     static final byte POISON = (byte) 0xA5;
     static final long SEED = Long.getLong("zd.seed", 0xB105CL);
+    /** Mode bits of zd_host_blosc_decode_batch (ZD_BLOSC_MODE_*): which kernel entry runs. */
+    static final int ZSTD = 1, LZ_THREAD = 2;
 
     private BloscTestSupport() {}
 
@@ -43,7 +45,7 @@ final class BloscTestSupport {
         }
 
         /** The status the kernels must give: zlib (and snappy) blocks are not decoded on the device yet. */
-        int expectedStatus(boolean withZstd) {
+        int expectedStatus() {
             if (memcpyed() || raw.length == 0) return ZdStatusCodes.OK;
             if (codec() == 2 || codec() == 3) return ZdStatusCodes.BLOSC_CODEC_UNSUPPORTED;
             return ZdStatusCodes.OK;
@@ -101,7 +103,7 @@ final class BloscTestSupport {
      * the plan sit between poisoned guards.
      */
     static Batch decode(List<byte[]> frames, int[] dstLens, int nGroups, int localSize, long scratchPerGroup,
-                        boolean withZstd) {
+                        int mode) {
         HostKernels hk = HostKernels.get();
         int n = frames.size();
         try (Arena arena = Arena.ofConfined()) {
@@ -134,7 +136,7 @@ final class BloscTestSupport {
             try {
                 rc = (int) hk.bloscDecodeBatch.invokeExact(src, srcOff, srcSizes, dst, dstOff, dstSizes,
                         plan.asSlice(GUARD, planBytes), scratch.asSlice(GUARD, scratchBytes), scratchPerGroup, status,
-                        n, nGroups, localSize, withZstd ? 1 : 0);
+                        n, nGroups, localSize, mode);
             } catch (Throwable t) {
                 throw new IllegalStateException(t);
             }
@@ -151,14 +153,13 @@ final class BloscTestSupport {
         }
     }
 
-    static Batch decodeOne(byte[] frame, int dstLen, int nGroups, int localSize, boolean withZstd) {
-        return decode(List.of(frame), new int[] {dstLen}, nGroups, localSize, scratchPerGroup(1 << 20, withZstd),
-                withZstd);
+    static Batch decodeOne(byte[] frame, int dstLen, int nGroups, int localSize, int mode) {
+        return decode(List.of(frame), new int[] {dstLen}, nGroups, localSize, scratchPerGroup(1 << 20, mode), mode);
     }
 
-    static long scratchPerGroup(long maxBlock, boolean withZstd) {
+    static long scratchPerGroup(long maxBlock, int mode) {
         try {
-            return (long) HostKernels.get().bloscScratchPerGroup.invokeExact(maxBlock, withZstd ? 1 : 0);
+            return (long) HostKernels.get().bloscScratchPerGroup.invokeExact(maxBlock, mode);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
