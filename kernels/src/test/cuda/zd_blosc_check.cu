@@ -7,7 +7,8 @@
 //  2. Generated lz4 + byte-shuffle chunks (float32 fields of zd_bench_data.h, framed here by a
 //     small LZ4 writer of our own), repeated up to --gib GiB of decoded bytes, each copy with its
 //     own compressed bytes: checked byte for byte, then plan + decode timed with CUDA events
-//     (median of --reps) for several group sizes and grids; GB/s of decoded bytes.
+//     (median of --reps) for both lz entries (whole group per stream; thread per stream), several
+//     group sizes and grids; GB/s of decoded bytes.
 // Build (from kernels/):
 //   nvcc -O3 -I src/main/c -I src/test/cuda -gencode arch=compute_90,code=sm_90 -o zd_blosc_check src/test/cuda/zd_blosc_check.cu
 // Run: ./zd_blosc_check --corpus src/test/resources/blosc/corpus.bin [--gib 1] [--chunk 1048576] [--block 131072] [--reps 5]
@@ -79,15 +80,18 @@ struct Dev {
         cudaFree(src); cudaFree(dst); cudaFree(so); cudaFree(ss); cudaFree(dof); cudaFree(ds); cudaFree(plan);
         cudaFree(status); if (scratch) cudaFree(scratch);
     }
-    // plan + decode; returns the kernel time in ms (both launches)
-    float run(zd_u32 n, bool lz, zd_u32 groups, zd_u32 items, zd_u64 spg) {
+    // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread);
+    // returns the time of both launches in ms
+    float run(zd_u32 n, int entry, zd_u32 groups, zd_u32 items, zd_u64 spg) {
         need_scratch(spg * groups);
         cudaEvent_t e0, e1;
         CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
         CK(cudaEventRecord(e0));
         zd_blosc_plan<<<1, 1024>>>(src, so, ss, ds, plan, status, n);
         CK(cudaGetLastError());
-        if (lz) zd_blosc_decode_lz<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        if (entry == 1) zd_blosc_decode_lz<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        else if (entry == 2)
+            zd_blosc_decode_lz_thread<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else zd_blosc_decode<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         CK(cudaGetLastError());
         CK(cudaEventRecord(e1));
@@ -123,7 +127,8 @@ static int corpus_check(const std::string &path) {
     Bytes out(b.dst_bytes);
     std::vector<zd_u32> st(nc);
     int fails = 0;
-    for (int lz = 0; lz < 2; lz++)
+    static const char *entries[] = {"zd_blosc_decode", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread"};
+    for (int lz = 0; lz < 3; lz++)
         for (zd_u32 items : {32u, 128u})
             for (zd_u32 groups : {1u, 7u, 264u}) {
                 zd_u64 spg = lz ? ZD_BLOSC_LZ_SCRATCH_PER_GROUP(1 << 20) : ZD_BLOSC_SCRATCH_PER_GROUP(1 << 20);
@@ -143,8 +148,7 @@ static int corpus_check(const std::string &path) {
                     if (!ok && bad++ < 5) printf("  %s: status %u (want %u)\n", names[i].c_str(), st[i], want);
                 }
                 for (int g = 0; g < GUARD; g++) if (out[g] != POISON) { bad++; break; }
-                printf("corpus %-18s %4u groups x %3u items: %u frames, %d bad\n", lz ? "zd_blosc_decode_lz" : "zd_blosc_decode",
-                       groups, items, nc, bad);
+                printf("corpus %-25s %4u groups x %3u items: %u frames, %d bad\n", entries[lz], groups, items, nc, bad);
                 fails += bad;
             }
     return fails;
@@ -173,12 +177,13 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev_id));
     int fails = 0;
     zd_u64 spg = ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
+    for (int entry : {1, 2})
     for (zd_u32 items : {32u, 64u, 128u})
         for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
             zd_u32 groups = per_sm * (zd_u32)sms;
             CK(cudaMemset(dev.dst, POISON, b.dst_bytes));
             CK(cudaMemset(dev.status, 0x5A, 4 * n));
-            dev.run((zd_u32)n, true, groups, items, spg); // warm-up, and the run that is checked
+            dev.run((zd_u32)n, entry, groups, items, spg); // warm-up, and the run that is checked
             CK(cudaMemcpy(out.data(), dev.dst, b.dst_bytes, cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(st.data(), dev.status, 4 * n, cudaMemcpyDeviceToHost));
             int bad = 0;
@@ -188,11 +193,12 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
                 if (!ok && bad++ < 3) printf("  chunk %zu: status %u or bytes differ\n", i, st[i]);
             }
             std::vector<float> t;
-            for (int r = 0; r < reps; r++) t.push_back(dev.run((zd_u32)n, true, groups, items, spg));
+            for (int r = 0; r < reps; r++) t.push_back(dev.run((zd_u32)n, entry, groups, items, spg));
             std::sort(t.begin(), t.end());
             float ms = t[t.size() / 2];
-            printf("decode_lz %3u items x %5u groups (%2u/SM): %8.3f ms  %7.2f GB/s decoded  bad chunks %d\n", items, groups,
-                   per_sm, ms, (double)n * chunk / (ms * 1e6), bad);
+            printf("%-25s %3u items x %5u groups (%2u/SM): %8.3f ms  %7.2f GB/s decoded  bad chunks %d\n",
+                   entry == 1 ? "zd_blosc_decode_lz" : "zd_blosc_decode_lz_thread", items, groups, per_sm, ms,
+                   (double)n * chunk / (ms * 1e6), bad);
             fails += bad;
         }
     return fails;
