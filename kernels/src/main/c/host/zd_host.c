@@ -10,6 +10,7 @@
 #include "zstd/zd_zstd_mp.h"
 #include "bytes/zd_bytes.h"
 #include "gather/zd_gather.h"
+#include "blosc/zd_blosc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -427,4 +428,76 @@ ZD_KERNEL int zd_host_gather(const zd_u8 *src, zd_u64 src_planes, zd_u8 *dst, zd
             zd_gather_plane_thread(src, src_planes, dst, dst_planes, table, n_planes, plane_elems, flags, nan_bits, p,
                                    t, items);
     return 0;
+}
+
+/* ------------------------------------------------------------------ blosc (blosc/zd_blosc.h) */
+ZD_KERNEL zd_u64 zd_host_blosc_scratch_per_group(zd_u64 max_block, zd_u32 mode) {
+    return (mode & ZD_BLOSC_MODE_ZSTD) ? ZD_BLOSC_SCRATCH_PER_GROUP(max_block) : ZD_BLOSC_LZ_SCRATCH_PER_GROUP(max_block);
+}
+ZD_KERNEL zd_u64 zd_host_blosc_plan_bytes(zd_u32 n_chunks) { return ZD_BLOSC_PLAN_BYTES(n_chunks); }
+
+typedef struct {
+    const zd_u8 *src;
+    const zd_u64 *src_offsets, *src_sizes;
+    zd_u8 *dst;
+    const zd_u64 *dst_offsets, *dst_sizes;
+    zd_u64 *plan;
+    zd_u8 *scratch;
+    zd_u64 scratch_per_group;
+    zd_u32 *status;
+    zd_u32 n_chunks, mode;
+    zd_u64 *scan_tmp;
+    zd_blosc_lds *lds;
+    zd_zstd_lds *zlds;
+} zd_host_blosc_args;
+
+/* Same body as the zd_blosc_plan kernel entries. */
+static void zd_host_blosc_plan_body(void *p) {
+    zd_host_blosc_args *a = (zd_host_blosc_args *)p;
+    zd_blosc_plan_group(a->src, a->src_offsets, a->src_sizes, a->dst_sizes, a->plan, a->status, a->n_chunks,
+                        a->scan_tmp);
+}
+
+/* Same body as the zd_blosc_decode / zd_blosc_decode_lz / zd_blosc_decode_lz_thread kernel entries. */
+static void zd_host_blosc_decode_body(void *p) {
+    zd_host_blosc_args *a = (zd_host_blosc_args *)p;
+    zd_blosc_decode_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->plan,
+                          a->scratch, a->scratch_per_group, a->status, a->n_chunks, a->lds, a->zlds, a->mode);
+}
+
+/* A batch as the device runs it: the plan kernel (one group of local_size items), then the decode
+   kernel on n_groups groups; mode (ZD_BLOSC_MODE_* bits) picks the entry: ZD_BLOSC_MODE_ZSTD
+   zd_blosc_decode, 0 zd_blosc_decode_lz, ZD_BLOSC_MODE_LZ_THREAD zd_blosc_decode_lz_thread.
+   scratch: n_groups * scratch_per_group bytes. plan: ZD_BLOSC_PLAN_BYTES(n_chunks) bytes, or NULL
+   to use a temporary one. Returns 0, or -1 when a group could not run. */
+ZD_KERNEL int zd_host_blosc_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                         zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes, zd_u64 *plan,
+                                         zd_u8 *scratch, zd_u64 scratch_per_group, zd_u32 *status, zd_u32 n_chunks,
+                                         zd_u32 n_groups, zd_u32 local_size, zd_u32 mode) {
+    if (n_groups == 0u || local_size == 0u || local_size > ZD_SCAN_MAX_ITEMS) return -1;
+    zd_u64 *own = NULL;
+    if (plan == NULL) plan = own = (zd_u64 *)malloc(ZD_BLOSC_PLAN_BYTES(n_chunks));
+    zd_u64 *scan_tmp = (zd_u64 *)malloc(sizeof(zd_u64) * ZD_SCAN_TMP_WORDS);
+    zd_blosc_lds *lds = (zd_blosc_lds *)malloc(sizeof(zd_blosc_lds));
+    zd_u32 with_zstd = (mode & ZD_BLOSC_MODE_ZSTD) != 0u;
+    zd_zstd_lds *zlds = with_zstd ? (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds)) : NULL;
+    int rc = -1;
+    if (plan == NULL || scan_tmp == NULL || lds == NULL || (with_zstd && zlds == NULL)) goto out;
+    zd_host_blosc_args a = {src,     src_offsets,       src_sizes, dst,      dst_offsets, dst_sizes, plan,
+                            scratch, scratch_per_group, status,    n_chunks, mode,        scan_tmp,  lds, zlds};
+    memset(plan, 0xA5, ZD_BLOSC_PLAN_BYTES(n_chunks)); /* the plan kernel must write all of it */
+    memset(scan_tmp, 0xA5, sizeof(zd_u64) * ZD_SCAN_TMP_WORDS);
+    if (zd_host_group_run(0u, 1u, local_size, zd_host_blosc_plan_body, &a) != 0) goto out;
+    for (zd_u32 g = 0; g < n_groups; g++) {
+        memset(lds, 0xA5, sizeof(zd_blosc_lds)); /* local memory starts undefined */
+        if (zlds != NULL) memset(zlds, 0xA5, sizeof(zd_zstd_lds));
+        if (zd_host_group_run(g, n_groups, local_size, zd_host_blosc_decode_body, &a) != 0) goto out;
+    }
+    rc = 0;
+out:
+    free(own);
+    free(scan_tmp);
+    free(lds);
+    free(zlds);
+    return rc;
 }

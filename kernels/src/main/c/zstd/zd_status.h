@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * zd_status.h - status words written by the zstd kernels (one per frame/chunk).
- * 0 is success; 1..31 mean the input is not a valid zstd frame (or uses a feature we reject);
+ * zd_status.h - status words written by the decoding kernels (zstd, blosc; one per frame/chunk).
+ * 0 is success; 1..31 mean the input is not a valid frame (or uses a feature we reject);
  * 32.. are caller errors (buffers too small). The Java side mirrors these in ZdStatus.java.
+ * The blosc kernels reuse the generic codes (1 truncated, 5/6 output size, 11 offset) and add
+ * 18..25 and 34.
  */
 #ifndef ZD_STATUS_H
 #define ZD_STATUS_H
@@ -25,7 +27,16 @@
 #define ZD_STATUS_CORRUPT_CONTENT_SIZE 15u      /* Frame_Content_Size differs from decoded size */
 #define ZD_STATUS_CORRUPT_HUFFMAN_STREAM 16u    /* Huffman stream not consumed exactly */
 #define ZD_STATUS_CORRUPT_NO_FRAME 17u          /* input holds no zstd frame at all */
+#define ZD_STATUS_CORRUPT_BLOSC_HEADER 18u       /* blosc header field invalid (version 0, typesize 0, ...) */
+#define ZD_STATUS_BLOSC_VERSION_UNSUPPORTED 19u  /* blosc format version above 2 (a Blosc2 buffer) */
+#define ZD_STATUS_BLOSC_CODEC_UNSUPPORTED 20u    /* blosc compressor not decoded by the kernels (snappy, zlib) */
+#define ZD_STATUS_CORRUPT_BLOSC_NBYTES 21u       /* blosc nbytes differs from the chunk's decoded size */
+#define ZD_STATUS_CORRUPT_BLOSC_BLOCK_OFFSET 22u /* blosc block start outside the buffer's data region */
+#define ZD_STATUS_CORRUPT_BLOSC_STREAM_SIZE 23u  /* blosc stream size <= 0 or past cbytes, or splits don't divide */
+#define ZD_STATUS_CORRUPT_LZ4 24u                /* LZ4 block malformed (e.g. ends without its last literals) */
+#define ZD_STATUS_CORRUPT_BLOSCLZ 25u            /* BloscLZ stream malformed (empty, or ends with a match) */
 #define ZD_STATUS_SCRATCH_TOO_SMALL 32u         /* scratch_len < ZD_ZSTD_SCRATCH_PER_FRAME */
 #define ZD_STATUS_BAD_ARGUMENT 33u              /* kernel argument out of range (e.g. rank > 8) */
+#define ZD_STATUS_BLOSC_BLOCK_TOO_LARGE 34u      /* blosc block needs more per-group scratch than given */
 
 #endif

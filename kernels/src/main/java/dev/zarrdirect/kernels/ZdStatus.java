@@ -2,7 +2,7 @@
 package dev.zarrdirect.kernels;
 
 /**
- * Status words written by the device kernels (mirror of {@code zstd/zd_status.h}): one per chunk,
+ * Status words written by the device kernels, zstd and blosc (mirror of {@code zstd/zd_status.h}): one per chunk,
  * {@code 0} for success. Backends turn a non-zero word into an exception naming the chunk.
  */
 public enum ZdStatus {
@@ -24,8 +24,17 @@ public enum ZdStatus {
     CORRUPT_CONTENT_SIZE(15, "decoded size differs from the frame's Frame_Content_Size"),
     CORRUPT_HUFFMAN_STREAM(16, "Huffman literal stream not consumed exactly"),
     CORRUPT_NO_FRAME(17, "input holds no zstd frame"),
+    CORRUPT_BLOSC_HEADER(18, "blosc header field invalid (version 0, typesize 0, blocksize 0, both shuffles, bad memcpyed cbytes)"),
+    BLOSC_VERSION_UNSUPPORTED(19, "blosc format version above 2 (a Blosc2 buffer)"),
+    BLOSC_CODEC_UNSUPPORTED(20, "blosc compressor the kernels do not decode (snappy, zlib, or a code above 4)"),
+    CORRUPT_BLOSC_NBYTES(21, "blosc nbytes differs from the chunk's decoded size"),
+    CORRUPT_BLOSC_BLOCK_OFFSET(22, "blosc block start outside the buffer's data region"),
+    CORRUPT_BLOSC_STREAM_SIZE(23, "blosc stream size not positive, past cbytes, or splits that do not divide the block"),
+    CORRUPT_LZ4(24, "LZ4 block malformed (ends without its last literals)"),
+    CORRUPT_BLOSCLZ(25, "BloscLZ stream malformed (empty, or ends with a match)"),
     SCRATCH_TOO_SMALL(32, "scratch buffer smaller than ZD_ZSTD_SCRATCH_PER_FRAME"),
-    BAD_ARGUMENT(33, "kernel argument out of range");
+    BAD_ARGUMENT(33, "kernel argument out of range"),
+    BLOSC_BLOCK_TOO_LARGE(34, "blosc block larger than the per-group scratch given to the kernel");
 
     /** Global scratch each zstd frame needs (ZD_ZSTD_SCRATCH_PER_FRAME): the literals of one 128 KiB block. */
     public static final long ZSTD_SCRATCH_PER_FRAME = 128 * 1024;

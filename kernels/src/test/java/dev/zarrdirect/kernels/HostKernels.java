@@ -43,6 +43,8 @@ final class HostKernels {
     final MethodHandle zstdMpSlots;
     final MethodHandle zstdMpScan;
     final MethodHandle gather;
+    final MethodHandle bloscDecodeBatch;
+    final MethodHandle bloscScratchPerGroup;
     final long ldsBytes;
     final long scratchPerFrame;
 
@@ -87,6 +89,11 @@ final class HostKernels {
             gather = linker.downcallHandle(lookup.find("zd_host_gather").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_LONG,
                             JAVA_INT, JAVA_INT, JAVA_INT));
+            bloscDecodeBatch = linker.downcallHandle(lookup.find("zd_host_blosc_decode_batch").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS,
+                            ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+            bloscScratchPerGroup = linker.downcallHandle(lookup.find("zd_host_blosc_scratch_per_group").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG));
             MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * zd_lz_group.h - cooperative execution of an LZ77 stream (LZ4 or BloscLZ) by a whole work-group.
+ *
+ * A stream decoded by one item copies every byte itself: on a GPU that is one slow thread per
+ * stream. Here the work is split as in zstd's executor:
+ *   1. item 0 parses up to ZD_LZ_BATCH sequences (literal run + match) without copying anything:
+ *      only the token bytes are read, and every bounds check of the serial decoder is made, in the
+ *      same order, so the statuses are the same as zd_lz4_decode_thread / zd_blosclz_decode_thread;
+ *   2. all items copy every literal byte of the batch (they read only the input);
+ *   3. all items copy the match bytes, in "waves": a match joins the current wave when the bytes
+ *      it reads all lie before the output of the wave's first match (they are final: literals of
+ *      the batch or earlier batches or waves). An overlapping match (offset < length) reads
+ *      byte k from out - offset + k mod offset, which is before its own output, so its bytes are
+ *      independent too. A barrier ends each wave.
+ * Byte k of a phase goes to item k mod local_size (consecutive items, consecutive bytes); each
+ * item finds its sequence once by binary search over the batch's prefix sums, then walks forward.
+ *
+ * Local memory: sizeof(zd_lz_batch) (about 3.1 KiB with ZD_LZ_BATCH 128).
+ */
+#ifndef ZD_LZ_GROUP_H
+#define ZD_LZ_GROUP_H
+
+#include "zd_portable.h"
+#include "zstd/zd_status.h"
+
+#ifndef ZD_LZ_BATCH
+#define ZD_LZ_BATCH 128u
+#endif
+
+typedef struct {
+    zd_u32 lit_src[ZD_LZ_BATCH];     /* literal run start in the stream */
+    zd_u32 out[ZD_LZ_BATCH];         /* output position of the sequence (its literals first) */
+    zd_u32 off[ZD_LZ_BATCH];         /* match offset (0: no match) */
+    zd_u32 lit_pfx[ZD_LZ_BATCH + 1u]; /* exclusive prefix sums of the literal lengths */
+    zd_u32 ml_pfx[ZD_LZ_BATCH + 1u];  /* ... and of the match lengths */
+    zd_u32 wave[ZD_LZ_BATCH + 1u];    /* wave w: sequences wave[w] .. wave[w + 1] - 1 */
+    zd_u32 n, nwaves, done, status;
+} zd_lz_batch;
+
+/* Item 0's parse position, kept across batches. */
+typedef struct {
+    zd_u32 ip, op, ctrl;
+    zd_u32 wave_out; /* output start of the current wave's first match; ~0: no wave open */
+} zd_lz_cursor;
+
+ZD_INLINE void zd_lz_cursor_init_thread(zd_lz_cursor *c) {
+    c->ip = 0u;
+    c->op = 0u;
+    c->ctrl = 0u;
+    c->wave_out = 0xFFFFFFFFu;
+}
+
+ZD_INLINE void zd_lz_batch_begin_thread(ZD_LOCAL zd_lz_batch *b, zd_lz_cursor *c) {
+    b->n = 0u;
+    b->nwaves = 0u;
+    b->done = 0u;
+    b->status = ZD_STATUS_OK;
+    b->lit_pfx[0] = 0u;
+    b->ml_pfx[0] = 0u;
+    c->wave_out = 0xFFFFFFFFu; /* each batch's literals are copied before its first wave */
+}
+
+/* Appends one parsed sequence: lit bytes from the stream at lit_src to output `out`, then (ml > 0)
+   ml bytes from off back. The output bookkeeping is the caller's (c->op). */
+ZD_INLINE void zd_lz_batch_push_thread(ZD_LOCAL zd_lz_batch *b, zd_lz_cursor *c, zd_u32 lit_src, zd_u32 lit,
+                                       zd_u32 out, zd_u32 off, zd_u32 ml) {
+    zd_u32 i = b->n;
+    b->lit_src[i] = lit_src;
+    b->out[i] = out;
+    b->off[i] = off;
+    b->lit_pfx[i + 1u] = b->lit_pfx[i] + lit;
+    b->ml_pfx[i + 1u] = b->ml_pfx[i] + ml;
+    if (ml > 0u) {
+        zd_u32 mo = out + lit;
+        zd_u32 src_end = mo - off + (off < ml ? off : ml);
+        if (c->wave_out == 0xFFFFFFFFu || src_end > c->wave_out) {
+            b->wave[b->nwaves++] = i;
+            c->wave_out = mo;
+        }
+    }
+    b->n = i + 1u;
+    b->wave[b->nwaves] = b->n;
+}
+
+/* The last k in [lo, hi) with pfx[k] <= x (pfx non-decreasing, pfx[lo] <= x). */
+ZD_INLINE zd_u32 zd_lz_search(const ZD_LOCAL zd_u32 *pfx, zd_u32 lo, zd_u32 hi, zd_u32 x) {
+    while (hi - lo > 1u) {
+        zd_u32 mid = lo + ((hi - lo) >> 1);
+        if (pfx[mid] <= x) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Phases 2 and 3 for the batch in b. Every item calls; ends with a barrier, after which item 0
+   may parse the next batch: so no field of b is read after the last barrier (nwaves is cached). */
+ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_lz_batch *b) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size(), n = b->n, nwaves = b->nwaves;
+    zd_u32 total = b->lit_pfx[n];
+    if (lid < total) {
+        zd_u32 j = zd_lz_search(b->lit_pfx, 0u, n, lid);
+        for (zd_u32 k = lid; k < total; k += ls) {
+            while (b->lit_pfx[j + 1u] <= k) j++;
+            zd_u32 i = k - b->lit_pfx[j];
+            dst[b->out[j] + i] = src[b->lit_src[j] + i];
+        }
+    }
+    ZD_BARRIER();
+    for (zd_u32 w = 0; w < nwaves; w++) {
+        zd_u32 a = b->wave[w], e = b->wave[w + 1u];
+        zd_u32 base = b->ml_pfx[a], end = b->ml_pfx[e];
+        if (base + lid < end) {
+            zd_u32 j = zd_lz_search(b->ml_pfx, a, e, base + lid);
+            for (zd_u32 k = base + lid; k < end; k += ls) {
+                while (b->ml_pfx[j + 1u] <= k) j++;
+                zd_u32 i = k - b->ml_pfx[j];
+                zd_u32 ml = b->ml_pfx[j + 1u] - b->ml_pfx[j];
+                zd_u32 off = b->off[j];
+                zd_u32 mo = b->out[j] + (b->lit_pfx[j + 1u] - b->lit_pfx[j]);
+                dst[mo + i] = dst[mo - off + (off < ml ? i % off : i)];
+            }
+        }
+        ZD_BARRIER();
+    }
+}
+
+#endif

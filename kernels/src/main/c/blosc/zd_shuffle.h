@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * zd_shuffle.h - undoes blosc's byte shuffle and bit shuffle for one block, cooperatively by the
+ * items of a group (every item calls; src and dst must not overlap). Same bytes as the CPU
+ * reference ByteShuffle.unshuffle and BitShuffle.unshuffleBlock:
+ *
+ *   byte shuffle: n = bytes / typesize elements stored as typesize rows of n bytes (row j holds
+ *     byte j of every element); bytes after the last whole element are stored unchanged.
+ *   bit shuffle (blosc format version 2): when n is a non-zero multiple of 8, the n x 8*typesize
+ *     bit matrix is stored transposed (bit k of byte j of element i is bit (8j + k) * n + i of
+ *     the block, least significant bit first); the bytes after the last whole element are stored
+ *     unchanged. Otherwise the whole block is stored unchanged.
+ *
+ * Work split: byte shuffle, one element per item (reads of a row are consecutive across items,
+ * writes land side by side); bit shuffle, one group of 8 elements per item (8 row bytes read,
+ * one 8x8 bit transpose per byte of the type, 8 * typesize bytes written).
+ */
+#ifndef ZD_SHUFFLE_H
+#define ZD_SHUFFLE_H
+
+#include "zd_portable.h"
+
+ZD_INLINE void zd_blosc_copy_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, zd_u64 n) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    /* word copies where both sides share 4-byte alignment (the common case: block offsets are
+       multiples of the type size and buffers are aligned) */
+    if (zd_addr_mod4(src) == zd_addr_mod4(dst)) {
+        zd_u64 head = (4u - zd_addr_mod4(src)) & 3u;
+        if (head > n) head = n;
+        for (zd_u64 i = lid; i < head; i += ls) dst[i] = src[i];
+        zd_u64 words = (n - head) >> 2;
+        for (zd_u64 w = lid; w < words; w += ls) zd_st_u32a(dst + head + 4u * w, zd_ld_u32a(src + head + 4u * w));
+        for (zd_u64 i = head + 4u * words + lid; i < n; i += ls) dst[i] = src[i];
+        return;
+    }
+    for (zd_u64 i = lid; i < n; i += ls) dst[i] = src[i];
+}
+
+ZD_INLINE void zd_byte_unshuffle_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, zd_u64 bytes,
+                                       zd_u32 typesize) {
+    zd_u64 n = bytes / typesize;
+    if (typesize <= 1u || n == 0u) {
+        zd_blosc_copy_group(src, dst, bytes);
+        return;
+    }
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    for (zd_u64 e = lid; e < n; e += ls) {
+        ZD_GLOBAL zd_u8 *o = dst + e * typesize;
+        for (zd_u32 j = 0; j < typesize; j++) o[j] = src[(zd_u64)j * n + e];
+    }
+    zd_u64 whole = n * typesize;
+    for (zd_u64 i = whole + lid; i < bytes; i += ls) dst[i] = src[i];
+}
+
+/* The 8x8 bit matrix in x (bit 8r + c: row r, column c) transposed: bit 8c + r holds it. */
+ZD_INLINE zd_u64 zd_transpose8x8(zd_u64 x) {
+    zd_u64 t = (x ^ (x >> 7)) & ZD_U64(0x00AA00AA00AA00AA);
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & ZD_U64(0x0000CCCC0000CCCC);
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & ZD_U64(0x00000000F0F0F0F0);
+    x ^= t ^ (t << 28);
+    return x;
+}
+
+ZD_INLINE void zd_bit_unshuffle_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, zd_u64 bytes,
+                                      zd_u32 typesize) {
+    zd_u64 n = bytes / typesize;
+    if (n == 0u || (n & 7u) != 0u) {
+        zd_blosc_copy_group(src, dst, bytes);
+        return;
+    }
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u64 row = n >> 3; /* bytes per bit row */
+    for (zd_u64 g = lid; g < row; g += ls) {
+        ZD_GLOBAL zd_u8 *o = dst + g * 8u * typesize;
+        for (zd_u32 j = 0; j < typesize; j++) {
+            const ZD_GLOBAL zd_u8 *r = src + (zd_u64)j * 8u * row + g;
+            zd_u64 x = 0;
+            ZD_UNROLL
+            for (zd_u32 k = 0; k < 8u; k++) x |= (zd_u64)r[(zd_u64)k * row] << (8u * k);
+            x = zd_transpose8x8(x);
+            ZD_UNROLL
+            for (zd_u32 m = 0; m < 8u; m++) o[(zd_u64)m * typesize + j] = (zd_u8)(x >> (8u * m));
+        }
+    }
+    zd_u64 whole = n * typesize;
+    for (zd_u64 i = whole + lid; i < bytes; i += ls) dst[i] = src[i];
+}
+
+#endif

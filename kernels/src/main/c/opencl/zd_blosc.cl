@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* OpenCL entries for blosc 1.x chunks (blosc/zd_blosc.h has the design; the same kernels as
+   cuda/zd_blosc.cu). Build with -I <dir holding zd_portable.h>, or use the generated single file
+   opencl/zd_blosc_flat.cl. zd_blosc_plan runs as one work-group. */
+#include "zd_portable.h"
+#include "blosc/zd_blosc.h"
+
+__kernel void zd_blosc_plan(const __global uchar *src, const __global ulong *src_offsets,
+                            const __global ulong *src_sizes, const __global ulong *dst_sizes, __global ulong *plan,
+                            __global uint *status, uint n_chunks) {
+    __local ulong tmp[ZD_SCAN_TMP_WORDS];
+    if (get_group_id(0) != 0) return;
+    zd_blosc_plan_group(src, src_offsets, src_sizes, dst_sizes, plan, status, n_chunks, tmp);
+}
+
+__kernel void zd_blosc_decode(const __global uchar *src, const __global ulong *src_offsets,
+                              const __global ulong *src_sizes, __global uchar *dst, const __global ulong *dst_offsets,
+                              const __global ulong *dst_sizes, const __global ulong *plan, __global uchar *scratch,
+                              ulong scratch_per_group, __global uint *status, uint n_chunks) {
+    __local zd_blosc_lds lds;
+    __local zd_zstd_lds zlds;
+    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
+                          status, n_chunks, &lds, &zlds, ZD_BLOSC_MODE_ZSTD);
+}
+
+__kernel void zd_blosc_decode_lz(const __global uchar *src, const __global ulong *src_offsets,
+                                 const __global ulong *src_sizes, __global uchar *dst,
+                                 const __global ulong *dst_offsets, const __global ulong *dst_sizes,
+                                 const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
+                                 __global uint *status, uint n_chunks) {
+    __local zd_blosc_lds lds;
+    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
+                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, 0u);
+}
+
+__kernel void zd_blosc_decode_lz_thread(const __global uchar *src, const __global ulong *src_offsets,
+                                        const __global ulong *src_sizes, __global uchar *dst,
+                                        const __global ulong *dst_offsets, const __global ulong *dst_sizes,
+                                        const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
+                                        __global uint *status, uint n_chunks) {
+    __local zd_blosc_lds lds;
+    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
+                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
+}

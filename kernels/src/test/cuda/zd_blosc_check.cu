@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// Manual device check and benchmark of the blosc kernels (not part of the Maven build).
+//  1. With a corpus (kernels/src/test/resources/blosc/corpus.bin, frames written by c-blosc 1.21):
+//     every frame in one batch, through zd_blosc_decode and zd_blosc_decode_lz, several grid and
+//     group sizes; statuses as the host tests expect them (zlib: BLOSC_CODEC_UNSUPPORTED; zstd in
+//     decode_lz: the same or 0), bytes equal to the raw data, guard bytes around every chunk intact.
+//  2. Generated lz4 + byte-shuffle chunks (float32 fields of zd_bench_data.h, framed here by a
+//     small LZ4 writer of our own), repeated up to --gib GiB of decoded bytes, each copy with its
+//     own compressed bytes: checked byte for byte, then plan + decode timed with CUDA events
+//     (median of --reps) for both lz entries (whole group per stream; thread per stream), several
+//     group sizes and grids; GB/s of decoded bytes.
+// Build (from kernels/):
+//   nvcc -O3 -I src/main/c -I src/test/cuda -gencode arch=compute_90,code=sm_90 -o zd_blosc_check src/test/cuda/zd_blosc_check.cu
+// Run: ./zd_blosc_check --corpus src/test/resources/blosc/corpus.bin [--gib 1] [--chunk 1048576] [--block 131072] [--reps 5]
+#include "cuda/zd_blosc.cu"
+#include "zd_bench_data.h"
+#include "zd_blosc_writer.h"
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(3); } } while (0)
+static const int GUARD = 64;
+static const unsigned char POISON = 0xA5;
+
+static Bytes slurp(const std::string &p) {
+    Bytes b;
+    FILE *f = fopen(p.c_str(), "rb");
+    if (!f) { fprintf(stderr, "cannot open %s\n", p.c_str()); exit(2); }
+    fseek(f, 0, SEEK_END); b.resize(ftell(f)); fseek(f, 0, SEEK_SET);
+    if (!b.empty() && fread(b.data(), 1, b.size(), f) != b.size()) exit(2);
+    fclose(f);
+    return b;
+}
+static zd_u32 rd32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (zd_u32)p[3] << 24; }
+
+// ------------------------------------------------------------------ batches on the device
+struct Batch {
+    std::vector<zd_u64> so, ss, dof, ds;
+    Bytes src;
+    size_t dst_bytes = GUARD;
+    void add(const Bytes &frame, size_t dlen) {
+        so.push_back(src.size()); ss.push_back(frame.size());
+        src.insert(src.end(), frame.begin(), frame.end());
+        dof.push_back(dst_bytes); ds.push_back(dlen);
+        dst_bytes += dlen + GUARD;
+    }
+    zd_u32 n() const { return (zd_u32)so.size(); }
+};
+
+struct Dev {
+    zd_u8 *src = nullptr, *dst = nullptr, *scratch = nullptr;
+    zd_u64 *so, *ss, *dof, *ds, *plan;
+    zd_u32 *status;
+    size_t scratch_bytes = 0;
+    Dev(const Batch &b) {
+        zd_u32 n = b.n();
+        CK(cudaMalloc(&src, std::max<size_t>(1, b.src.size())));
+        CK(cudaMalloc(&dst, b.dst_bytes));
+        CK(cudaMalloc(&so, 8 * (size_t)n + 8)); CK(cudaMalloc(&ss, 8 * (size_t)n + 8));
+        CK(cudaMalloc(&dof, 8 * (size_t)n + 8)); CK(cudaMalloc(&ds, 8 * (size_t)n + 8));
+        CK(cudaMalloc(&plan, ZD_BLOSC_PLAN_BYTES(n)));
+        CK(cudaMalloc(&status, 4 * (size_t)n + 4));
+        CK(cudaMemcpy(src, b.src.data(), b.src.size(), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(so, b.so.data(), 8 * (size_t)n, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(ss, b.ss.data(), 8 * (size_t)n, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dof, b.dof.data(), 8 * (size_t)n, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(ds, b.ds.data(), 8 * (size_t)n, cudaMemcpyHostToDevice));
+    }
+    void need_scratch(size_t bytes) {
+        if (bytes <= scratch_bytes) return;
+        if (scratch) CK(cudaFree(scratch));
+        CK(cudaMalloc(&scratch, bytes));
+        scratch_bytes = bytes;
+    }
+    ~Dev() {
+        cudaFree(src); cudaFree(dst); cudaFree(so); cudaFree(ss); cudaFree(dof); cudaFree(ds); cudaFree(plan);
+        cudaFree(status); if (scratch) cudaFree(scratch);
+    }
+    // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread);
+    // returns the time of both launches in ms
+    float run(zd_u32 n, int entry, zd_u32 groups, zd_u32 items, zd_u64 spg) {
+        need_scratch(spg * groups);
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+        CK(cudaEventRecord(e0));
+        zd_blosc_plan<<<1, 1024>>>(src, so, ss, ds, plan, status, n);
+        CK(cudaGetLastError());
+        if (entry == 1) zd_blosc_decode_lz<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        else if (entry == 2)
+            zd_blosc_decode_lz_thread<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        else zd_blosc_decode<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaDeviceSynchronize());
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1));
+        return ms;
+    }
+};
+
+static int corpus_check(const std::string &path) {
+    Bytes c = slurp(path);
+    if (c.size() < 12 || memcmp(c.data(), "ZDBLOSC1", 8) != 0) { fprintf(stderr, "%s: not a blosc corpus\n", path.c_str()); return 2; }
+    size_t p = 8;
+    zd_u32 nd = rd32(&c[p]); p += 4;
+    std::vector<Bytes> data;
+    for (zd_u32 i = 0; i < nd; i++) { zd_u32 l = rd32(&c[p]); data.emplace_back(c.begin() + p + 4, c.begin() + p + 4 + l); p += 4 + l; }
+    zd_u32 nc = rd32(&c[p]); p += 4;
+    Batch b;
+    std::vector<std::string> names;
+    std::vector<zd_u32> which;
+    for (zd_u32 k = 0; k < nc; k++) {
+        zd_u32 nl = c[p] | c[p + 1] << 8;
+        names.emplace_back((const char *)&c[p + 2], nl); p += 2 + nl;
+        zd_u32 d = rd32(&c[p]), fl = rd32(&c[p + 4]);
+        b.add(Bytes(c.begin() + p + 8, c.begin() + p + 8 + fl), data[d].size());
+        which.push_back(d);
+        p += 8 + fl;
+    }
+    Dev dev(b);
+    Bytes out(b.dst_bytes);
+    std::vector<zd_u32> st(nc);
+    int fails = 0;
+    static const char *entries[] = {"zd_blosc_decode", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread"};
+    for (int lz = 0; lz < 3; lz++)
+        for (zd_u32 items : {32u, 128u})
+            for (zd_u32 groups : {1u, 7u, 264u}) {
+                zd_u64 spg = lz ? ZD_BLOSC_LZ_SCRATCH_PER_GROUP(1 << 20) : ZD_BLOSC_SCRATCH_PER_GROUP(1 << 20);
+                CK(cudaMemset(dev.dst, POISON, b.dst_bytes));
+                CK(cudaMemset(dev.status, 0x5A, 4 * (size_t)nc));
+                dev.run(nc, lz, groups, items, spg);
+                CK(cudaMemcpy(out.data(), dev.dst, b.dst_bytes, cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(st.data(), dev.status, 4 * (size_t)nc, cudaMemcpyDeviceToHost));
+                int bad = 0;
+                for (zd_u32 i = 0; i < nc; i++) {
+                    const unsigned char *f = &b.src[b.so[i]];
+                    zd_u32 codec = f[2] >> 5, memcpyed = (f[2] & 2) != 0;
+                    zd_u32 want = (memcpyed || b.ds[i] == 0 || codec != 3) ? 0 : ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
+                    bool ok = st[i] == want || (lz && codec == 4 && st[i] == ZD_STATUS_BLOSC_CODEC_UNSUPPORTED);
+                    if (ok && st[i] == 0 && memcmp(&out[b.dof[i]], data[which[i]].data(), b.ds[i]) != 0) ok = false;
+                    for (int g = 0; g < GUARD && ok; g++) if (out[b.dof[i] + b.ds[i] + g] != POISON) ok = false;
+                    if (!ok && bad++ < 5) printf("  %s: status %u (want %u)\n", names[i].c_str(), st[i], want);
+                }
+                for (int g = 0; g < GUARD; g++) if (out[g] != POISON) { bad++; break; }
+                printf("corpus %-25s %4u groups x %3u items: %u frames, %d bad\n", entries[lz], groups, items, nc, bad);
+                fails += bad;
+            }
+    return fails;
+}
+
+static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
+    const int distinct = 16;
+    std::vector<Bytes> raw(distinct), frames(distinct);
+    size_t zsum = 0;
+    for (int k = 0; k < distinct; k++) {
+        raw[k].resize(chunk);
+        zdg_fill(raw[k].data(), chunk, 1, 1000 + k);
+        frames[k] = blosc_lz4_shuffle(raw[k], 4, block);
+        zsum += frames[k].size();
+    }
+    size_t n = (size_t)(gib * 1073741824.0 / chunk);
+    Batch b;
+    for (size_t i = 0; i < n; i++) b.add(frames[i % distinct], chunk);
+    printf("bench: lz4 + shuffle, typesize 4, %zu chunks of %u bytes, blocks of %u, ratio %.2f, %.1f MiB compressed\n", n,
+           chunk, block, (double)chunk * distinct / zsum, b.src.size() / 1048576.0);
+    Dev dev(b);
+    Bytes out(b.dst_bytes);
+    std::vector<zd_u32> st(n);
+    int dev_id, sms;
+    CK(cudaGetDevice(&dev_id));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev_id));
+    int fails = 0;
+    zd_u64 spg = ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
+    for (int entry : {1, 2})
+    for (zd_u32 items : {32u, 64u, 128u})
+        for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
+            zd_u32 groups = per_sm * (zd_u32)sms;
+            CK(cudaMemset(dev.dst, POISON, b.dst_bytes));
+            CK(cudaMemset(dev.status, 0x5A, 4 * n));
+            dev.run((zd_u32)n, entry, groups, items, spg); // warm-up, and the run that is checked
+            CK(cudaMemcpy(out.data(), dev.dst, b.dst_bytes, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(st.data(), dev.status, 4 * n, cudaMemcpyDeviceToHost));
+            int bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                bool ok = st[i] == 0 && memcmp(&out[b.dof[i]], raw[i % distinct].data(), chunk) == 0;
+                for (int g = 0; g < GUARD && ok; g++) if (out[b.dof[i] + chunk + g] != POISON) ok = false;
+                if (!ok && bad++ < 3) printf("  chunk %zu: status %u or bytes differ\n", i, st[i]);
+            }
+            std::vector<float> t;
+            for (int r = 0; r < reps; r++) t.push_back(dev.run((zd_u32)n, entry, groups, items, spg));
+            std::sort(t.begin(), t.end());
+            float ms = t[t.size() / 2];
+            printf("%-25s %3u items x %5u groups (%2u/SM): %8.3f ms  %7.2f GB/s decoded  bad chunks %d\n",
+                   entry == 1 ? "zd_blosc_decode_lz" : "zd_blosc_decode_lz_thread", items, groups, per_sm, ms,
+                   (double)n * chunk / (ms * 1e6), bad);
+            fails += bad;
+        }
+    return fails;
+}
+
+int main(int argc, char **argv) {
+    std::string corpus;
+    double gib = 1.0;
+    zd_u32 chunk = 1 << 20, block = 1 << 17;
+    int reps = 5;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string k = argv[i], v = argv[i + 1];
+        if (k == "--corpus") corpus = v; else if (k == "--gib") gib = atof(v.c_str());
+        else if (k == "--chunk") chunk = (zd_u32)atol(v.c_str()); else if (k == "--block") block = (zd_u32)atol(v.c_str());
+        else if (k == "--reps") reps = atoi(v.c_str());
+        else { fprintf(stderr, "unknown option %s\n", k.c_str()); return 2; }
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("device: %s, %d SMs; shared memory: decode %zu B, decode_lz %zu B\n", prop.name, prop.multiProcessorCount,
+           sizeof(zd_blosc_lds) + sizeof(zd_zstd_lds), sizeof(zd_blosc_lds));
+    int fails = 0;
+    if (!corpus.empty()) fails += corpus_check(corpus);
+    if (gib > 0) fails += bench(gib, chunk, block, reps);
+    printf(fails ? "FAIL\n" : "ALL OK\n");
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.kernels;
+
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** ZdStatus mirrors zstd/zd_status.h exactly: the same names, the same numbers. */
+class ZdStatusMirrorTest {
+    @Test
+    void everyStatusWordOfTheHeaderIsInZdStatusAndBack() throws Exception {
+        String h = Files.readString(HostKernels.C_SRC.resolve("zstd/zd_status.h"));
+        Map<String, Integer> c = new TreeMap<>();
+        Matcher m = Pattern.compile("#define ZD_STATUS_(\\w+) (\\d+)u").matcher(h);
+        while (m.find()) c.put(m.group(1), Integer.parseInt(m.group(2)));
+        Map<String, Integer> java = new TreeMap<>();
+        for (ZdStatus s : ZdStatus.values()) java.put(s.name(), s.code());
+        assertEquals(c, java);
+        assertEquals(c.size(), c.values().stream().distinct().count(), "status numbers must be distinct");
+    }
+}
