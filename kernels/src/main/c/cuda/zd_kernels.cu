@@ -4,3 +4,4 @@
 #include "cuda/zd_zstd_mp.cu"
 #include "cuda/zd_bytes.cu"
 #include "cuda/zd_gather.cu"
+#include "cuda/zd_inflate.cu"
