@@ -66,6 +66,8 @@ class InflateRoundTripTest {
         byte[] big = data("text", 1 << 20, r);
         assertDecodes(encode(GZIP, big, 6, Deflater.DEFAULT_STRATEGY), big, GZIP, 64, "1 MiB text");
         assertDecodes(encode(ZLIB, big, 6, Deflater.DEFAULT_STRATEGY), big, ZLIB, 64, "1 MiB text");
+        byte[] runs = data("runs", 300_000, r); // writers from item 32 on: the decoding warp alone
+        assertDecodes(encode(RAW, runs, 9, Deflater.DEFAULT_STRATEGY), runs, RAW, 96, "runs");
     }
 
     @Test
