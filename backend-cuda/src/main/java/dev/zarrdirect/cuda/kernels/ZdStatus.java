@@ -66,6 +66,17 @@ public final class ZdStatus {
         return switch (status) {
             case SCRATCH_TOO_SMALL -> "ZD_STATUS_SCRATCH_TOO_SMALL";
             case BAD_ARGUMENT -> "ZD_STATUS_BAD_ARGUMENT";
+            case 31 -> "ZD_STATUS_CORRUPT_DEFLATE_STORED_LENGTH";
+            case 30 -> "ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS";
+            case 29 -> "ZD_STATUS_CORRUPT_DEFLATE_CODE_SET";
+            case 28 -> "ZD_STATUS_CORRUPT_DEFLATE_SYMBOL";
+            case 27 -> "ZD_STATUS_CORRUPT_DEFLATE_DISTANCE";
+            case 26 -> "ZD_STATUS_CORRUPT_COMPRESSION_METHOD";
+            case 25 -> "ZD_STATUS_CORRUPT_GZIP_HEADER_CRC";
+            case 24 -> "ZD_STATUS_CORRUPT_GZIP_SIZE";
+            case 23 -> "ZD_STATUS_CORRUPT_ZLIB_HEADER_CHECK";
+            case 22 -> "ZD_STATUS_CORRUPT_TRAILING_BYTES";
+            case 63 -> "ZD_STATUS_GROUP_TOO_LARGE";
             default -> "ZD_STATUS_" + Integer.toUnsignedString(status);
         };
     }
@@ -78,6 +89,17 @@ public final class ZdStatus {
         return switch (status) {
             case SCRATCH_TOO_SMALL -> "the scratch memory passed to the kernel is too small";
             case BAD_ARGUMENT -> "a kernel argument is out of range";
+            case 31 -> "a deflate stored block's length does not match its complement";
+            case 30 -> "bad deflate code lengths (too many codes, a bad repeat or no end-of-block code)";
+            case 29 -> "deflate Huffman code lengths are over-subscribed or incomplete";
+            case 28 -> "the deflate stream uses an unused code, length symbol 286-287 or distance symbol 30-31";
+            case 27 -> "a deflate match distance reaches before the start of the stream's output";
+            case 26 -> "the gzip or zlib compression method is not 8 (deflate), or the zlib window is above 32 KiB";
+            case 25 -> "gzip header CRC-16 mismatch";
+            case 24 -> "a gzip member's ISIZE differs from its decoded size";
+            case 23 -> "the zlib header check bits (FCHECK) are wrong";
+            case 22 -> "bytes follow the end of the zlib or deflate stream";
+            case 63 -> "the work-group is larger than the kernel supports";
             default -> "unknown status";
         };
     }
