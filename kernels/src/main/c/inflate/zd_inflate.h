@@ -2,21 +2,18 @@
 /*
  * zd_inflate.h - raw deflate (RFC 1951) decoding by one work-group.
  *
- * Design (the zstd decoder's, zstd/zd_zstd_frame.h, with the decoding and the writing overlapped):
+ * Design (the zstd decoder's, zstd/zd_zstd_frame.h):
  *   - Item 0 alone reads the bit stream (zd_inflate_step_thread): block headers, Huffman tables
  *     (built in local memory), and the symbols of up to ZD_INF_BATCH records. A record is a run of
  *     literals (kept in local memory) followed by one match. Consecutive matches of the same
  *     distance with no literal between them are merged into one record: an LZ77 copy is defined
  *     byte by byte, so two back-to-back copies at distance d are one copy at distance d, and a run
  *     of zeros becomes one record instead of thousands.
- *   - Two batch buffers: while item 0 decodes batch k + 1, the other items (from item 32 when the
- *     group has 64 or more, so the decoding warp runs alone; else from item 1) write batch k, and
- *     one barrier a batch separates them. Writing needs no barrier inside a batch: each byte is
- *     resolved on its own (zd_inf_resolve_thread): a literal comes from local memory, a match byte
- *     whose source lies in an earlier batch from dst, and one whose source lies in this batch is
- *     followed back to that source's record (always an earlier record), until one of the first two
- *     cases. Consecutive bytes go to consecutive items, so loads and stores coalesce.
- *   - A stored block is one copy order, run by the same items.
+ *   - The whole group then writes the batch byte-parallel (zd_inflate_exec_group). Item 0 cut the
+ *     batch into segments such that no match reads a byte written in its own segment; a barrier
+ *     separates segments. An overlapping match (distance < length) only reads the distance bytes
+ *     before it (its output repeats with that period), so it never forces a cut by itself.
+ *   - A stored block is one copy order, run by every item.
  *
  * Huffman decoding: a primary table of 2^ZD_INF_LBITS (literal/length) or 2^ZD_INF_DBITS
  * (distance) entries, (symbol << 4 | length), indexed by the next bits of the stream. Codes
@@ -32,8 +29,8 @@
  * counts them: consuming a padding bit is truncation); output past dst_len.
  *
  * Memory:
- *   local:  sizeof(zd_inflate_lds) = ZD_INFLATE_LDS_BYTES (about 32 KiB: two batches of 384
- *           records and 6 KiB of literals, two primary tables), checked below to be <= 48 KiB.
+ *   local:  sizeof(zd_inflate_lds) = ZD_INFLATE_LDS_BYTES (about 26 KiB: 512 records, 8 KiB of
+ *           literals, two primary tables), checked below to be <= 48 KiB.
  *   global: no scratch (ZD_INFLATE_SCRATCH_PER_CHUNK is 0): the 32 KiB window is the output.
  */
 #ifndef ZD_INFLATE_H
@@ -45,10 +42,10 @@
 #define ZD_INF_LBITS 10u       /* literal/length primary table index bits */
 #define ZD_INF_DBITS 9u        /* distance primary table index bits (also the code length code) */
 #ifndef ZD_INF_BATCH
-#define ZD_INF_BATCH 384u      /* records per batch */
+#define ZD_INF_BATCH 512u      /* records per batch */
 #endif
 #ifndef ZD_INF_LITS
-#define ZD_INF_LITS 6144u      /* literal bytes per batch */
+#define ZD_INF_LITS 8192u      /* literal bytes per batch */
 #endif
 #define ZD_INF_MAX_ITEMS 1024u /* largest work-group (checksum lanes share the record array) */
 /* A batch ends once it spans this many output bytes, so offsets inside it fit 32 bits. */
@@ -67,27 +64,22 @@ typedef struct {
 #define ZD_INF_OP_EXEC 1u /* write rec[0..nrec) */
 #define ZD_INF_OP_COPY 2u /* stored block: copy_n bytes from src[copy_src] to dst[copy_dst] */
 
-/* One order of item 0 to the writers. */
 typedef struct {
-    zd_inf_rec rec[ZD_INF_BATCH];
-    zd_u8 lit[ZD_INF_LITS];
-    zd_u64 base, copy_src, copy_dst, copy_n;
-    zd_u32 op, nrec, batch_bytes;
-} zd_inf_batch;
-
-typedef struct {
-    zd_u16 ltab[1u << ZD_INF_LBITS];
-    zd_u16 dtab[1u << ZD_INF_DBITS];
+    zd_u32 ltab[1u << ZD_INF_LBITS]; /* ZD_INF_E_* entries */
+    zd_u32 dtab[1u << ZD_INF_DBITS];
     zd_u16 lcount[16], dcount[16];
     zd_u16 lsym[288], dsym[32];
     zd_u8 lens[288 + 32];
     zd_u8 cl_lens[19];
     union {
-        zd_inf_batch b[2];
+        zd_inf_rec rec[ZD_INF_BATCH];
         zd_u32 lanes[2u * ZD_INF_MAX_ITEMS]; /* checksums of the wrappers, after the stream */
     } u;
-    zd_u64 in_end, out_end;
-    zd_u32 status;
+    zd_u8 lit[ZD_INF_LITS];
+    zd_u32 seg_pos[ZD_INF_BATCH + 1u];   /* segment k starts at base + seg_pos[k] ... */
+    zd_u16 seg_first[ZD_INF_BATCH + 1u]; /* ... inside record seg_first[k] */
+    zd_u64 base, copy_src, copy_dst, copy_n, in_end, out_end;
+    zd_u32 op, status, nrec, nseg, batch_bytes;
 } zd_inflate_lds;
 
 #define ZD_INFLATE_LDS_BYTES ((zd_u64)sizeof(zd_inflate_lds))
@@ -155,12 +147,20 @@ ZD_INLINE zd_u32 zd_inf_take_thread(zd_inf_state *s, zd_u32 n) {
 /* Consumed a padding bit: the input ended before the stream did. */
 ZD_INLINE zd_u32 zd_inf_overrun_thread(const zd_inf_state *s) { return s->nb < 8u * s->pad; }
 
+/* Primary table entries: length (bits 0-3, 0 = no code of <= index bits here) and symbol (4-12);
+   literal/length entries whose code is a literal followed, within the index bits, by the code of
+   another literal also hold that literal (13-20) and its length (21-24): one lookup, two bytes. */
+#define ZD_INF_E_LEN(e) ((e) & 15u)
+#define ZD_INF_E_SYM(e) (((e) >> 4) & 0x1FFu)
+#define ZD_INF_E_SYM2(e) (((e) >> 13) & 0xFFu)
+#define ZD_INF_E_LEN2(e) ((e) >> 21)
+
 /*
  * Builds the decoding structures of one prefix code from lens[0..n) (each 0..15): the primary
  * table (2^tbits entries, symbol << 4 | length, 0 = longer or no code), the count of codes per
  * length and the symbols sorted by (length, symbol) for the canonical decode of long codes.
  */
-ZD_FUNC zd_u32 zd_inf_build_thread(const ZD_LOCAL zd_u8 *lens, zd_u32 n, ZD_LOCAL zd_u16 *tab, zd_u32 tbits,
+ZD_FUNC zd_u32 zd_inf_build_thread(const ZD_LOCAL zd_u8 *lens, zd_u32 n, ZD_LOCAL zd_u32 *tab, zd_u32 tbits,
                                    ZD_LOCAL zd_u16 *count, ZD_LOCAL zd_u16 *sorted, zd_u32 kind) {
     zd_u32 cnt[16], next[16], offs[16];
     for (zd_u32 l = 0; l < 16u; l++) cnt[l] = 0u;
@@ -195,9 +195,21 @@ ZD_FUNC zd_u32 zd_inf_build_thread(const ZD_LOCAL zd_u8 *lens, zd_u32 n, ZD_LOCA
         if (l > tbits) continue;
         zd_u32 r = 0; /* the stream sends codes most significant bit first */
         for (zd_u32 b = 0; b < l; b++) r |= ((c >> b) & 1u) << (l - 1u - b);
-        for (zd_u32 i = r; i < size; i += 1u << l) tab[i] = (zd_u16)((sym << 4) | l);
+        for (zd_u32 i = r; i < size; i += 1u << l) tab[i] = (sym << 4) | l;
     }
     return ZD_STATUS_OK;
+}
+
+/* Adds the second literals to a literal/length primary table (see ZD_INF_E_*). An entry's own
+   symbol and length stay as they are, so entries already extended can still be read as firsts. */
+ZD_FUNC void zd_inf_pairs_thread(ZD_LOCAL zd_u32 *tab) {
+    for (zd_u32 i = 0; i < (1u << ZD_INF_LBITS); i++) {
+        zd_u32 e = tab[i], l1 = ZD_INF_E_LEN(e);
+        if (l1 == 0u || l1 >= ZD_INF_LBITS || ZD_INF_E_SYM(e) >= 256u) continue;
+        zd_u32 e2 = tab[i >> l1], l2 = ZD_INF_E_LEN(e2);
+        if (l2 == 0u || l2 > ZD_INF_LBITS - l1 || ZD_INF_E_SYM(e2) >= 256u) continue;
+        tab[i] = (e & 0x1FFFu) | (ZD_INF_E_SYM(e2) << 13) | (l2 << 21);
+    }
 }
 
 /* Canonical decode of the code at the bottom of bits (codes longer than the primary table, and
@@ -220,14 +232,14 @@ ZD_INLINE zd_i32 zd_inf_slow_thread(zd_u64 bits, const ZD_LOCAL zd_u16 *count, c
 }
 
 /* Decodes one symbol with a table pair; -1 for a code no symbol has. Needs 15 bits buffered. */
-ZD_INLINE zd_i32 zd_inf_decode_thread(zd_inf_state *s, const ZD_LOCAL zd_u16 *tab, zd_u32 tbits,
+ZD_INLINE zd_i32 zd_inf_decode_thread(zd_inf_state *s, const ZD_LOCAL zd_u32 *tab, zd_u32 tbits,
                                       const ZD_LOCAL zd_u16 *count, const ZD_LOCAL zd_u16 *sorted) {
     zd_u32 e = tab[s->bb & ((1u << tbits) - 1u)];
     zd_u32 len;
     zd_i32 sym;
     if (e != 0u) {
         len = e & 15u;
-        sym = (zd_i32)(e >> 4);
+        sym = (zd_i32)((e >> 4) & 0x1FFu);
     } else {
         sym = zd_inf_slow_thread(s->bb, count, sorted, &len);
         if (sym < 0) return -1;
@@ -279,6 +291,7 @@ ZD_FUNC zd_u32 zd_inf_dynamic_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src
     if (lds->lens[256] == 0u) return ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS; /* no end-of-block code */
     st = zd_inf_build_thread(lds->lens, hlit, lds->ltab, ZD_INF_LBITS, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
     if (st != ZD_STATUS_OK) return st;
+    zd_inf_pairs_thread(lds->ltab);
     return zd_inf_build_thread(lds->lens + hlit, hdist, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym,
                                ZD_INF_KIND_DIST);
 }
@@ -288,20 +301,20 @@ ZD_FUNC void zd_inf_fixed_thread(ZD_LOCAL zd_inflate_lds *lds) {
     for (zd_u32 i = 0; i < 288u; i++) lds->lens[i] = (zd_u8)(i < 144u ? 8u : i < 256u ? 9u : i < 280u ? 7u : 8u);
     for (zd_u32 i = 0; i < 32u; i++) lds->lens[288u + i] = 5u;
     (void)zd_inf_build_thread(lds->lens, 288u, lds->ltab, ZD_INF_LBITS, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
+    zd_inf_pairs_thread(lds->ltab);
     (void)zd_inf_build_thread(lds->lens + 288u, 32u, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym,
                               ZD_INF_KIND_DIST);
 }
 
 /* Item 0's end of a step: publishes an order. */
-ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_inf_batch *bt, zd_u32 op,
-                                     zd_u32 status) {
-    bt->op = op;
+ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, zd_u32 op, zd_u32 status) {
+    lds->op = op;
     lds->status = status;
 }
-#define ZD_INF_STOP(lds, st)                                    \
-    do {                                                        \
-        zd_inf_publish_thread((lds), bt, ZD_INF_OP_DONE, (st)); \
-        return;                                                 \
+#define ZD_INF_STOP(lds, st)                               \
+    do {                                                   \
+        zd_inf_publish_thread((lds), ZD_INF_OP_DONE, (st)); \
+        return;                                            \
     } while (0)
 
 /*
@@ -309,23 +322,38 @@ ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_i
  * (ZD_INF_OP_EXEC), a stored block (ZD_INF_OP_COPY), or the end (ZD_INF_OP_DONE, with the
  * status, and on success where the stream's last byte and output end).
  */
-ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds,
-                                    ZD_LOCAL zd_inf_batch *bt) {
+ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds) {
     zd_u64 base = s->out;
+    zd_u64 seg_start = base;
     zd_u64 rout = base; /* where the open record's literals start */
-    zd_u32 nrec = 0, nlit = 0, rlit = 0, rlit_off = 0;
-    bt->base = base;
+    zd_u32 nrec = 0, nlit = 0, nseg = 1, rlit = 0, rlit_off = 0;
+    lds->base = base;
+    lds->seg_pos[0] = 0u;
+    lds->seg_first[0] = 0u;
     for (;;) {
         if (s->mode == ZD_INF_M_HUFF) {
             if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS || s->out - base >= ZD_INF_BATCH_SPAN) break;
             zd_inf_refill_thread(s, src);
+            zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
+            if (ZD_INF_E_LEN2(e) != 0u && s->dst_len - s->out >= 2u && nlit + 2u <= ZD_INF_LITS) {
+                zd_u32 n = ZD_INF_E_LEN(e) + ZD_INF_E_LEN2(e);
+                s->bb >>= n;
+                s->nb -= n;
+                if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+                lds->lit[nlit] = (zd_u8)ZD_INF_E_SYM(e);
+                lds->lit[nlit + 1u] = (zd_u8)ZD_INF_E_SYM2(e);
+                nlit += 2u;
+                rlit += 2u;
+                s->out += 2u;
+                continue;
+            }
             zd_i32 sym = zd_inf_decode_thread(s, lds->ltab, ZD_INF_LBITS, lds->lcount, lds->lsym);
             if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
             if (sym < 0) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
             if (sym < 256) {
                 if (s->out >= s->dst_len)
                     ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
-                bt->lit[nlit++] = (zd_u8)sym;
+                lds->lit[nlit++] = (zd_u8)sym;
                 rlit++;
                 s->out++;
                 continue;
@@ -347,15 +375,29 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
                 ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_DISTANCE);
             if (len > s->dst_len - s->out)
                 ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
-            if (rlit == 0u && nrec > 0u && bt->rec[nrec - 1u].dist == dist) {
-                bt->rec[nrec - 1u].match_len += len; /* same distance, no literal between: one longer copy */
+            zd_u32 j;
+            zd_u64 p, mlen;
+            if (rlit == 0u && nrec > 0u && lds->u.rec[nrec - 1u].dist == dist) {
+                j = nrec - 1u; /* same distance, no literal between: one longer copy */
+                lds->u.rec[j].match_len += len;
+                mlen = lds->u.rec[j].match_len;
+                p = base + lds->u.rec[j].out_rel + lds->u.rec[j].lit_len;
             } else {
-                zd_u32 j = nrec++;
-                bt->rec[j].out_rel = (zd_u32)(rout - base);
-                bt->rec[j].lit_len = rlit;
-                bt->rec[j].lit_off = rlit_off;
-                bt->rec[j].match_len = len;
-                bt->rec[j].dist = dist;
+                j = nrec++;
+                lds->u.rec[j].out_rel = (zd_u32)(rout - base);
+                lds->u.rec[j].lit_len = rlit;
+                lds->u.rec[j].lit_off = rlit_off;
+                lds->u.rec[j].match_len = len;
+                lds->u.rec[j].dist = dist;
+                mlen = len;
+                p = s->out;
+            }
+            /* the bytes this match reads: [p - dist, p - dist + min(len, dist)) */
+            if (p > seg_start && p - dist + zd_min_u64(mlen, dist) > seg_start) {
+                lds->seg_pos[nseg] = (zd_u32)(p - base);
+                lds->seg_first[nseg] = (zd_u16)j;
+                nseg++;
+                seg_start = p;
             }
             s->out += len;
             rout = s->out;
@@ -386,11 +428,11 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
             s->pad = 0u;
             s->mode = ZD_INF_M_HEADER;
             if (len == 0u) continue;
-            bt->copy_src = at;
-            bt->copy_dst = s->out;
-            bt->copy_n = len;
+            lds->copy_src = at;
+            lds->copy_dst = s->out;
+            lds->copy_n = len;
             s->out += len;
-            zd_inf_publish_thread(lds, bt, ZD_INF_OP_COPY, ZD_STATUS_OK);
+            zd_inf_publish_thread(lds, ZD_INF_OP_COPY, ZD_STATUS_OK);
             return;
         }
         if (s->last) {
@@ -420,64 +462,89 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
     }
     /* close the batch */
     if (rlit > 0u) {
-        bt->rec[nrec].out_rel = (zd_u32)(rout - base);
-        bt->rec[nrec].lit_len = rlit;
-        bt->rec[nrec].lit_off = rlit_off;
-        bt->rec[nrec].match_len = 0u;
-        bt->rec[nrec].dist = 0u;
+        lds->u.rec[nrec].out_rel = (zd_u32)(rout - base);
+        lds->u.rec[nrec].lit_len = rlit;
+        lds->u.rec[nrec].lit_off = rlit_off;
+        lds->u.rec[nrec].match_len = 0u;
+        lds->u.rec[nrec].dist = 0u;
         nrec++;
     }
-    bt->nrec = nrec;
-    bt->batch_bytes = (zd_u32)(s->out - base);
-    zd_inf_publish_thread(lds, bt, ZD_INF_OP_EXEC, ZD_STATUS_OK);
+    lds->nrec = nrec;
+    lds->nseg = nseg;
+    lds->batch_bytes = (zd_u32)(s->out - base);
+    zd_inf_publish_thread(lds, ZD_INF_OP_EXEC, ZD_STATUS_OK);
 }
 
-/* The last record of rec[lo..hi] that starts at or before x (rec[lo] does). */
-ZD_INLINE zd_u32 zd_inf_find_thread(const ZD_LOCAL zd_inf_batch *bt, zd_u32 lo, zd_u32 hi, zd_u32 x) {
-    while (lo < hi) {
-        zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (bt->rec[mid].out_rel <= x) lo = mid;
-        else hi = mid - 1u;
-    }
-    return lo;
-}
+#define ZD_INF_EXEC_CHUNK 16u /* output bytes per item and round when executing a batch */
 
 /*
- * Per item: output byte x of the batch (relative to its base), record j holding it. A match
- * byte whose source lies in this batch is followed back: the source always lies in an earlier
- * record, so this ends within nrec steps.
+ * Per item: writes output bytes [x0, x1) (relative to base, x1 - x0 <= ZD_INF_EXEC_CHUNK) of
+ * a segment whose records are rec[jf..jl]. Every byte is a literal or a match byte whose source
+ * lies before the segment, so all loads can be in flight before the first store.
  */
-ZD_INLINE zd_u8 zd_inf_resolve_thread(const ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inf_batch *bt, zd_u64 base,
-                                      zd_u32 x, zd_u32 j) {
-    for (;;) {
-        zd_u32 rel0 = bt->rec[j].out_rel, ll = bt->rec[j].lit_len, dist = bt->rec[j].dist;
-        zd_u32 r = x - rel0;
-        if (r < ll) return bt->lit[bt->rec[j].lit_off + r];
-        zd_u32 q = r - ll;
-        if (q >= dist) q = q % dist; /* overlapping match: the source period repeats */
-        zd_u32 at = rel0 + ll + q;   /* the source is at - dist */
-        if (at < dist) return dst[base - (dist - at)];
-        x = at - dist;
-        j = zd_inf_find_thread(bt, 0u, j, x);
+ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inflate_lds *lds, zd_u64 base,
+                                        zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
+    zd_u32 lo = jf, hi = jl;
+    while (lo < hi) {
+        zd_u32 mid = (lo + hi + 1u) >> 1;
+        if (lds->u.rec[mid].out_rel <= x0) lo = mid;
+        else hi = mid - 1u;
+    }
+    zd_u32 j = lo;
+    zd_u32 rel0 = lds->u.rec[j].out_rel, ll = lds->u.rec[j].lit_len, ml = lds->u.rec[j].match_len;
+    zd_u32 dist = lds->u.rec[j].dist, lo_lit = lds->u.rec[j].lit_off;
+    zd_u8 v[ZD_INF_EXEC_CHUNK];
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
+        zd_u32 x = x0 + k;
+        v[k] = 0u;
+        if (x < x1) {
+            while (x - rel0 >= ll + ml && j < jl) {
+                j++;
+                rel0 = lds->u.rec[j].out_rel;
+                ll = lds->u.rec[j].lit_len;
+                ml = lds->u.rec[j].match_len;
+                dist = lds->u.rec[j].dist;
+                lo_lit = lds->u.rec[j].lit_off;
+            }
+            zd_u32 r = x - rel0;
+            if (r < ll) {
+                v[k] = lds->lit[lo_lit + r];
+            } else {
+                zd_u32 q = r - ll;
+                if (q >= dist) q = q % dist; /* overlapping match: the source period repeats */
+                v[k] = dst[base + rel0 + ll + q - dist];
+            }
+        }
+    }
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
+        if (x0 + k < x1) dst[base + x0 + k] = v[k];
     }
 }
 
-/* Items e = 0 .. ne - 1 of the writers: write the order in bt, bytes e, e + ne, ... */
-ZD_FUNC void zd_inflate_exec_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inf_batch *bt,
-                                    zd_u32 e, zd_u32 ne) {
-    if (bt->op == ZD_INF_OP_COPY) {
-        ZD_GLOBAL zd_u8 *to = dst + bt->copy_dst;
-        const ZD_GLOBAL zd_u8 *from = src + bt->copy_src;
-        zd_u64 n = bt->copy_n;
-        for (zd_u64 i = e; i < n; i += ne) to[i] = from[i];
-        return;
+/* Cooperative: writes the batch item 0 published, one segment at a time. */
+ZD_FUNC void zd_inflate_exec_group(ZD_GLOBAL zd_u8 *dst, ZD_LOCAL zd_inflate_lds *lds) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 n = lds->nrec, nseg = lds->nseg;
+    zd_u64 base = lds->base;
+    for (zd_u32 k = 0; k < nseg; k++) {
+        if (k > 0u) ZD_BARRIER();
+        zd_u32 s0 = lds->seg_pos[k];
+        zd_u32 s1 = k + 1u < nseg ? lds->seg_pos[k + 1u] : lds->batch_bytes;
+        zd_u32 jf = lds->seg_first[k];
+        zd_u32 jl = k + 1u < nseg ? lds->seg_first[k + 1u] : n - 1u;
+        for (zd_u32 x0 = s0 + lid * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ls * ZD_INF_EXEC_CHUNK) {
+            zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
+            zd_inf_exec_chunk_thread(dst, lds, base, x0, x1, jf, jl);
+        }
     }
-    zd_u32 n = bt->batch_bytes, last = bt->nrec - 1u, j = 0u;
-    zd_u64 base = bt->base;
-    for (zd_u32 x = e; x < n; x += ne) {
-        j = zd_inf_find_thread(bt, j, last, x);
-        dst[base + x] = zd_inf_resolve_thread(dst, bt, base, x, j);
-    }
+}
+
+/* Cooperative: to[0..n) = from[0..n), no overlap (a stored block). */
+ZD_INLINE void zd_inflate_copy_group(ZD_GLOBAL zd_u8 *to, const ZD_GLOBAL zd_u8 *from, zd_u64 n) {
+    zd_u64 lid = zd_local_id(), ls = zd_local_size();
+    for (zd_u64 i = lid; i < n; i += ls) to[i] = from[i];
 }
 
 /*
@@ -501,14 +568,13 @@ ZD_FUNC zd_u32 zd_inflate_stream_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_le
     st.mode = ZD_INF_M_HEADER;
     st.last = 0u;
     st.fixed = 0u;
-    zd_u32 lid = zd_local_id(), ls = zd_local_size();
-    zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u; /* the first writer */
-    if (lid == 0u) zd_inflate_step_thread(&st, src, lds, &lds->u.b[0]);
-    ZD_BARRIER();
-    for (zd_u32 cur = 0;; cur ^= 1u) {
-        if (lds->u.b[cur].op == ZD_INF_OP_DONE) break;
-        if (lid == 0u) zd_inflate_step_thread(&st, src, lds, &lds->u.b[cur ^ 1u]);
-        if (lid >= e0) zd_inflate_exec_thread(src, dst, &lds->u.b[cur], lid - e0, ls - e0);
+    for (;;) {
+        if (zd_local_id() == 0u) zd_inflate_step_thread(&st, src, lds);
+        ZD_BARRIER();
+        zd_u32 op = lds->op;
+        if (op == ZD_INF_OP_DONE) break;
+        if (op == ZD_INF_OP_EXEC) zd_inflate_exec_group(dst, lds);
+        else zd_inflate_copy_group(dst + lds->copy_dst, src + lds->copy_src, lds->copy_n);
         ZD_BARRIER();
     }
     zd_u32 status = lds->status;
