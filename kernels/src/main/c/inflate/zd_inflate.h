@@ -9,11 +9,15 @@
  *     distance with no literal between them are merged into one record: an LZ77 copy is defined
  *     byte by byte, so two back-to-back copies at distance d are one copy at distance d, and a run
  *     of zeros becomes one record instead of thousands.
- *   - The whole group then writes the batch byte-parallel (zd_inflate_exec_group). Item 0 cut the
+ *   - The other items write the batch byte-parallel (zd_inf_write_segment_thread). Item 0 cut the
  *     batch into segments such that no match reads a byte written in its own segment; a barrier
  *     separates segments. An overlapping match (distance < length) only reads the distance bytes
  *     before it (its output repeats with that period), so it never forces a cut by itself.
- *   - A stored block is one copy order, run by every item.
+ *   - Decoding and writing overlap: there are two batch buffers, and while the writers (from item
+ *     32 when the group has 64 items or more, so that item 0's warp decodes alone; else from item
+ *     1) write batch k segment by segment, item 0 decodes batch k + 1 ZD_INF_SLICE symbols at a
+ *     time between the segment barriers, every item meeting every barrier.
+ *   - A stored block is one copy order, run by the writers.
  *
  * Huffman decoding: a primary table of 2^ZD_INF_LBITS (literal/length) or 2^ZD_INF_DBITS
  * (distance) entries, (symbol << 4 | length), indexed by the next bits of the stream. Codes
@@ -29,8 +33,9 @@
  * counts them: consuming a padding bit is truncation); output past dst_len.
  *
  * Memory:
- *   local:  sizeof(zd_inflate_lds) = ZD_INFLATE_LDS_BYTES (about 26 KiB: 512 records, 8 KiB of
- *           literals, two primary tables), checked below to be <= 48 KiB.
+ *   local:  sizeof(zd_inflate_lds) = ZD_INFLATE_LDS_BYTES (about 34 KiB: two batches of 320
+ *           records, 5 KiB of literals and their segments; two primary tables), checked below to
+ *           be <= 48 KiB.
  *   global: no scratch (ZD_INFLATE_SCRATCH_PER_CHUNK is 0): the 32 KiB window is the output.
  */
 #ifndef ZD_INFLATE_H
@@ -42,10 +47,13 @@
 #define ZD_INF_LBITS 10u       /* literal/length primary table index bits */
 #define ZD_INF_DBITS 9u        /* distance primary table index bits (also the code length code) */
 #ifndef ZD_INF_BATCH
-#define ZD_INF_BATCH 512u      /* records per batch */
+#define ZD_INF_BATCH 320u      /* records per batch */
 #endif
 #ifndef ZD_INF_LITS
-#define ZD_INF_LITS 8192u      /* literal bytes per batch */
+#define ZD_INF_LITS 5120u      /* literal bytes per batch */
+#endif
+#ifndef ZD_INF_SLICE
+#define ZD_INF_SLICE 32u       /* symbols item 0 decodes between two segments the others write */
 #endif
 #define ZD_INF_MAX_ITEMS 1024u /* largest work-group (checksum lanes share the record array) */
 /* A batch ends once it spans this many output bytes, so offsets inside it fit 32 bits. */
@@ -64,6 +72,16 @@ typedef struct {
 #define ZD_INF_OP_EXEC 1u /* write rec[0..nrec) */
 #define ZD_INF_OP_COPY 2u /* stored block: copy_n bytes from src[copy_src] to dst[copy_dst] */
 
+/* One order of item 0 to the writers. */
+typedef struct {
+    zd_inf_rec rec[ZD_INF_BATCH];
+    zd_u8 lit[ZD_INF_LITS];
+    zd_u32 seg_pos[ZD_INF_BATCH + 1u];   /* segment k starts at base + seg_pos[k] ... */
+    zd_u16 seg_first[ZD_INF_BATCH + 1u]; /* ... inside record seg_first[k] */
+    zd_u64 base, copy_src, copy_dst, copy_n;
+    zd_u32 op, nrec, nseg, batch_bytes;
+} zd_inf_batch;
+
 typedef struct {
     zd_u32 ltab[1u << ZD_INF_LBITS]; /* ZD_INF_E_* entries */
     zd_u32 dtab[1u << ZD_INF_DBITS];
@@ -72,14 +90,11 @@ typedef struct {
     zd_u8 lens[288 + 32];
     zd_u8 cl_lens[19];
     union {
-        zd_inf_rec rec[ZD_INF_BATCH];
+        zd_inf_batch b[2];                   /* item 0 fills one while the others write the other */
         zd_u32 lanes[2u * ZD_INF_MAX_ITEMS]; /* checksums of the wrappers, after the stream */
     } u;
-    zd_u8 lit[ZD_INF_LITS];
-    zd_u32 seg_pos[ZD_INF_BATCH + 1u];   /* segment k starts at base + seg_pos[k] ... */
-    zd_u16 seg_first[ZD_INF_BATCH + 1u]; /* ... inside record seg_first[k] */
-    zd_u64 base, copy_src, copy_dst, copy_n, in_end, out_end;
-    zd_u32 op, status, nrec, nseg, batch_bytes;
+    zd_u64 in_end, out_end;
+    zd_u32 status;
 } zd_inflate_lds;
 
 #define ZD_INFLATE_LDS_BYTES ((zd_u64)sizeof(zd_inflate_lds))
@@ -113,6 +128,9 @@ typedef struct {
     zd_u64 in, end;   /* next byte to load; end of input */
     zd_u64 out, out0, dst_len;
     zd_u32 mode, last, fixed;
+    /* the batch being filled, between two calls of zd_inflate_step_thread */
+    zd_u32 open, nrec, nlit, nseg, rlit, rlit_off;
+    zd_u64 base, rout, seg_start;
 } zd_inf_state;
 
 ZD_INLINE void zd_inf_refill_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src) {
@@ -307,32 +325,47 @@ ZD_FUNC void zd_inf_fixed_thread(ZD_LOCAL zd_inflate_lds *lds) {
 }
 
 /* Item 0's end of a step: publishes an order. */
-ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, zd_u32 op, zd_u32 status) {
-    lds->op = op;
+ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_inf_batch *bt, zd_u32 op,
+                                     zd_u32 status) {
+    bt->op = op;
     lds->status = status;
 }
-#define ZD_INF_STOP(lds, st)                               \
-    do {                                                   \
-        zd_inf_publish_thread((lds), ZD_INF_OP_DONE, (st)); \
-        return;                                            \
+#define ZD_INF_STOP(lds, st)                                    \
+    do {                                                        \
+        zd_inf_publish_thread((lds), bt, ZD_INF_OP_DONE, (st)); \
+        s->open = 0u;                                           \
+        return 1u;                                              \
     } while (0)
 
 /*
- * Item 0: reads the stream on until it has one order for the group: a batch of records
+ * Item 0: reads the stream on until it has one order for the group in bt: a batch of records
  * (ZD_INF_OP_EXEC), a stored block (ZD_INF_OP_COPY), or the end (ZD_INF_OP_DONE, with the
- * status, and on success where the stream's last byte and output end).
+ * status, and on success where the stream's last byte and output end); returns 1 then. Returns
+ * 0 after `budget` symbols with the batch still open: the next call goes on filling it.
  */
-ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds) {
-    zd_u64 base = s->out;
-    zd_u64 seg_start = base;
-    zd_u64 rout = base; /* where the open record's literals start */
-    zd_u32 nrec = 0, nlit = 0, nseg = 1, rlit = 0, rlit_off = 0;
-    lds->base = base;
-    lds->seg_pos[0] = 0u;
-    lds->seg_first[0] = 0u;
+ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds,
+                                      ZD_LOCAL zd_inf_batch *bt, zd_u32 budget) {
+    zd_u64 base, seg_start, rout; /* rout: where the open record's literals start */
+    zd_u32 nrec, nlit, nseg, rlit, rlit_off;
+    if (s->open) {
+        base = s->base, seg_start = s->seg_start, rout = s->rout;
+        nrec = s->nrec, nlit = s->nlit, nseg = s->nseg, rlit = s->rlit, rlit_off = s->rlit_off;
+    } else {
+        base = s->out, seg_start = base, rout = base;
+        nrec = 0u, nlit = 0u, nseg = 1u, rlit = 0u, rlit_off = 0u;
+        bt->base = base;
+        bt->seg_pos[0] = 0u;
+        bt->seg_first[0] = 0u;
+    }
     for (;;) {
         if (s->mode == ZD_INF_M_HUFF) {
             if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS || s->out - base >= ZD_INF_BATCH_SPAN) break;
+            if (budget-- == 0u) {
+                s->base = base, s->seg_start = seg_start, s->rout = rout;
+                s->nrec = nrec, s->nlit = nlit, s->nseg = nseg, s->rlit = rlit, s->rlit_off = rlit_off;
+                s->open = 1u;
+                return 0u;
+            }
             zd_inf_refill_thread(s, src);
             zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
             if (ZD_INF_E_LEN2(e) != 0u && s->dst_len - s->out >= 2u && nlit + 2u <= ZD_INF_LITS) {
@@ -340,8 +373,8 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
                 s->bb >>= n;
                 s->nb -= n;
                 if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
-                lds->lit[nlit] = (zd_u8)ZD_INF_E_SYM(e);
-                lds->lit[nlit + 1u] = (zd_u8)ZD_INF_E_SYM2(e);
+                bt->lit[nlit] = (zd_u8)ZD_INF_E_SYM(e);
+                bt->lit[nlit + 1u] = (zd_u8)ZD_INF_E_SYM2(e);
                 nlit += 2u;
                 rlit += 2u;
                 s->out += 2u;
@@ -353,7 +386,7 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
             if (sym < 256) {
                 if (s->out >= s->dst_len)
                     ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
-                lds->lit[nlit++] = (zd_u8)sym;
+                bt->lit[nlit++] = (zd_u8)sym;
                 rlit++;
                 s->out++;
                 continue;
@@ -377,25 +410,25 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
                 ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
             zd_u32 j;
             zd_u64 p, mlen;
-            if (rlit == 0u && nrec > 0u && lds->u.rec[nrec - 1u].dist == dist) {
+            if (rlit == 0u && nrec > 0u && bt->rec[nrec - 1u].dist == dist) {
                 j = nrec - 1u; /* same distance, no literal between: one longer copy */
-                lds->u.rec[j].match_len += len;
-                mlen = lds->u.rec[j].match_len;
-                p = base + lds->u.rec[j].out_rel + lds->u.rec[j].lit_len;
+                bt->rec[j].match_len += len;
+                mlen = bt->rec[j].match_len;
+                p = base + bt->rec[j].out_rel + bt->rec[j].lit_len;
             } else {
                 j = nrec++;
-                lds->u.rec[j].out_rel = (zd_u32)(rout - base);
-                lds->u.rec[j].lit_len = rlit;
-                lds->u.rec[j].lit_off = rlit_off;
-                lds->u.rec[j].match_len = len;
-                lds->u.rec[j].dist = dist;
+                bt->rec[j].out_rel = (zd_u32)(rout - base);
+                bt->rec[j].lit_len = rlit;
+                bt->rec[j].lit_off = rlit_off;
+                bt->rec[j].match_len = len;
+                bt->rec[j].dist = dist;
                 mlen = len;
                 p = s->out;
             }
             /* the bytes this match reads: [p - dist, p - dist + min(len, dist)) */
             if (p > seg_start && p - dist + zd_min_u64(mlen, dist) > seg_start) {
-                lds->seg_pos[nseg] = (zd_u32)(p - base);
-                lds->seg_first[nseg] = (zd_u16)j;
+                bt->seg_pos[nseg] = (zd_u32)(p - base);
+                bt->seg_first[nseg] = (zd_u16)j;
                 nseg++;
                 seg_start = p;
             }
@@ -428,12 +461,13 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
             s->pad = 0u;
             s->mode = ZD_INF_M_HEADER;
             if (len == 0u) continue;
-            lds->copy_src = at;
-            lds->copy_dst = s->out;
-            lds->copy_n = len;
+            bt->copy_src = at;
+            bt->copy_dst = s->out;
+            bt->copy_n = len;
             s->out += len;
-            zd_inf_publish_thread(lds, ZD_INF_OP_COPY, ZD_STATUS_OK);
-            return;
+            zd_inf_publish_thread(lds, bt, ZD_INF_OP_COPY, ZD_STATUS_OK);
+            s->open = 0u;
+            return 1u;
         }
         if (s->last) {
             if (pending) break;
@@ -462,17 +496,19 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
     }
     /* close the batch */
     if (rlit > 0u) {
-        lds->u.rec[nrec].out_rel = (zd_u32)(rout - base);
-        lds->u.rec[nrec].lit_len = rlit;
-        lds->u.rec[nrec].lit_off = rlit_off;
-        lds->u.rec[nrec].match_len = 0u;
-        lds->u.rec[nrec].dist = 0u;
+        bt->rec[nrec].out_rel = (zd_u32)(rout - base);
+        bt->rec[nrec].lit_len = rlit;
+        bt->rec[nrec].lit_off = rlit_off;
+        bt->rec[nrec].match_len = 0u;
+        bt->rec[nrec].dist = 0u;
         nrec++;
     }
-    lds->nrec = nrec;
-    lds->nseg = nseg;
-    lds->batch_bytes = (zd_u32)(s->out - base);
-    zd_inf_publish_thread(lds, ZD_INF_OP_EXEC, ZD_STATUS_OK);
+    bt->nrec = nrec;
+    bt->nseg = nseg;
+    bt->batch_bytes = (zd_u32)(s->out - base);
+    zd_inf_publish_thread(lds, bt, ZD_INF_OP_EXEC, ZD_STATUS_OK);
+    s->open = 0u;
+    return 1u;
 }
 
 #define ZD_INF_EXEC_CHUNK 16u /* output bytes per item and round when executing a batch */
@@ -482,17 +518,17 @@ ZD_FUNC void zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src,
  * a segment whose records are rec[jf..jl]. Every byte is a literal or a match byte whose source
  * lies before the segment, so all loads can be in flight before the first store.
  */
-ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inflate_lds *lds, zd_u64 base,
+ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inf_batch *bt, zd_u64 base,
                                         zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
     zd_u32 lo = jf, hi = jl;
     while (lo < hi) {
         zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (lds->u.rec[mid].out_rel <= x0) lo = mid;
+        if (bt->rec[mid].out_rel <= x0) lo = mid;
         else hi = mid - 1u;
     }
     zd_u32 j = lo;
-    zd_u32 rel0 = lds->u.rec[j].out_rel, ll = lds->u.rec[j].lit_len, ml = lds->u.rec[j].match_len;
-    zd_u32 dist = lds->u.rec[j].dist, lo_lit = lds->u.rec[j].lit_off;
+    zd_u32 rel0 = bt->rec[j].out_rel, ll = bt->rec[j].lit_len, ml = bt->rec[j].match_len;
+    zd_u32 dist = bt->rec[j].dist, lo_lit = bt->rec[j].lit_off;
     zd_u8 v[ZD_INF_EXEC_CHUNK];
     ZD_UNROLL
     for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
@@ -501,15 +537,15 @@ ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_
         if (x < x1) {
             while (x - rel0 >= ll + ml && j < jl) {
                 j++;
-                rel0 = lds->u.rec[j].out_rel;
-                ll = lds->u.rec[j].lit_len;
-                ml = lds->u.rec[j].match_len;
-                dist = lds->u.rec[j].dist;
-                lo_lit = lds->u.rec[j].lit_off;
+                rel0 = bt->rec[j].out_rel;
+                ll = bt->rec[j].lit_len;
+                ml = bt->rec[j].match_len;
+                dist = bt->rec[j].dist;
+                lo_lit = bt->rec[j].lit_off;
             }
             zd_u32 r = x - rel0;
             if (r < ll) {
-                v[k] = lds->lit[lo_lit + r];
+                v[k] = bt->lit[lo_lit + r];
             } else {
                 zd_u32 q = r - ll;
                 if (q >= dist) q = q % dist; /* overlapping match: the source period repeats */
@@ -523,28 +559,25 @@ ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_
     }
 }
 
-/* Cooperative: writes the batch item 0 published, one segment at a time. */
-ZD_FUNC void zd_inflate_exec_group(ZD_GLOBAL zd_u8 *dst, ZD_LOCAL zd_inflate_lds *lds) {
-    zd_u32 lid = zd_local_id(), ls = zd_local_size();
-    zd_u32 n = lds->nrec, nseg = lds->nseg;
-    zd_u64 base = lds->base;
-    for (zd_u32 k = 0; k < nseg; k++) {
-        if (k > 0u) ZD_BARRIER();
-        zd_u32 s0 = lds->seg_pos[k];
-        zd_u32 s1 = k + 1u < nseg ? lds->seg_pos[k + 1u] : lds->batch_bytes;
-        zd_u32 jf = lds->seg_first[k];
-        zd_u32 jl = k + 1u < nseg ? lds->seg_first[k + 1u] : n - 1u;
-        for (zd_u32 x0 = s0 + lid * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ls * ZD_INF_EXEC_CHUNK) {
-            zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
-            zd_inf_exec_chunk_thread(dst, lds, base, x0, x1, jf, jl);
-        }
+/* Writers e = 0 .. ne - 1: segment k of the order in bt (a stored block is one segment). */
+ZD_FUNC void zd_inf_write_segment_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst,
+                                         const ZD_LOCAL zd_inf_batch *bt, zd_u32 k, zd_u32 e, zd_u32 ne) {
+    if (bt->op == ZD_INF_OP_COPY) {
+        ZD_GLOBAL zd_u8 *to = dst + bt->copy_dst;
+        const ZD_GLOBAL zd_u8 *from = src + bt->copy_src;
+        zd_u64 n = bt->copy_n;
+        for (zd_u64 i = e; i < n; i += ne) to[i] = from[i];
+        return;
     }
-}
-
-/* Cooperative: to[0..n) = from[0..n), no overlap (a stored block). */
-ZD_INLINE void zd_inflate_copy_group(ZD_GLOBAL zd_u8 *to, const ZD_GLOBAL zd_u8 *from, zd_u64 n) {
-    zd_u64 lid = zd_local_id(), ls = zd_local_size();
-    for (zd_u64 i = lid; i < n; i += ls) to[i] = from[i];
+    zd_u32 nseg = bt->nseg;
+    zd_u32 s0 = bt->seg_pos[k];
+    zd_u32 s1 = k + 1u < nseg ? bt->seg_pos[k + 1u] : bt->batch_bytes;
+    zd_u32 jf = bt->seg_first[k];
+    zd_u32 jl = k + 1u < nseg ? bt->seg_first[k + 1u] : bt->nrec - 1u;
+    for (zd_u32 x0 = s0 + e * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ne * ZD_INF_EXEC_CHUNK) {
+        zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
+        zd_inf_exec_chunk_thread(dst, bt, bt->base, x0, x1, jf, jl);
+    }
 }
 
 /*
@@ -568,14 +601,22 @@ ZD_FUNC zd_u32 zd_inflate_stream_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_le
     st.mode = ZD_INF_M_HEADER;
     st.last = 0u;
     st.fixed = 0u;
-    for (;;) {
-        if (zd_local_id() == 0u) zd_inflate_step_thread(&st, src, lds);
-        ZD_BARRIER();
-        zd_u32 op = lds->op;
-        if (op == ZD_INF_OP_DONE) break;
-        if (op == ZD_INF_OP_EXEC) zd_inflate_exec_group(dst, lds);
-        else zd_inflate_copy_group(dst + lds->copy_dst, src + lds->copy_src, lds->copy_n);
-        ZD_BARRIER();
+    st.open = 0u;
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u; /* the first writer */
+    if (lid == 0u) (void)zd_inflate_step_thread(&st, src, lds, &lds->u.b[0], 0xFFFFFFFFu);
+    ZD_BARRIER();
+    for (zd_u32 cur = 0;; cur ^= 1u) {
+        ZD_LOCAL zd_inf_batch *bt = &lds->u.b[cur];
+        if (bt->op == ZD_INF_OP_DONE) break;
+        /* rounds 0 .. nseg - 1 write the segments; in the last, item 0 finishes the next batch */
+        zd_u32 nseg = bt->op == ZD_INF_OP_EXEC ? bt->nseg : 1u, ready = 0u;
+        for (zd_u32 k = 0; k <= nseg; k++) {
+            if (lid == 0u && !ready)
+                ready = zd_inflate_step_thread(&st, src, lds, &lds->u.b[cur ^ 1u], k < nseg ? ZD_INF_SLICE : 0xFFFFFFFFu);
+            if (k < nseg && lid >= e0) zd_inf_write_segment_thread(src, dst, bt, k, lid - e0, ls - e0);
+            ZD_BARRIER();
+        }
     }
     zd_u32 status = lds->status;
     *in_end = lds->in_end;
