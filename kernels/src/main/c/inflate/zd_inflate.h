@@ -334,6 +334,7 @@ ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_i
     do {                                                        \
         zd_inf_publish_thread((lds), bt, ZD_INF_OP_DONE, (st)); \
         s->open = 0u;                                           \
+        *state = sc;                                            \
         return 1u;                                              \
     } while (0)
 
@@ -343,8 +344,12 @@ ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_i
  * status, and on success where the stream's last byte and output end); returns 1 then. Returns
  * 0 after `budget` symbols with the batch still open: the next call goes on filling it.
  */
-ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds,
+ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds,
                                       ZD_LOCAL zd_inf_batch *bt, zd_u32 budget) {
+    /* a copy whose address stays here, so the compiler keeps the bit reader in registers (the
+       caller's state lives in memory: on a GPU, the slow local memory); every return writes it back */
+    zd_inf_state sc = *state;
+    zd_inf_state *s = &sc;
     zd_u64 base, seg_start, rout; /* rout: where the open record's literals start */
     zd_u32 nrec, nlit, nseg, rlit, rlit_off;
     if (s->open) {
@@ -364,6 +369,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *sr
                 s->base = base, s->seg_start = seg_start, s->rout = rout;
                 s->nrec = nrec, s->nlit = nlit, s->nseg = nseg, s->rlit = rlit, s->rlit_off = rlit_off;
                 s->open = 1u;
+                *state = sc;
                 return 0u;
             }
             zd_inf_refill_thread(s, src);
@@ -467,6 +473,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *sr
             s->out += len;
             zd_inf_publish_thread(lds, bt, ZD_INF_OP_COPY, ZD_STATUS_OK);
             s->open = 0u;
+            *state = sc;
             return 1u;
         }
         if (s->last) {
@@ -487,7 +494,9 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *sr
             s->mode = ZD_INF_M_HUFF;
         } else if (type == 2u) {
             s->fixed = 0u;
-            zd_u32 st = zd_inf_dynamic_thread(s, src, lds);
+            *state = sc; /* the header reader runs on the caller's copy: sc's address must not leave */
+            zd_u32 st = zd_inf_dynamic_thread(state, src, lds);
+            sc = *state;
             if (st != ZD_STATUS_OK) ZD_INF_STOP(lds, st);
             s->mode = ZD_INF_M_HUFF;
         } else {
@@ -508,6 +517,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *sr
     bt->batch_bytes = (zd_u32)(s->out - base);
     zd_inf_publish_thread(lds, bt, ZD_INF_OP_EXEC, ZD_STATUS_OK);
     s->open = 0u;
+    *state = sc;
     return 1u;
 }
 
@@ -604,9 +614,12 @@ ZD_FUNC zd_u32 zd_inflate_stream_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_le
     st.open = 0u;
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u; /* the first writer */
-    if (lid == 0u) (void)zd_inflate_step_thread(&st, src, lds, &lds->u.b[0], 0xFFFFFFFFu);
+    if (lid == 0u) { /* an empty batch 1 first: its one round decodes batch 0 (one call site: the code is inlined) */
+        lds->u.b[1].op = ZD_INF_OP_EXEC;
+        lds->u.b[1].nseg = 0u;
+    }
     ZD_BARRIER();
-    for (zd_u32 cur = 0;; cur ^= 1u) {
+    for (zd_u32 cur = 1;; cur ^= 1u) {
         ZD_LOCAL zd_inf_batch *bt = &lds->u.b[cur];
         if (bt->op == ZD_INF_OP_DONE) break;
         /* rounds 0 .. nseg - 1 write the segments; in the last, item 0 finishes the next batch */
