@@ -5,3 +5,4 @@
 #include "cuda/zd_bytes.cu"
 #include "cuda/zd_gather.cu"
 #include "cuda/zd_blosc.cu"
+#include "cuda/zd_inflate.cu"

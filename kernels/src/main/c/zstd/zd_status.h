@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * zd_status.h - status words written by the decoding kernels (zstd, blosc; one per frame/chunk).
- * 0 is success; 1..31 mean the input is not a valid frame (or uses a feature we reject);
- * 32.. are caller errors (buffers too small). The Java side mirrors these in ZdStatus.java.
- * The blosc kernels reuse the generic codes (1 truncated, 5/6 output size, 11 offset) and add
- * 18..25 and 34.
+ * zd_status.h - status words written by the decoding kernels (zstd, blosc, deflate/gzip/zlib), one
+ * per frame or chunk. 0 is success. Invalid input (or a feature we reject): 1..31 and 64..95;
+ * zstd from 1 upward, blosc 18..25, deflate/gzip/zlib from 31 downward and 64.. (they also reuse
+ * the generic 1, 2, 3, 5, 6, 11, 12, 13). Caller errors (scratch too small, bad launch): 32..63.
+ * The Java side is dev.zarrdirect.kernels.ZdStatus; ZdStatusMirrorTest keeps the two equal.
  */
 #ifndef ZD_STATUS_H
 #define ZD_STATUS_H
@@ -38,5 +38,20 @@
 #define ZD_STATUS_SCRATCH_TOO_SMALL 32u         /* scratch_len < ZD_ZSTD_SCRATCH_PER_FRAME */
 #define ZD_STATUS_BAD_ARGUMENT 33u              /* kernel argument out of range (e.g. rank > 8) */
 #define ZD_STATUS_BLOSC_BLOCK_TOO_LARGE 34u      /* blosc block needs more per-group scratch than given */
+
+/* deflate (inflate/zd_inflate.h), gzip (inflate/zd_gzip.h), zlib (inflate/zd_zlib.h); they also
+   use TRUNCATED, BAD_MAGIC (gzip ID1/ID2), RESERVED_BIT (gzip flags, block type 3),
+   OUTPUT_OVERFLOW/UNDERFLOW, CHECKSUM (CRC-32, Adler-32) and DICTIONARY_NOT_SUPPORTED (zlib FDICT) */
+#define ZD_STATUS_CORRUPT_DEFLATE_STORED_LENGTH 31u /* stored block LEN is not the complement of NLEN */
+#define ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS 30u  /* HLIT > 286, HDIST > 30, bad length repeat, no end-of-block code */
+#define ZD_STATUS_CORRUPT_DEFLATE_CODE_SET 29u      /* Huffman code lengths over-subscribed or incomplete */
+#define ZD_STATUS_CORRUPT_DEFLATE_SYMBOL 28u        /* unused code, literal/length 286-287 or distance 30-31 */
+#define ZD_STATUS_CORRUPT_DEFLATE_DISTANCE 27u      /* match distance before the stream's first output byte */
+#define ZD_STATUS_CORRUPT_COMPRESSION_METHOD 26u    /* gzip CM or zlib CM not 8, or zlib CINFO > 7 */
+#define ZD_STATUS_CORRUPT_GZIP_HEADER_CRC 67u       /* gzip FHCRC differs from the header's CRC-16 */
+#define ZD_STATUS_CORRUPT_GZIP_SIZE 66u             /* gzip ISIZE differs from the member's size mod 2^32 */
+#define ZD_STATUS_CORRUPT_ZLIB_HEADER_CHECK 65u     /* zlib CMF*256+FLG is not a multiple of 31 */
+#define ZD_STATUS_CORRUPT_TRAILING_BYTES 64u        /* bytes after the end of a zlib or raw deflate stream */
+#define ZD_STATUS_GROUP_TOO_LARGE 63u               /* work-group larger than ZD_INF_MAX_ITEMS */
 
 #endif

@@ -34,7 +34,18 @@ public enum ZdStatus {
     CORRUPT_BLOSCLZ(25, "BloscLZ stream malformed (empty, or ends with a match)"),
     SCRATCH_TOO_SMALL(32, "scratch buffer smaller than ZD_ZSTD_SCRATCH_PER_FRAME"),
     BAD_ARGUMENT(33, "kernel argument out of range"),
-    BLOSC_BLOCK_TOO_LARGE(34, "blosc block larger than the per-group scratch given to the kernel");
+    BLOSC_BLOCK_TOO_LARGE(34, "blosc block larger than the per-group scratch given to the kernel"),
+    CORRUPT_DEFLATE_STORED_LENGTH(31, "deflate stored block length does not match its complement"),
+    CORRUPT_DEFLATE_CODE_LENGTHS(30, "bad deflate code lengths (too many codes, bad repeat or no end-of-block code)"),
+    CORRUPT_DEFLATE_CODE_SET(29, "deflate Huffman code lengths over-subscribed or incomplete"),
+    CORRUPT_DEFLATE_SYMBOL(28, "deflate stream uses an unused code, length symbol 286-287 or distance symbol 30-31"),
+    CORRUPT_DEFLATE_DISTANCE(27, "deflate match distance before the start of the stream's output"),
+    CORRUPT_COMPRESSION_METHOD(26, "gzip or zlib compression method is not 8 (deflate), or zlib window above 32 KiB"),
+    CORRUPT_GZIP_HEADER_CRC(67, "gzip header CRC-16 mismatch"),
+    CORRUPT_GZIP_SIZE(66, "gzip ISIZE differs from the member's decoded size"),
+    CORRUPT_ZLIB_HEADER_CHECK(65, "zlib header check bits (FCHECK) wrong"),
+    CORRUPT_TRAILING_BYTES(64, "bytes after the end of the zlib or deflate stream"),
+    GROUP_TOO_LARGE(63, "work-group larger than the kernel supports (ZD_INF_MAX_ITEMS)");
 
     /** Global scratch each zstd frame needs (ZD_ZSTD_SCRATCH_PER_FRAME): the literals of one 128 KiB block. */
     public static final long ZSTD_SCRATCH_PER_FRAME = 128 * 1024;

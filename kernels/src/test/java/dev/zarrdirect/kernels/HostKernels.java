@@ -45,6 +45,10 @@ final class HostKernels {
     final MethodHandle gather;
     final MethodHandle bloscDecodeBatch;
     final MethodHandle bloscScratchPerGroup;
+    /** zd_host_{deflate,zlib,gzip}_decode_batch, indexed by format (0 raw deflate, 1 zlib, 2 gzip). */
+    final MethodHandle[] inflateBatch = new MethodHandle[3];
+    final MethodHandle inflateDecode;
+    final MethodHandle inflateLdsBytes;
     final long ldsBytes;
     final long scratchPerFrame;
 
@@ -94,6 +98,16 @@ final class HostKernels {
                             ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
             bloscScratchPerGroup = linker.downcallHandle(lookup.find("zd_host_blosc_scratch_per_group").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT));
+            String[] inflateEntries = {"zd_host_deflate_decode_batch", "zd_host_zlib_decode_batch", "zd_host_gzip_decode_batch"};
+            for (int f = 0; f < 3; f++) {
+                inflateBatch[f] = linker.downcallHandle(lookup.find(inflateEntries[f]).orElseThrow(),
+                        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS,
+                                JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT));
+            }
+            inflateDecode = linker.downcallHandle(lookup.find("zd_host_inflate_decode").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+            inflateLdsBytes = linker.downcallHandle(lookup.find("zd_host_inflate_lds_bytes").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG));
             MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),
@@ -131,6 +145,15 @@ final class HostKernels {
         try {
             return (int) zstdDecode.invokeExact(src, src.byteSize(), dst, dst.byteSize(), scratch, scratch.byteSize(),
                     localSize);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Decodes one deflate (format 0), zlib (1) or gzip (2) chunk into all of dst; the status word. */
+    int inflate(MemorySegment src, MemorySegment dst, int format, int localSize) {
+        try {
+            return (int) inflateDecode.invokeExact(src, src.byteSize(), dst, dst.byteSize(), format, localSize);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

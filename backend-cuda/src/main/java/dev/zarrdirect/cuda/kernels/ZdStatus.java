@@ -2,88 +2,46 @@
 package dev.zarrdirect.cuda.kernels;
 
 /**
- * The status words the kernels write, one per chunk, as {@code zstd/zd_status.h} defines them:
- * 0 is success, 1 to 31 mean the input is not valid, 32 and up are caller errors.
+ * The status words the kernels write, one per chunk, as {@code zstd/zd_status.h} defines them: a
+ * view of the kernels module's {@link dev.zarrdirect.kernels.ZdStatus} (kept equal to the header
+ * by its test) for the int words this backend reads back. 0 is success; 1 to 31 and 64 to 95 mean
+ * the input is not valid; 32 to 63 are caller errors.
  */
 public final class ZdStatus {
 
-    public static final int OK = 0;
-    public static final int CORRUPT_TRUNCATED = 1;
-    public static final int CORRUPT_CHECKSUM = 12;
-    public static final int SCRATCH_TOO_SMALL = 32;
-    public static final int BAD_ARGUMENT = 33;
-
-    private static final String[] NAMES = {
-            "OK",
-            "CORRUPT_TRUNCATED",
-            "CORRUPT_BAD_MAGIC",
-            "CORRUPT_RESERVED_BIT",
-            "CORRUPT_WINDOW_TOO_LARGE",
-            "CORRUPT_OUTPUT_OVERFLOW",
-            "CORRUPT_OUTPUT_UNDERFLOW",
-            "CORRUPT_LITERALS_HEADER",
-            "CORRUPT_HUFFMAN_TABLE",
-            "CORRUPT_FSE_TABLE",
-            "CORRUPT_SEQUENCES",
-            "CORRUPT_OFFSET_BEFORE_START",
-            "CORRUPT_CHECKSUM",
-            "CORRUPT_DICTIONARY_NOT_SUPPORTED",
-            "CORRUPT_BLOCK_SIZE",
-            "CORRUPT_CONTENT_SIZE",
-            "CORRUPT_HUFFMAN_STREAM",
-            "CORRUPT_NO_FRAME",
-    };
-
-    private static final String[] TEXT = {
-            "success",
-            "the input ends inside a header, block or table",
-            "neither a zstd nor a skippable frame magic number",
-            "a reserved header bit, block type 3 or reserved mode bits are set",
-            "the window is larger than the decoder supports",
-            "the frames declare or produce more bytes than expected",
-            "all frames decoded but produced fewer bytes than expected",
-            "bad literals section header or sizes",
-            "bad Huffman tree description or weights",
-            "bad FSE table description, RLE symbol or repeat without a table",
-            "bad sequences header, bitstream or lengths",
-            "a match offset reaches before the start of the output",
-            "content checksum mismatch",
-            "the frame names a dictionary, which is not supported",
-            "a block is larger than the maximum block size",
-            "the frame's declared content size differs from what it decodes to",
-            "a Huffman stream was not consumed exactly",
-            "the input holds no zstd frame at all",
-    };
+    public static final int OK = dev.zarrdirect.kernels.ZdStatus.OK.code();
+    public static final int CORRUPT_TRUNCATED = dev.zarrdirect.kernels.ZdStatus.CORRUPT_TRUNCATED.code();
+    public static final int CORRUPT_CHECKSUM = dev.zarrdirect.kernels.ZdStatus.CORRUPT_CHECKSUM.code();
+    public static final int SCRATCH_TOO_SMALL = dev.zarrdirect.kernels.ZdStatus.SCRATCH_TOO_SMALL.code();
+    public static final int BAD_ARGUMENT = dev.zarrdirect.kernels.ZdStatus.BAD_ARGUMENT.code();
+    public static final int BLOSC_CODEC_UNSUPPORTED = dev.zarrdirect.kernels.ZdStatus.BLOSC_CODEC_UNSUPPORTED.code();
+    public static final int BLOSC_BLOCK_TOO_LARGE = dev.zarrdirect.kernels.ZdStatus.BLOSC_BLOCK_TOO_LARGE.code();
 
     private ZdStatus() {
     }
 
-    /** {@code ZD_STATUS_CORRUPT_TRUNCATED} for 1; {@code ZD_STATUS_<n>} for codes this backend does not know. */
-    public static String name(int status) {
-        if (status >= 0 && status < NAMES.length) {
-            return "ZD_STATUS_" + NAMES[status];
+    private static dev.zarrdirect.kernels.ZdStatus of(int status) {
+        try {
+            return dev.zarrdirect.kernels.ZdStatus.of(status);
+        } catch (IllegalArgumentException e) {
+            return null;
         }
-        return switch (status) {
-            case SCRATCH_TOO_SMALL -> "ZD_STATUS_SCRATCH_TOO_SMALL";
-            case BAD_ARGUMENT -> "ZD_STATUS_BAD_ARGUMENT";
-            default -> "ZD_STATUS_" + Integer.toUnsignedString(status);
-        };
+    }
+
+    /** {@code ZD_STATUS_CORRUPT_TRUNCATED} for 1; {@code ZD_STATUS_<n>} for a word the header does not define. */
+    public static String name(int status) {
+        var s = of(status);
+        return "ZD_STATUS_" + (s != null ? s.name() : Integer.toUnsignedString(status));
     }
 
     /** What the status means, in words. */
     public static String text(int status) {
-        if (status >= 0 && status < TEXT.length) {
-            return TEXT[status];
-        }
-        return switch (status) {
-            case SCRATCH_TOO_SMALL -> "the scratch memory passed to the kernel is too small";
-            case BAD_ARGUMENT -> "a kernel argument is out of range";
-            default -> "unknown status";
-        };
+        var s = of(status);
+        return s != null ? s.description() : "unknown status";
     }
 
-    /** True for the statuses that blame the input (1 to 31). */
+    /** True for the statuses that blame the input (1 to 31 and 64 to 95). */
     public static boolean corrupt(int status) {
-        return status >= 1 && status < 32;
+        return (status >= 1 && status < 32) || (status >= 64 && status < 96);
     }
 }

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CUDA entries of the deflate decoders: one chunk per thread block (32-128 threads), same
+ * contracts as opencl/zd_inflate.cl. Shared memory (static): ZD_INFLATE_LDS_BYTES (raw deflate),
+ * ZD_ZLIB_LDS_BYTES, ZD_GZIP_LDS_BYTES. scratch / scratch_per_chunk: unused
+ * (ZD_INFLATE_SCRATCH_PER_CHUNK is 0; NULL and 0 are fine), kept for the zstd entry's shape. */
+#include "zd_portable.h"
+#include "inflate/zd_inflate.h"
+#include "inflate/zd_gzip.h"
+#include "inflate/zd_zlib.h"
+
+extern "C" __global__ void zd_deflate_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                                   zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                                   zd_u8 *scratch, zd_u64 scratch_per_chunk, zd_u32 *status,
+                                                   zd_u32 n_chunks) {
+    __shared__ zd_inflate_lds lds;
+    zd_u32 c = blockIdx.x;
+    if (c >= n_chunks) return;
+    zd_u32 s = zd_deflate_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
+    if (threadIdx.x == 0) status[c] = s;
+}
+
+extern "C" __global__ void zd_zlib_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                                zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                                zd_u8 *scratch, zd_u64 scratch_per_chunk, zd_u32 *status,
+                                                zd_u32 n_chunks) {
+    __shared__ zd_zlib_lds lds;
+    zd_u32 c = blockIdx.x;
+    if (c >= n_chunks) return;
+    zd_u32 s = zd_zlib_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
+    if (threadIdx.x == 0) status[c] = s;
+}
+
+extern "C" __global__ void zd_gzip_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                                zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                                zd_u8 *scratch, zd_u64 scratch_per_chunk, zd_u32 *status,
+                                                zd_u32 n_chunks) {
+    __shared__ zd_gzip_lds lds;
+    zd_u32 c = blockIdx.x;
+    if (c >= n_chunks) return;
+    zd_u32 s = zd_gzip_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
+    if (threadIdx.x == 0) status[c] = s;
+}

@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * zd_inflate.h - raw deflate (RFC 1951) decoding by one work-group.
+ *
+ * Design (the zstd decoder's, zstd/zd_zstd_frame.h):
+ *   - Item 0 alone reads the bit stream (zd_inflate_step_thread): block headers, Huffman tables
+ *     (built in local memory), and the symbols of up to ZD_INF_BATCH records. A record is a run of
+ *     literals (kept in local memory) followed by one match. Consecutive matches of the same
+ *     distance with no literal between them are merged into one record: an LZ77 copy is defined
+ *     byte by byte, so two back-to-back copies at distance d are one copy at distance d, and a run
+ *     of zeros becomes one record instead of thousands.
+ *   - The other items write the batch byte-parallel (zd_inf_write_segment_thread). Item 0 cut the
+ *     batch into segments such that no match reads a byte written in its own segment; a barrier
+ *     separates segments. An overlapping match (distance < length) only reads the distance bytes
+ *     before it (its output repeats with that period), so it never forces a cut by itself.
+ *   - Decoding and writing overlap: there are two batch buffers, and while the writers (from item
+ *     32 when the group has 64 items or more, so that item 0's warp decodes alone; else from item
+ *     1) write batch k segment by segment, item 0 decodes batch k + 1 ZD_INF_SLICE symbols at a
+ *     time between the segment barriers, every item meeting every barrier.
+ *   - A stored block is one copy order, run by the writers.
+ *
+ * Huffman decoding: a primary table of 2^ZD_INF_LBITS (literal/length) or 2^ZD_INF_DBITS
+ * (distance) entries, (symbol << 4 | length), indexed by the next bits of the stream. Codes
+ * longer than the primary index (rare by construction: each is used at most once in 2^10
+ * symbols) and invalid codes find an empty entry and go to a canonical decode over the code
+ * counts, which also rejects codes no symbol has (the holes of an incomplete set).
+ *
+ * Validation: over-subscribed code sets; incomplete sets except one code of length 1 (or none,
+ * for distances), as RFC 1951 3.2.7 allows and zlib accepts; code length repeats without a
+ * previous length or past HLIT + HDIST; HLIT > 286 or HDIST > 30; a missing end-of-block code;
+ * literal/length symbols 286-287 and distance symbols 30-31; distances before the stream's first
+ * output byte; stored LEN != ~NLEN; input ending anywhere (the bit reader pads with zero bytes and
+ * counts them: consuming a padding bit is truncation); output past dst_len.
+ *
+ * Memory:
+ *   local:  sizeof(zd_inflate_lds) = ZD_INFLATE_LDS_BYTES (about 34 KiB: two batches of 320
+ *           records, 5 KiB of literals and their segments; two primary tables), checked below to
+ *           be <= 48 KiB.
+ *   global: no scratch (ZD_INFLATE_SCRATCH_PER_CHUNK is 0): the 32 KiB window is the output.
+ */
+#ifndef ZD_INFLATE_H
+#define ZD_INFLATE_H
+
+#include "zd_portable.h"
+#include "zstd/zd_status.h"
+
+#define ZD_INF_LBITS 10u       /* literal/length primary table index bits */
+#define ZD_INF_DBITS 9u        /* distance primary table index bits (also the code length code) */
+#ifndef ZD_INF_BATCH
+#define ZD_INF_BATCH 320u      /* records per batch */
+#endif
+#ifndef ZD_INF_LITS
+#define ZD_INF_LITS 5120u      /* literal bytes per batch */
+#endif
+#ifndef ZD_INF_SLICE
+#define ZD_INF_SLICE 32u       /* symbols item 0 decodes between two segments the others write */
+#endif
+#define ZD_INF_MAX_ITEMS 1024u /* largest work-group (checksum lanes share the record array) */
+/* A batch ends once it spans this many output bytes, so offsets inside it fit 32 bits. */
+#define ZD_INF_BATCH_SPAN (1u << 30)
+#define ZD_INFLATE_SCRATCH_PER_CHUNK ((zd_u64)0)
+
+typedef struct {
+    zd_u32 out_rel;   /* first output byte (literal run), relative to zd_inflate_lds.base */
+    zd_u32 lit_len;   /* literals, at lit[lit_off ..) */
+    zd_u32 lit_off;
+    zd_u32 match_len; /* then a match of this length (0: none) ... */
+    zd_u32 dist;      /* ... at this distance */
+} zd_inf_rec;
+
+#define ZD_INF_OP_DONE 0u
+#define ZD_INF_OP_EXEC 1u /* write rec[0..nrec) */
+#define ZD_INF_OP_COPY 2u /* stored block: copy_n bytes from src[copy_src] to dst[copy_dst] */
+
+/* One order of item 0 to the writers. */
+typedef struct {
+    zd_inf_rec rec[ZD_INF_BATCH];
+    zd_u8 lit[ZD_INF_LITS];
+    zd_u32 seg_pos[ZD_INF_BATCH + 1u];   /* segment k starts at base + seg_pos[k] ... */
+    zd_u16 seg_first[ZD_INF_BATCH + 1u]; /* ... inside record seg_first[k] */
+    zd_u64 base, copy_src, copy_dst, copy_n;
+    zd_u32 op, nrec, nseg, batch_bytes;
+} zd_inf_batch;
+
+typedef struct {
+    zd_u32 ltab[1u << ZD_INF_LBITS]; /* ZD_INF_E_* entries */
+    zd_u32 dtab[1u << ZD_INF_DBITS];
+    zd_u16 lcount[16], dcount[16];
+    zd_u16 lsym[288], dsym[32];
+    zd_u8 lens[288 + 32];
+    zd_u8 cl_lens[19];
+    union {
+        zd_inf_batch b[2];                   /* item 0 fills one while the others write the other */
+        zd_u32 lanes[2u * ZD_INF_MAX_ITEMS]; /* checksums of the wrappers, after the stream */
+    } u;
+    zd_u64 in_end, out_end;
+    zd_u32 status;
+} zd_inflate_lds;
+
+#define ZD_INFLATE_LDS_BYTES ((zd_u64)sizeof(zd_inflate_lds))
+ZD_STATIC_ASSERT(sizeof(zd_inflate_lds) <= 48u * 1024u, zd_inflate_lds_fits_48k);
+ZD_STATIC_ASSERT(ZD_INF_BATCH <= 65535u, zd_inf_batch_fits_u16);
+
+ZD_CONST_TABLE zd_u16 zd_inf_len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                             31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+ZD_CONST_TABLE zd_u8 zd_inf_len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                             2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+ZD_CONST_TABLE zd_u16 zd_inf_dist_base[30] = {1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
+                                              33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
+                                              1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+ZD_CONST_TABLE zd_u8 zd_inf_dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                                              6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+/* RFC 1951 3.2.7: the order in which the code length code lengths are sent. */
+ZD_CONST_TABLE zd_u8 zd_inf_cl_order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+
+#define ZD_INF_M_HEADER 0u /* at a block header (or past the final block) */
+#define ZD_INF_M_HUFF 1u   /* inside a Huffman block */
+#define ZD_INF_M_STORED 2u /* a stored block's header bits are read; the block is next */
+
+#define ZD_INF_KIND_CL 0u
+#define ZD_INF_KIND_LIT 1u
+#define ZD_INF_KIND_DIST 2u
+
+/* Bit reader and block state, private to item 0. */
+typedef struct {
+    zd_u64 bb;        /* bit buffer, next bit in bit 0 */
+    zd_u32 nb, pad;   /* bits in bb; zero bytes appended past the input's end (the top 8 * pad bits) */
+    zd_u64 in, end;   /* next byte to load; end of input */
+    zd_u64 out, out0, dst_len;
+    zd_u32 mode, last, fixed;
+    /* the batch being filled, between two calls of zd_inflate_step_thread */
+    zd_u32 open, nrec, nlit, nseg, rlit, rlit_off;
+    zd_u64 base, rout, seg_start;
+} zd_inf_state;
+
+ZD_INLINE void zd_inf_refill_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src) {
+    if (s->nb > 56u) return;
+    zd_u32 k = (64u - s->nb) >> 3;
+    if (s->end - s->in >= k) {
+        if (s->end - s->in > 512u) zd_prefetch(src + s->in + 512u); /* the reader's next lines */
+        zd_u64 v = 0;
+        for (zd_u32 i = 0; i < k; i++) v |= (zd_u64)src[s->in + i] << (8u * i);
+        s->bb |= v << s->nb;
+        s->nb += 8u * k;
+        s->in += k;
+        return;
+    }
+    while (s->nb <= 56u) {
+        zd_u64 b = 0;
+        if (s->in < s->end) b = src[s->in++];
+        else s->pad++;
+        s->bb |= b << s->nb;
+        s->nb += 8u;
+    }
+}
+
+/* n <= 32 bits, already in the buffer. */
+ZD_INLINE zd_u32 zd_inf_take_thread(zd_inf_state *s, zd_u32 n) {
+    zd_u32 v = (zd_u32)(s->bb & ((ZD_U64(1) << n) - 1u));
+    s->bb >>= n;
+    s->nb -= n;
+    return v;
+}
+
+/* Consumed a padding bit: the input ended before the stream did. */
+ZD_INLINE zd_u32 zd_inf_overrun_thread(const zd_inf_state *s) { return s->nb < 8u * s->pad; }
+
+/* Primary table entries: length (bits 0-3, 0 = no code of <= index bits here) and symbol (4-12);
+   literal/length entries whose code is a literal followed, within the index bits, by the code of
+   another literal also hold that literal (13-20) and its length (21-24): one lookup, two bytes. */
+#define ZD_INF_E_LEN(e) ((e) & 15u)
+#define ZD_INF_E_SYM(e) (((e) >> 4) & 0x1FFu)
+#define ZD_INF_E_SYM2(e) (((e) >> 13) & 0xFFu)
+#define ZD_INF_E_LEN2(e) ((e) >> 21)
+
+/*
+ * Builds the decoding structures of one prefix code from lens[0..n) (each 0..15): the primary
+ * table (2^tbits entries, symbol << 4 | length, 0 = longer or no code), the count of codes per
+ * length and the symbols sorted by (length, symbol) for the canonical decode of long codes.
+ */
+ZD_FUNC zd_u32 zd_inf_build_thread(const ZD_LOCAL zd_u8 *lens, zd_u32 n, ZD_LOCAL zd_u32 *tab, zd_u32 tbits,
+                                   ZD_LOCAL zd_u16 *count, ZD_LOCAL zd_u16 *sorted, zd_u32 kind) {
+    zd_u32 cnt[16], next[16], offs[16];
+    for (zd_u32 l = 0; l < 16u; l++) cnt[l] = 0u;
+    for (zd_u32 i = 0; i < n; i++) cnt[lens[i]]++;
+    cnt[0] = 0u;
+    zd_i32 left = 1;
+    zd_u32 maxlen = 0;
+    for (zd_u32 l = 1; l < 16u; l++) {
+        left = 2 * left - (zd_i32)cnt[l];
+        if (left < 0) return ZD_STATUS_CORRUPT_DEFLATE_CODE_SET; /* over-subscribed */
+        if (cnt[l] != 0u) maxlen = l;
+    }
+    /* RFC 1951 3.2.7 allows one distance code of one bit; zlib also accepts no distance codes and,
+       for literal/lengths, a lone end-of-block code of one bit. Any other hole is an error. */
+    if (left > 0 && (kind == ZD_INF_KIND_CL || maxlen > 1u)) return ZD_STATUS_CORRUPT_DEFLATE_CODE_SET;
+    zd_u32 code = 0, o = 0;
+    for (zd_u32 l = 1; l < 16u; l++) {
+        code = (code + cnt[l - 1u]) << 1;
+        next[l] = code;
+        offs[l] = o;
+        o += cnt[l];
+        count[l] = (zd_u16)cnt[l];
+    }
+    count[0] = 0u;
+    zd_u32 size = 1u << tbits;
+    for (zd_u32 i = 0; i < size; i++) tab[i] = 0u;
+    for (zd_u32 sym = 0; sym < n; sym++) {
+        zd_u32 l = lens[sym];
+        if (l == 0u) continue;
+        zd_u32 c = next[l]++;
+        sorted[offs[l]++] = (zd_u16)sym;
+        if (l > tbits) continue;
+        zd_u32 r = 0; /* the stream sends codes most significant bit first */
+        for (zd_u32 b = 0; b < l; b++) r |= ((c >> b) & 1u) << (l - 1u - b);
+        for (zd_u32 i = r; i < size; i += 1u << l) tab[i] = (sym << 4) | l;
+    }
+    return ZD_STATUS_OK;
+}
+
+/* Adds the second literals to a literal/length primary table (see ZD_INF_E_*). An entry's own
+   symbol and length stay as they are, so entries already extended can still be read as firsts. */
+ZD_FUNC void zd_inf_pairs_thread(ZD_LOCAL zd_u32 *tab) {
+    for (zd_u32 i = 0; i < (1u << ZD_INF_LBITS); i++) {
+        zd_u32 e = tab[i], l1 = ZD_INF_E_LEN(e);
+        if (l1 == 0u || l1 >= ZD_INF_LBITS || ZD_INF_E_SYM(e) >= 256u) continue;
+        zd_u32 e2 = tab[i >> l1], l2 = ZD_INF_E_LEN(e2);
+        if (l2 == 0u || l2 > ZD_INF_LBITS - l1 || ZD_INF_E_SYM(e2) >= 256u) continue;
+        tab[i] = (e & 0x1FFFu) | (ZD_INF_E_SYM(e2) << 13) | (l2 << 21);
+    }
+}
+
+/* Canonical decode of the code at the bottom of bits (codes longer than the primary table, and
+   holes): the symbol, its length in *len; -1 if no code of <= 15 bits matches. */
+ZD_INLINE zd_i32 zd_inf_slow_thread(zd_u64 bits, const ZD_LOCAL zd_u16 *count, const ZD_LOCAL zd_u16 *sorted,
+                                    zd_u32 *len) {
+    zd_i32 code = 0, first = 0, index = 0;
+    for (zd_u32 l = 1; l < 16u; l++) {
+        code |= (zd_i32)((bits >> (l - 1u)) & 1u);
+        zd_i32 c = (zd_i32)count[l];
+        if (code - first < c) {
+            *len = l;
+            return (zd_i32)sorted[index + code - first];
+        }
+        index += c;
+        first = (first + c) << 1;
+        code <<= 1;
+    }
+    return -1;
+}
+
+/* Decodes one symbol with a table pair; -1 for a code no symbol has. Needs 15 bits buffered. */
+ZD_INLINE zd_i32 zd_inf_decode_thread(zd_inf_state *s, const ZD_LOCAL zd_u32 *tab, zd_u32 tbits,
+                                      const ZD_LOCAL zd_u16 *count, const ZD_LOCAL zd_u16 *sorted) {
+    zd_u32 e = tab[s->bb & ((1u << tbits) - 1u)];
+    zd_u32 len;
+    zd_i32 sym;
+    if (e != 0u) {
+        len = e & 15u;
+        sym = (zd_i32)((e >> 4) & 0x1FFu);
+    } else {
+        sym = zd_inf_slow_thread(s->bb, count, sorted, &len);
+        if (sym < 0) return -1;
+    }
+    s->bb >>= len;
+    s->nb -= len;
+    return sym;
+}
+
+/* Reads a dynamic block's code lengths and builds its two tables (RFC 1951 3.2.7). */
+ZD_FUNC zd_u32 zd_inf_dynamic_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds) {
+    zd_inf_refill_thread(s, src);
+    zd_u32 hlit = zd_inf_take_thread(s, 5u) + 257u;
+    zd_u32 hdist = zd_inf_take_thread(s, 5u) + 1u;
+    zd_u32 hclen = zd_inf_take_thread(s, 4u) + 4u;
+    if (hlit > 286u || hdist > 30u) return ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS;
+    for (zd_u32 i = 0; i < 19u; i++) lds->cl_lens[i] = 0u;
+    for (zd_u32 i = 0; i < hclen; i++) {
+        zd_inf_refill_thread(s, src);
+        lds->cl_lens[zd_inf_cl_order[i]] = (zd_u8)zd_inf_take_thread(s, 3u);
+    }
+    if (zd_inf_overrun_thread(s)) return ZD_STATUS_CORRUPT_TRUNCATED;
+    /* the code length code lives in the distance table until the lengths are read */
+    zd_u32 st = zd_inf_build_thread(lds->cl_lens, 19u, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym, ZD_INF_KIND_CL);
+    if (st != ZD_STATUS_OK) return st;
+    zd_u32 total = hlit + hdist;
+    for (zd_u32 i = 0; i < total;) {
+        zd_inf_refill_thread(s, src);
+        zd_i32 sym = zd_inf_decode_thread(s, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym);
+        if (sym < 0) return ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS;
+        if (sym < 16) {
+            lds->lens[i++] = (zd_u8)sym;
+        } else {
+            zd_u32 rep, val = 0u;
+            if (sym == 16) {
+                if (i == 0u) return ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS; /* nothing to repeat */
+                val = lds->lens[i - 1u];
+                rep = 3u + zd_inf_take_thread(s, 2u);
+            } else if (sym == 17) {
+                rep = 3u + zd_inf_take_thread(s, 3u);
+            } else {
+                rep = 11u + zd_inf_take_thread(s, 7u);
+            }
+            if (rep > total - i) return ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS;
+            for (zd_u32 k = 0; k < rep; k++) lds->lens[i++] = (zd_u8)val;
+        }
+        if (zd_inf_overrun_thread(s)) return ZD_STATUS_CORRUPT_TRUNCATED;
+    }
+    if (lds->lens[256] == 0u) return ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS; /* no end-of-block code */
+    st = zd_inf_build_thread(lds->lens, hlit, lds->ltab, ZD_INF_LBITS, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
+    if (st != ZD_STATUS_OK) return st;
+    zd_inf_pairs_thread(lds->ltab);
+    return zd_inf_build_thread(lds->lens + hlit, hdist, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym,
+                               ZD_INF_KIND_DIST);
+}
+
+/* RFC 1951 3.2.6. Codes 286-287 and 30-31 take part in the code but are rejected when read. */
+ZD_FUNC void zd_inf_fixed_thread(ZD_LOCAL zd_inflate_lds *lds) {
+    for (zd_u32 i = 0; i < 288u; i++) lds->lens[i] = (zd_u8)(i < 144u ? 8u : i < 256u ? 9u : i < 280u ? 7u : 8u);
+    for (zd_u32 i = 0; i < 32u; i++) lds->lens[288u + i] = 5u;
+    (void)zd_inf_build_thread(lds->lens, 288u, lds->ltab, ZD_INF_LBITS, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
+    zd_inf_pairs_thread(lds->ltab);
+    (void)zd_inf_build_thread(lds->lens + 288u, 32u, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym,
+                              ZD_INF_KIND_DIST);
+}
+
+/* Item 0's end of a step: publishes an order. */
+ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_inf_batch *bt, zd_u32 op,
+                                     zd_u32 status) {
+    bt->op = op;
+    lds->status = status;
+}
+#define ZD_INF_STOP(lds, st)                                    \
+    do {                                                        \
+        zd_inf_publish_thread((lds), bt, ZD_INF_OP_DONE, (st)); \
+        s->open = 0u;                                           \
+        *state = sc;                                            \
+        return 1u;                                              \
+    } while (0)
+
+/*
+ * Item 0: reads the stream on until it has one order for the group in bt: a batch of records
+ * (ZD_INF_OP_EXEC), a stored block (ZD_INF_OP_COPY), or the end (ZD_INF_OP_DONE, with the
+ * status, and on success where the stream's last byte and output end); returns 1 then. Returns
+ * 0 after `budget` symbols with the batch still open: the next call goes on filling it.
+ */
+ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds,
+                                      ZD_LOCAL zd_inf_batch *bt, zd_u32 budget) {
+    /* a copy whose address stays here, so the compiler keeps the bit reader in registers (the
+       caller's state lives in memory: on a GPU, the slow local memory); every return writes it back */
+    zd_inf_state sc = *state;
+    zd_inf_state *s = &sc;
+    zd_u64 base, seg_start, rout; /* rout: where the open record's literals start */
+    zd_u32 nrec, nlit, nseg, rlit, rlit_off;
+    if (s->open) {
+        base = s->base, seg_start = s->seg_start, rout = s->rout;
+        nrec = s->nrec, nlit = s->nlit, nseg = s->nseg, rlit = s->rlit, rlit_off = s->rlit_off;
+    } else {
+        base = s->out, seg_start = base, rout = base;
+        nrec = 0u, nlit = 0u, nseg = 1u, rlit = 0u, rlit_off = 0u;
+        bt->base = base;
+        bt->seg_pos[0] = 0u;
+        bt->seg_first[0] = 0u;
+    }
+    for (;;) {
+        if (s->mode == ZD_INF_M_HUFF) {
+            if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS || s->out - base >= ZD_INF_BATCH_SPAN) break;
+            if (budget-- == 0u) {
+                s->base = base, s->seg_start = seg_start, s->rout = rout;
+                s->nrec = nrec, s->nlit = nlit, s->nseg = nseg, s->rlit = rlit, s->rlit_off = rlit_off;
+                s->open = 1u;
+                *state = sc;
+                return 0u;
+            }
+            zd_inf_refill_thread(s, src);
+            zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
+            if (ZD_INF_E_LEN2(e) != 0u && s->dst_len - s->out >= 2u && nlit + 2u <= ZD_INF_LITS) {
+                zd_u32 n = ZD_INF_E_LEN(e) + ZD_INF_E_LEN2(e);
+                s->bb >>= n;
+                s->nb -= n;
+                if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+                bt->lit[nlit] = (zd_u8)ZD_INF_E_SYM(e);
+                bt->lit[nlit + 1u] = (zd_u8)ZD_INF_E_SYM2(e);
+                nlit += 2u;
+                rlit += 2u;
+                s->out += 2u;
+                continue;
+            }
+            zd_i32 sym = zd_inf_decode_thread(s, lds->ltab, ZD_INF_LBITS, lds->lcount, lds->lsym);
+            if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+            if (sym < 0) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+            if (sym < 256) {
+                if (s->out >= s->dst_len)
+                    ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+                bt->lit[nlit++] = (zd_u8)sym;
+                rlit++;
+                s->out++;
+                continue;
+            }
+            if (sym == 256) {
+                s->mode = ZD_INF_M_HEADER;
+                continue;
+            }
+            if (sym > 285) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+            zd_u32 li = (zd_u32)sym - 257u;
+            zd_u32 len = zd_inf_len_base[li] + zd_inf_take_thread(s, zd_inf_len_extra[li]);
+            zd_i32 dsym = zd_inf_decode_thread(s, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym);
+            if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+            if (dsym < 0 || dsym >= 30)
+                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+            zd_u32 dist = zd_inf_dist_base[dsym] + zd_inf_take_thread(s, zd_inf_dist_extra[dsym]);
+            if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+            if (dist > s->out - s->out0)
+                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_DISTANCE);
+            if (len > s->dst_len - s->out)
+                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+            zd_u32 j;
+            zd_u64 p, mlen;
+            if (rlit == 0u && nrec > 0u && bt->rec[nrec - 1u].dist == dist) {
+                j = nrec - 1u; /* same distance, no literal between: one longer copy */
+                bt->rec[j].match_len += len;
+                mlen = bt->rec[j].match_len;
+                p = base + bt->rec[j].out_rel + bt->rec[j].lit_len;
+            } else {
+                j = nrec++;
+                bt->rec[j].out_rel = (zd_u32)(rout - base);
+                bt->rec[j].lit_len = rlit;
+                bt->rec[j].lit_off = rlit_off;
+                bt->rec[j].match_len = len;
+                bt->rec[j].dist = dist;
+                mlen = len;
+                p = s->out;
+            }
+            /* the bytes this match reads: [p - dist, p - dist + min(len, dist)) */
+            if (p > seg_start && p - dist + zd_min_u64(mlen, dist) > seg_start) {
+                bt->seg_pos[nseg] = (zd_u32)(p - base);
+                bt->seg_first[nseg] = (zd_u16)j;
+                nseg++;
+                seg_start = p;
+            }
+            s->out += len;
+            rout = s->out;
+            rlit = 0u;
+            rlit_off = nlit;
+            continue;
+        }
+        /* a stored block or the end: a pending batch goes first (a new Huffman block needs not
+           wait: the batch holds no reference to the tables) */
+        zd_u32 pending = nrec > 0u || rlit > 0u;
+        if (s->mode == ZD_INF_M_STORED) {
+            if (pending) break;
+            zd_u32 drop = s->nb & 7u; /* to a byte boundary */
+            s->bb >>= drop;
+            s->nb -= drop;
+            if (s->nb < 32u + 8u * s->pad) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+            zd_u32 len = zd_inf_take_thread(s, 16u);
+            zd_u32 nlen = zd_inf_take_thread(s, 16u);
+            if ((len ^ nlen) != 0xFFFFu)
+                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_STORED_LENGTH);
+            zd_u64 at = s->in - ((s->nb - 8u * s->pad) >> 3);
+            if (s->end - at < len) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+            if (len > s->dst_len - s->out)
+                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+            s->in = at + len;
+            s->bb = 0u;
+            s->nb = 0u;
+            s->pad = 0u;
+            s->mode = ZD_INF_M_HEADER;
+            if (len == 0u) continue;
+            bt->copy_src = at;
+            bt->copy_dst = s->out;
+            bt->copy_n = len;
+            s->out += len;
+            zd_inf_publish_thread(lds, bt, ZD_INF_OP_COPY, ZD_STATUS_OK);
+            s->open = 0u;
+            *state = sc;
+            return 1u;
+        }
+        if (s->last) {
+            if (pending) break;
+            lds->in_end = s->in - ((s->nb - 8u * s->pad) >> 3);
+            lds->out_end = s->out;
+            ZD_INF_STOP(lds, ZD_STATUS_OK);
+        }
+        zd_inf_refill_thread(s, src);
+        s->last = zd_inf_take_thread(s, 1u);
+        zd_u32 type = zd_inf_take_thread(s, 2u);
+        if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+        if (type == 0u) {
+            s->mode = ZD_INF_M_STORED;
+        } else if (type == 1u) {
+            if (!s->fixed) zd_inf_fixed_thread(lds);
+            s->fixed = 1u;
+            s->mode = ZD_INF_M_HUFF;
+        } else if (type == 2u) {
+            s->fixed = 0u;
+            *state = sc; /* the header reader runs on the caller's copy: sc's address must not leave */
+            zd_u32 st = zd_inf_dynamic_thread(state, src, lds);
+            sc = *state;
+            if (st != ZD_STATUS_OK) ZD_INF_STOP(lds, st);
+            s->mode = ZD_INF_M_HUFF;
+        } else {
+            ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_RESERVED_BIT);
+        }
+    }
+    /* close the batch */
+    if (rlit > 0u) {
+        bt->rec[nrec].out_rel = (zd_u32)(rout - base);
+        bt->rec[nrec].lit_len = rlit;
+        bt->rec[nrec].lit_off = rlit_off;
+        bt->rec[nrec].match_len = 0u;
+        bt->rec[nrec].dist = 0u;
+        nrec++;
+    }
+    bt->nrec = nrec;
+    bt->nseg = nseg;
+    bt->batch_bytes = (zd_u32)(s->out - base);
+    zd_inf_publish_thread(lds, bt, ZD_INF_OP_EXEC, ZD_STATUS_OK);
+    s->open = 0u;
+    *state = sc;
+    return 1u;
+}
+
+#define ZD_INF_EXEC_CHUNK 16u /* output bytes per item and round when executing a batch */
+
+/*
+ * Per item: writes output bytes [x0, x1) (relative to base, x1 - x0 <= ZD_INF_EXEC_CHUNK) of
+ * a segment whose records are rec[jf..jl]. Every byte is a literal or a match byte whose source
+ * lies before the segment, so all loads can be in flight before the first store.
+ */
+ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inf_batch *bt, zd_u64 base,
+                                        zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
+    zd_u32 lo = jf, hi = jl;
+    while (lo < hi) {
+        zd_u32 mid = (lo + hi + 1u) >> 1;
+        if (bt->rec[mid].out_rel <= x0) lo = mid;
+        else hi = mid - 1u;
+    }
+    zd_u32 j = lo;
+    zd_u32 rel0 = bt->rec[j].out_rel, ll = bt->rec[j].lit_len, ml = bt->rec[j].match_len;
+    zd_u32 dist = bt->rec[j].dist, lo_lit = bt->rec[j].lit_off;
+    zd_u8 v[ZD_INF_EXEC_CHUNK];
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
+        zd_u32 x = x0 + k;
+        v[k] = 0u;
+        if (x < x1) {
+            while (x - rel0 >= ll + ml && j < jl) {
+                j++;
+                rel0 = bt->rec[j].out_rel;
+                ll = bt->rec[j].lit_len;
+                ml = bt->rec[j].match_len;
+                dist = bt->rec[j].dist;
+                lo_lit = bt->rec[j].lit_off;
+            }
+            zd_u32 r = x - rel0;
+            if (r < ll) {
+                v[k] = bt->lit[lo_lit + r];
+            } else {
+                zd_u32 q = r - ll;
+                if (q >= dist) q = q % dist; /* overlapping match: the source period repeats */
+                v[k] = dst[base + rel0 + ll + q - dist];
+            }
+        }
+    }
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
+        if (x0 + k < x1) dst[base + x0 + k] = v[k];
+    }
+}
+
+/* Writers e = 0 .. ne - 1: segment k of the order in bt (a stored block is one segment). */
+ZD_FUNC void zd_inf_write_segment_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst,
+                                         const ZD_LOCAL zd_inf_batch *bt, zd_u32 k, zd_u32 e, zd_u32 ne) {
+    if (bt->op == ZD_INF_OP_COPY) {
+        ZD_GLOBAL zd_u8 *to = dst + bt->copy_dst;
+        const ZD_GLOBAL zd_u8 *from = src + bt->copy_src;
+        zd_u64 n = bt->copy_n;
+        for (zd_u64 i = e; i < n; i += ne) to[i] = from[i];
+        return;
+    }
+    zd_u32 nseg = bt->nseg;
+    zd_u32 s0 = bt->seg_pos[k];
+    zd_u32 s1 = k + 1u < nseg ? bt->seg_pos[k + 1u] : bt->batch_bytes;
+    zd_u32 jf = bt->seg_first[k];
+    zd_u32 jl = k + 1u < nseg ? bt->seg_first[k + 1u] : bt->nrec - 1u;
+    for (zd_u32 x0 = s0 + e * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ne * ZD_INF_EXEC_CHUNK) {
+        zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
+        zd_inf_exec_chunk_thread(dst, bt, bt->base, x0, x1, jf, jl);
+    }
+}
+
+/*
+ * Cooperative: decodes the raw deflate stream at src[in0 ..) (it may end before src_len) into
+ * dst[out0 .. dst_len); distances may not reach before out0. Every item calls with the same
+ * arguments; the status, *in_end (the byte after the stream's last) and *out_end (the byte
+ * after its output) are valid on every item. A non-zero status leaves dst[out0 ..) undefined.
+ */
+ZD_FUNC zd_u32 zd_inflate_stream_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 in0, ZD_GLOBAL zd_u8 *dst,
+                                       zd_u64 dst_len, zd_u64 out0, zd_u64 *in_end, zd_u64 *out_end,
+                                       ZD_LOCAL zd_inflate_lds *lds) {
+    zd_inf_state st;
+    st.bb = 0u;
+    st.nb = 0u;
+    st.pad = 0u;
+    st.in = in0;
+    st.end = src_len;
+    st.out = out0;
+    st.out0 = out0;
+    st.dst_len = dst_len;
+    st.mode = ZD_INF_M_HEADER;
+    st.last = 0u;
+    st.fixed = 0u;
+    st.open = 0u;
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u; /* the first writer */
+    if (lid == 0u) { /* an empty batch 1 first: its one round decodes batch 0 (one call site: the code is inlined) */
+        lds->u.b[1].op = ZD_INF_OP_EXEC;
+        lds->u.b[1].nseg = 0u;
+    }
+    ZD_BARRIER();
+    for (zd_u32 cur = 1;; cur ^= 1u) {
+        ZD_LOCAL zd_inf_batch *bt = &lds->u.b[cur];
+        if (bt->op == ZD_INF_OP_DONE) break;
+        /* rounds 0 .. nseg - 1 write the segments; in the last, item 0 finishes the next batch */
+        zd_u32 nseg = bt->op == ZD_INF_OP_EXEC ? bt->nseg : 1u, ready = 0u;
+        for (zd_u32 k = 0; k <= nseg; k++) {
+            if (lid == 0u && !ready)
+                ready = zd_inflate_step_thread(&st, src, lds, &lds->u.b[cur ^ 1u], k < nseg ? ZD_INF_SLICE : 0xFFFFFFFFu);
+            if (k < nseg && lid >= e0) zd_inf_write_segment_thread(src, dst, bt, k, lid - e0, ls - e0);
+            ZD_BARRIER();
+        }
+    }
+    zd_u32 status = lds->status;
+    *in_end = lds->in_end;
+    *out_end = lds->out_end;
+    ZD_BARRIER();
+    return status;
+}
+
+/* Cooperative: raw deflate, src[0..src_len) exactly one stream of exactly dst_len bytes. */
+ZD_FUNC zd_u32 zd_deflate_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst,
+                                       zd_u64 dst_len, ZD_LOCAL zd_inflate_lds *lds) {
+    if (zd_local_size() > ZD_INF_MAX_ITEMS) return ZD_STATUS_GROUP_TOO_LARGE;
+    zd_u64 in_end = 0, out_end = 0;
+    zd_u32 s = zd_inflate_stream_group(src, src_len, 0u, dst, dst_len, 0u, &in_end, &out_end, lds);
+    if (s != ZD_STATUS_OK) return s;
+    if (out_end != dst_len) return ZD_STATUS_CORRUPT_OUTPUT_UNDERFLOW;
+    if (in_end != src_len) return ZD_STATUS_CORRUPT_TRAILING_BYTES;
+    return ZD_STATUS_OK;
+}
+
+#endif

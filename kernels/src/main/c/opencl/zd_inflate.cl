@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* OpenCL entries of the deflate decoders: one chunk per work-group (32-128 items). Build with
+   -I <dir holding zd_portable.h>, or use the generated single file opencl/zd_inflate_flat.cl.
+   Local memory: ZD_INFLATE_LDS_BYTES / ZD_ZLIB_LDS_BYTES / ZD_GZIP_LDS_BYTES per group.
+   scratch / scratch_per_chunk: unused (ZD_INFLATE_SCRATCH_PER_CHUNK is 0), kept for the zstd
+   entry's shape. */
+#include "zd_portable.h"
+#include "inflate/zd_inflate.h"
+#include "inflate/zd_gzip.h"
+#include "inflate/zd_zlib.h"
+
+__kernel void zd_deflate_decode_batch(const __global uchar *src, const __global ulong *src_offsets,
+                                      const __global ulong *src_sizes, __global uchar *dst,
+                                      const __global ulong *dst_offsets, const __global ulong *dst_sizes,
+                                      __global uchar *scratch, ulong scratch_per_chunk, __global uint *status,
+                                      uint n_chunks) {
+    __local zd_inflate_lds lds;
+    uint c = (uint)get_group_id(0);
+    if (c >= n_chunks) return;
+    uint s = zd_deflate_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
+    if (get_local_id(0) == 0) status[c] = s;
+}
+
+__kernel void zd_zlib_decode_batch(const __global uchar *src, const __global ulong *src_offsets,
+                                   const __global ulong *src_sizes, __global uchar *dst,
+                                   const __global ulong *dst_offsets, const __global ulong *dst_sizes,
+                                   __global uchar *scratch, ulong scratch_per_chunk, __global uint *status,
+                                   uint n_chunks) {
+    __local zd_zlib_lds lds;
+    uint c = (uint)get_group_id(0);
+    if (c >= n_chunks) return;
+    uint s = zd_zlib_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
+    if (get_local_id(0) == 0) status[c] = s;
+}
+
+__kernel void zd_gzip_decode_batch(const __global uchar *src, const __global ulong *src_offsets,
+                                   const __global ulong *src_sizes, __global uchar *dst,
+                                   const __global ulong *dst_offsets, const __global ulong *dst_sizes,
+                                   __global uchar *scratch, ulong scratch_per_chunk, __global uint *status,
+                                   uint n_chunks) {
+    __local zd_gzip_lds lds;
+    uint c = (uint)get_group_id(0);
+    if (c >= n_chunks) return;
+    uint s = zd_gzip_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
+    if (get_local_id(0) == 0) status[c] = s;
+}
