@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# GPU machine (carry [".device", ".gpucheck"], prepared by tools/gpu/codecs-prep.sh): the device
+# codecs of issue #24 in one call: the device conformance, numcodecs interop and CUDA codec tests;
+# the deflate kernel check and benchmark; compute-sanitizer over the blosc kernel check; and a
+# TensorStore-written blosc store read by cuda, cpu+copy and TensorStore+copy.
+set -u
+cd "$(dirname "$0")/../.."
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+echo "=== tests"
+ZD_NUMCODECS_CORPUS=$PWD/.gpucheck/corpus ZD_REQUIRE_DEVICE=cuda timeout 240 bash .device/run test \
+  --select-class dev.zarrdirect.conformance.device.DeviceReadConformanceTest \
+  --select-class dev.zarrdirect.conformance.interop.ZarrPythonNumcodecsInteropTest \
+  --select-class dev.zarrdirect.conformance.cuda.CudaCodecsMatchCpuTest 2>&1 | grep -E "tests (successful|failed|found)|FAIL|✘|Exception" | head -30
+echo "=== inflate"
+python3 .gpucheck/zd_inflate_gen.py /tmp/zdinf --distinct 2 --min-mib 1 --max-mib 1 >/tmp/gen.txt 2>&1; grep "CPU zlib" /tmp/gen.txt | head -4
+timeout 120 ./.gpucheck/zd_inflate_check --manifest /tmp/zdinf/manifest.txt --counts 256,1024 --blocks 64 --reps 3 2>&1 | tail -25
+echo "=== memcheck"
+timeout 90 compute-sanitizer --tool memcheck --print-limit 5 ./.gpucheck/zd_blosc_check --corpus kernels/src/test/resources/blosc/corpus.bin --gib 0.02 --reps 1 2>&1 | tail -4
+echo "=== stores"
+python3 benchmarks/python/make_era5_stores.py /tmp/st --steps 24 --layouts blosc-v2 >/tmp/mk.txt 2>&1 || tail -5 /tmp/mk.txt
+Z="bash .device/run main dev.zarrdirect.cli.ZarrDirectCli"
+timeout 150 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --compare-cpu --limits --passes 5 2>&1 | tail -22
+python3 - <<'PY'
+import time, tensorstore as ts, torch
+t = ts.open({'driver': 'zarr', 'kvstore': {'driver': 'file', 'path': '/tmp/st/era5-blosc-v2.zarr/x'}}).result()
+best = 0
+for i in range(4):
+    t0 = time.perf_counter(); a = t.read().result(); g = torch.from_numpy(a).cuda(); torch.cuda.synchronize()
+    dt = time.perf_counter() - t0; best = max(best, a.nbytes / dt / 1e9)
+print("tensorstore+copy blosc-v2: %.2f GB/s (best of 4, %.2f GB)" % (best, a.nbytes / 1e9))
+PY
