@@ -4,15 +4,17 @@ package dev.zarrdirect.opencl;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.codec.Codec;
+import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
 import dev.zarrdirect.api.codec.spec.GzipSpec;
+import dev.zarrdirect.api.codec.spec.ShuffleSpec;
 import dev.zarrdirect.api.codec.spec.ZlibSpec;
-import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.opencl.codec.arraytoarray.OpenClTransposeCodec;
 import dev.zarrdirect.opencl.codec.arraytobytes.OpenClBytesCodec;
-import dev.zarrdirect.opencl.codec.bytestobytes.OpenClCrc32cCodec;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClBloscCodec;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClCrc32cCodec;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClInflateCodec;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClShuffleCodec;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClZstdCodec;
 
 import java.util.List;
@@ -56,7 +58,7 @@ public final class OpenClCodecProvider implements CodecProvider {
 
     @Override
     public Set<String> codecNames() {
-        Set<String> names = new TreeSet<>(Set.of("bytes", "transpose", "crc32c"));
+        Set<String> names = new TreeSet<>(Set.of("bytes", "transpose", "crc32c", ShuffleSpec.NAME));
         if (OpenClZstdCodec.kernelAvailable()) {
             names.add("zstd");
         }
@@ -82,6 +84,7 @@ public final class OpenClCodecProvider implements CodecProvider {
             case "bytes" -> OpenClBytesCodec.create(configuration, device, backend);
             case "transpose" -> OpenClTransposeCodec.create(configuration, device, backend);
             case "crc32c" -> OpenClCrc32cCodec.create(configuration, device, backend);
+            case ShuffleSpec.NAME -> OpenClShuffleCodec.create(configuration, device, backend);
             case "zstd" -> OpenClZstdCodec.kernelAvailable() ? OpenClZstdCodec.create(configuration, device, backend)
                     : null;
             case GzipSpec.NAME -> OpenClInflateCodec.kernelAvailable()

@@ -16,7 +16,7 @@ public final class CudaCodecs {
 
     /** The codecs with a CUDA implementation. */
     public static final Set<String> NAMES = Set.of(CudaZstdCodec.NAME, CudaCrc32cCodec.NAME, CudaBytesCodec.NAME,
-            CudaTransposeCodec.NAME, CudaBloscCodec.NAME, GzipSpec.NAME, ZlibSpec.NAME, ZlibSpec.V2_ID);
+            CudaTransposeCodec.NAME, CudaBloscCodec.NAME, GzipSpec.NAME, ZlibSpec.NAME, ZlibSpec.V2_ID, CudaShuffleCodec.NAME);
 
     private CudaCodecs() {
     }
@@ -37,6 +37,7 @@ public final class CudaCodecs {
             case CudaBloscCodec.NAME -> CudaBloscCodec.create(backend, device, configuration).map(c -> c);
             case GzipSpec.NAME -> Optional.of(CudaInflateCodec.gzip(backend, device, configuration));
             case ZlibSpec.NAME, ZlibSpec.V2_ID -> Optional.of(CudaInflateCodec.zlib(backend, device, name, configuration));
+            case CudaShuffleCodec.NAME -> Optional.of(CudaShuffleCodec.create(backend, device, configuration));
             default -> throw new IllegalArgumentException("no cuda codec \"" + name + "\"; there are " + NAMES);
         };
     }

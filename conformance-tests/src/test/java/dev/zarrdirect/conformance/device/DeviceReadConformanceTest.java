@@ -72,6 +72,9 @@ class DeviceReadConformanceTest {
                 List.of(le, blosc("zlib", 1, "shuffle", 4, 0)),
                 List.of(le, c("numcodecs.zlib", Map.of("level", 6L))),
                 List.of(le, c("gzip", Map.of("level", 9L)), c("crc32c", Map.of())),
+                // netCDF-like: a byte shuffle (element size 2 over 4-byte elements too), then zlib
+                List.of(le, c("numcodecs.shuffle", Map.of("elementsize", 2L)), c("numcodecs.zlib", Map.of("level", 4L))),
+                List.of(le, c("numcodecs.shuffle", Map.of("elementsize", 5L))), // chunks of 48 elements: a tail of 1-4 bytes
                 List.of(c("transpose", Map.of("order", List.of(2L, 0L, 1L))), le, zstd),
                 List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 3L, 8L),
                         "codecs", List.of(le.toJson(), zstd.toJson()),
