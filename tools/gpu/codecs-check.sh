@@ -21,6 +21,12 @@ echo "=== stores"
 python3 benchmarks/python/make_era5_stores.py /tmp/st --steps 24 --layouts blosc-v2 >/tmp/mk.txt 2>&1 || tail -5 /tmp/mk.txt
 Z="bash .device/run main dev.zarrdirect.cli.ZarrDirectCli"
 timeout 150 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --compare-cpu --limits --passes 5 2>&1 | tail -22
+echo "--- 2-step windows, 4 queued"
+timeout 120 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --compare-cpu --batch 2 --ahead 4 --passes 3 2>&1 | grep -E "^(reading|result|speedup)"
+echo "--- opencl on the same GPU"
+timeout 120 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend opencl --passes 3 2>&1 | grep -E "^(backend|result)"
+echo "=== blosc kernel"
+timeout 120 ./.gpucheck/zd_blosc_check --corpus kernels/src/test/resources/blosc/corpus.bin --gib 1 --reps 5 2>&1 | grep -E "bench|GB/s|OK|bad" | tail -16
 python3 - <<'PY'
 import time, tensorstore as ts, torch
 t = ts.open({'driver': 'zarr', 'kvstore': {'driver': 'file', 'path': '/tmp/st/era5-blosc-v2.zarr/x'}}).result()
