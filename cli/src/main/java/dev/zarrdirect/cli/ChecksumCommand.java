@@ -56,7 +56,7 @@ final class ChecksumCommand implements Callable<Integer> {
         for (String name : g.members()) {
             Object child = g.open(name);
             if (child instanceof ZarrArray a) {
-                out.println("sha256 " + checksum(a) + "  " + prefix + name);
+                out.println("sha256 " + checksum(a) + "  " + Text.escape(prefix + name));
                 out.flush();
             } else {
                 group((ZarrGroup) child, prefix + name + "/", out);
@@ -71,7 +71,7 @@ final class ChecksumCommand implements Callable<Integer> {
             return ArrayChecksum.sha256(a);
         }
         long mib = Math.max(1, (bytes + (1 << 20) - 1) >> 20);
-        Progress p = new Progress(spec.commandLine().getErr(), terminal, "/" + a.path(), "MiB", mib);
+        Progress p = new Progress(spec.commandLine().getErr(), terminal, Text.escape("/" + a.path()), "MiB", mib);
         String hex = ArrayChecksum.sha256(a, done -> p.update((done + (1 << 20) - 1) >> 20, done));
         p.finish();
         return hex;

@@ -151,12 +151,12 @@ final class ConvertCommand implements Callable<Integer> {
         @Override
         public void planned(ConvertSummary s) {
             unitName = s.unitName();
-            out.println("source:       " + s.source() + " (" + s.sourceNode() + ")");
-            out.println("destination:  " + s.destination() + " (Zarr v" + s.zarrFormat() + ")");
+            out.println("source:       " + Text.escape(s.source() + " (" + s.sourceNode() + ")"));
+            out.println("destination:  " + Text.escape(String.valueOf(s.destination())) + " (Zarr v" + s.zarrFormat() + ")");
             for (ConvertSummary.ArrayPlan a : s.arrays()) {
-                out.println("array /" + a.path() + ":" + " ".repeat(Math.max(1, 8 - a.path().length())) + a.dataType()
-                        + Shapes.format(a.shape()) + " " + a.source() + " -> " + a.target()
-                        + (a.note() == null ? "" : " (" + a.note() + ")"));
+                out.println("array /" + Text.escape(a.path()) + ":" + " ".repeat(Math.max(1, 8 - a.path().length()))
+                        + a.dataType() + Shapes.format(a.shape()) + " " + Text.escape(a.source() + " -> " + a.target()
+                        + (a.note() == null ? "" : " (" + a.note() + ")")));
             }
             if (s.memoryBound() != null) {
                 out.println("memory bound: ~" + mib(s.memoryBoundBytes()) + " MiB (" + s.memoryBound() + ")");
@@ -166,7 +166,7 @@ final class ConvertCommand implements Callable<Integer> {
 
         @Override
         public void overwriting(String destination) {
-            out.println("overwrite:    deleting the store at " + destination);
+            out.println("overwrite:    deleting the store at " + Text.escape(destination));
             out.flush();
         }
 
@@ -201,14 +201,14 @@ final class ConvertCommand implements Callable<Integer> {
 
         @Override
         public void packed(Path archive, long bytes) {
-            out.println("packed:       " + archive + " (" + Text.human(bytes) + ")");
+            out.println("packed:       " + Text.escape(archive.toString()) + " (" + Text.human(bytes) + ")");
             out.flush();
         }
 
         @Override
         public void verified(String path, String sourceSha256, String destinationSha256) {
-            out.println("sha256 " + sourceSha256 + "  source /" + path);
-            out.println("sha256 " + destinationSha256 + "  destination /" + path);
+            out.println("sha256 " + sourceSha256 + "  source /" + Text.escape(path));
+            out.println("sha256 " + destinationSha256 + "  destination /" + Text.escape(path));
             out.flush();
         }
     }

@@ -94,7 +94,7 @@ public final class ZarrDirectCli implements Runnable {
     private static int usageError(CommandLine.ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
-        err.println("zarr-direct: " + ex.getMessage());
+        err.println("zarr-direct: " + Text.escape(ex.getMessage()));
         CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
         err.print("Usage: " + cmd.getHelp().synopsis(0));
         err.println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information on usage.");
@@ -142,10 +142,11 @@ public final class ZarrDirectCli implements Runnable {
         boolean expected = ex instanceof ZarrDirectException || ex instanceof IOException
                 || ex instanceof UncheckedIOException || ex instanceof CliFailure;
         String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        // A message quotes keys, names and values from the store: escaped, so they cannot drive the terminal.
         if (expected) {
-            err.println("zarr-direct: " + msg);
+            err.println("zarr-direct: " + Text.escape(msg));
         } else {
-            err.println("zarr-direct: " + ex.getClass().getSimpleName() + ": " + msg);
+            err.println("zarr-direct: " + ex.getClass().getSimpleName() + ": " + Text.escape(msg));
         }
         if (trace) {
             ex.printStackTrace(err);

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.cli;
+
+import dev.zarrdirect.api.DataType;
+import dev.zarrdirect.core.Zarr;
+import dev.zarrdirect.core.metadata.ArrayMetadata;
+import dev.zarrdirect.core.metadata.CodecMetadata;
+import dev.zarrdirect.core.metadata.FillValue;
+import dev.zarrdirect.core.store.fs.FileSystemStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Hostile and careless input never crashes, hangs or misleads the CLI (issue #25). */
+class HostileInputCliTest {
+
+    @TempDir
+    Path tmp;
+
+    private static final List<CodecMetadata> BYTES = List.of(CodecMetadata.of("bytes", Map.of("endian", "little")));
+
+    /** A name that clears the screen, reverses the text and starts a forged checksum line. */
+    private static final String EVIL = "x\u001b[2J\u202e\u0085\u007f\nsha256 0000000000000000000000000000000000000000000000000000000000000000  forged";
+
+    private static boolean clean(String s) {
+        return s.chars().noneMatch(c -> (c < 0x20 && c != '\n') || (c >= 0x7f && c <= 0x9f)
+                || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069));
+    }
+
+    @Test
+    void escapeMakesControlAndBidiCharactersVisibleAndLeavesTheRestAlone() {
+        assertEquals("a\\u001b[31mb\\nc\\td\\r\\u007f\\u0085\\u202e\\u2066é/ü", Text.escape("a\u001b[31mb\nc\td\r\u007f\u0085\u202e\u2066é/ü"));
+        assertEquals("plain/name", Text.escape("plain/name"));
+    }
+
+    @Test
+    void memberNamesWithEscapesAndNewlinesArePrintedEscapedByChecksumAndInfo() {
+        Path dir = tmp.resolve("g.zarr");
+        try (FileSystemStore store = FileSystemStore.create(dir)) {
+            Zarr.createGroup(store, "", Map.of("title", "t\u001b]0;owned\u0007"));
+            Zarr.createArray(store, EVIL, ArrayMetadata.create(new long[]{2}, DataType.INT8, new long[]{2},
+                    FillValue.zero(DataType.INT8), BYTES));
+        }
+        var sum = CliEndToEndTest.run("checksum", dir.toString());
+        assertEquals(0, sum.code(), sum.err());
+        assertTrue(clean(sum.out()), sum.out());
+        assertEquals(1, sum.out().lines().count(), "one array, one line: " + sum.out());
+        assertTrue(sum.out().contains("x\\u001b[2J\\u202e\\u0085\\u007f\\nsha256 0000"), sum.out());
+        var info = CliEndToEndTest.run("info", dir.toString());
+        assertEquals(0, info.code(), info.err());
+        assertTrue(clean(info.out()), info.out());
+        assertTrue(info.out().contains("x\\u001b[2J"), info.out());
+        var missing = CliEndToEndTest.run("cat", dir + "/" + EVIL + "nope");
+        assertEquals(1, missing.code());
+        assertTrue(clean(missing.err()), missing.err());
+    }
+}
