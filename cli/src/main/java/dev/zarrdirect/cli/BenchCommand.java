@@ -63,7 +63,8 @@ final class BenchCommand implements Callable<Integer> {
             description = "Backend to read with (auto, cpu, opencl, cuda). Default: ${DEFAULT-VALUE}.")
     String backend;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: one per processor).")
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads, " + ZarrDirectCli.CONCURRENCY_BOUND_HELP
+            + " (default: one per processor).")
     Integer threads;
 
     @Option(names = "--region", paramLabel = "SEL", description = "Read only this selection, e.g. 0:8,:,:,:.")
@@ -78,8 +79,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--ahead", paramLabel = "N", defaultValue = "1",
             description = "On a device backend, keep up to N reads queued (readToDeviceAsync), as a prefetching "
-                    + "loader does: the next read is fetched while the one before decodes. Default: ${DEFAULT-VALUE} "
-                    + "(one read after another).")
+                    + "loader does: the next read is fetched while the one before decodes; "
+                    + ZarrDirectCli.CONCURRENCY_BOUND_HELP + ". Default: ${DEFAULT-VALUE} (one read after another).")
     int ahead;
 
     @Option(names = "--generate", paramLabel = "LAYOUT",
@@ -111,6 +112,10 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         if (passes < 1 || batch < 1 || ahead < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--passes, --batch and --ahead must be at least 1");
+        }
+        ZarrDirectCli.checkConcurrency(spec.commandLine(), "--ahead", ahead);
+        if (threads != null) {
+            ZarrDirectCli.checkConcurrency(spec.commandLine(), "--threads", threads);
         }
         try (ZarrContext ctx = threads == null ? ZarrDirectCli.openContext(backend) : ZarrDirectCli.openContext(backend, threads)) {
             if (generate != null) {

@@ -81,11 +81,13 @@ final class ConvertCommand implements Callable<Integer> {
             description = "Zarr format of the destination. Default: ${DEFAULT-VALUE}.")
     int zarrFormat;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Threads decoding and encoding chunks (default: one per processor).")
+    @Option(names = "--threads", paramLabel = "N", description = "Threads decoding and encoding chunks, "
+            + ZarrDirectCli.CONCURRENCY_BOUND_HELP + " (default: one per processor).")
     Integer threads;
 
     @Option(names = "--parallel", paramLabel = "N", defaultValue = "2",
-            description = "Blocks of destination shards in flight at once. Default: ${DEFAULT-VALUE}.")
+            description = "Blocks of destination shards in flight at once, " + ZarrDirectCli.CONCURRENCY_BOUND_HELP
+                    + ". Default: ${DEFAULT-VALUE}.")
     int parallel;
 
     @Option(names = "--memory", paramLabel = "MIB", defaultValue = "2048",
@@ -217,6 +219,10 @@ final class ConvertCommand implements Callable<Integer> {
 
     /** The options, checked in the order the command has always checked them. */
     private ConvertOptions options() {
+        ZarrDirectCli.checkConcurrency(spec.commandLine(), "--parallel", parallel);
+        if (threads != null) {
+            ZarrDirectCli.checkConcurrency(spec.commandLine(), "--threads", threads);
+        }
         ConvertOptions.Builder b = ConvertOptions.builder().shard(shard).noShard(noShard).zarrFormat(zarrFormat);
         usage(b);
         if (endian != null && !endian.equals("little") && !endian.equals("big")) {

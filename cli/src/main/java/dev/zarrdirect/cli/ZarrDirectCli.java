@@ -157,6 +157,35 @@ public final class ZarrDirectCli implements Runnable {
         return EXIT_FAILURE;
     }
 
+    /**
+     * The most threads, or tasks in flight, an option such as {@code --threads} or {@code --parallel}
+     * may ask for: 4 x the available processors, and never less than {@value #MIN_CONCURRENCY_BOUND}
+     * (so that I/O-bound work on a small machine may still overlap). More only costs memory and
+     * start-up time, and a careless {@code --parallel 100000} would start 100,000 threads.
+     */
+    static int maxConcurrency() {
+        return Math.max(MIN_CONCURRENCY_BOUND, 4 * Runtime.getRuntime().availableProcessors());
+    }
+
+    /** The least {@link #maxConcurrency()} is. */
+    static final int MIN_CONCURRENCY_BOUND = 64;
+
+    /** What the help of a concurrency option says of its bound. */
+    static final String CONCURRENCY_BOUND_HELP = "1 to 4 x the processors (at least " + MIN_CONCURRENCY_BOUND + ")";
+
+    /**
+     * Checks a concurrency option's value against 1..{@link #maxConcurrency()}; a bad one is a usage
+     * error that names the option, the value and the bound.
+     */
+    static void checkConcurrency(CommandLine cmd, String option, long value) {
+        int max = maxConcurrency();
+        if (value < 1 || value > max) {
+            throw new CommandLine.ParameterException(cmd, option + " " + value + " is out of range: give 1 to " + max
+                    + " (4 x the " + Runtime.getRuntime().availableProcessors() + " available processors, at least "
+                    + MIN_CONCURRENCY_BOUND + ")");
+        }
+    }
+
     /** A failure the CLI itself detects, reported as {@code zarr-direct: <message>} with exit code 1. */
     static final class CliFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;

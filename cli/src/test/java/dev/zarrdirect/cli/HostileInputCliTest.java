@@ -62,4 +62,30 @@ class HostileInputCliTest {
         assertEquals(1, missing.code());
         assertTrue(clean(missing.err()), missing.err());
     }
+
+    @Test
+    void concurrencyOptionsAreBoundedAndTheErrorExplainsTheBound() {
+        Path src = tmp.resolve("src.zarr");
+        try (FileSystemStore store = FileSystemStore.create(src)) {
+            Zarr.createArray(store, "", ArrayMetadata.create(new long[]{4}, DataType.INT8, new long[]{2},
+                    FillValue.zero(DataType.INT8), BYTES));
+        }
+        int max = ZarrDirectCli.maxConcurrency();
+        for (String[] args : List.of(
+                new String[]{"convert", src.toString(), tmp.resolve("d1.zarr").toString(), "--parallel", "100000"},
+                new String[]{"convert", src.toString(), tmp.resolve("d2.zarr").toString(), "--threads", "100000"},
+                new String[]{"bench", src.toString(), "--threads", "100000"},
+                new String[]{"bench", src.toString(), "--ahead", "100000"})) {
+            long before = Thread.activeCount();
+            var r = CliEndToEndTest.run(args);
+            assertEquals(2, r.code(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.err().contains(args[args.length - 2] + " 100000 is out of range: give 1 to " + max + " (4 x the "),
+                    r.err());
+            assertTrue(Thread.activeCount() < before + 100, "no threads were started for " + String.join(" ", args));
+        }
+        assertFalse(Files.exists(tmp.resolve("d1.zarr")));
+        var ok = CliEndToEndTest.run("convert", src.toString(), tmp.resolve("d3.zarr").toString(), "--parallel",
+                Integer.toString(max), "--threads", "3");
+        assertEquals(0, ok.code(), ok.err());
+    }
 }
