@@ -332,6 +332,10 @@ final class BenchCommand implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--generate must be era5 or era5-sharded, got \"" + generate + "\"");
         };
+        if (Files.exists(path) && !Files.isDirectory(path)) {
+            throw new ZarrDirectCli.CliFailure(Text.escape(path.toString()) + " is a file, not a directory; --generate"
+                    + " writes a store (a directory) and never replaces a file: give a new or empty directory");
+        }
         try {
             Files.createDirectories(path);
         } catch (IOException e) {
@@ -341,9 +345,13 @@ final class BenchCommand implements Callable<Integer> {
             if (store.exists("zarr.json")) {
                 Object node = Zarr.open(ctx, store, "");
                 if (!(node instanceof ZarrArray a) || !a.attributes().containsKey(MARKER)) {
-                    throw new ZarrDirectCli.CliFailure(path + " holds a Zarr node that bench did not generate (no \""
-                            + MARKER + "\" attribute); give a new or empty directory to --generate");
+                    throw new ZarrDirectCli.CliFailure(Text.escape(path.toString()) + " holds a Zarr "
+                            + (node instanceof ZarrArray ? "array" : "group") + " that bench did not generate (no \""
+                            + MARKER + "\" attribute; it holds " + GeneratedStores.contents(path)
+                            + "); give a new or empty directory to --generate");
                 }
+                GeneratedStores.checkOnlyOurs(store, path, "bench --generate",
+                        GeneratedStores.chunkKeys("", a.shape().length).or("zarr.json"::equals));
                 if (Arrays.equals(a.shape(), shape) && InfoCommand.stored(a).keys() == a.chunkCount()
                         && Boolean.TRUE.equals(a.attributes().get("complete"))
                         && (generate + "/" + compressor).equals(a.attributes().get(MARKER))) {
@@ -352,8 +360,9 @@ final class BenchCommand implements Callable<Integer> {
                 }
                 Zarr.delete(store, "");
             } else if (!store.list("").isEmpty()) {
-                throw new ZarrDirectCli.CliFailure(path + " is neither empty nor a store bench generated; "
-                        + "give a new or empty directory to --generate");
+                throw new ZarrDirectCli.CliFailure(Text.escape(path.toString()) + " is neither empty nor a store bench"
+                        + " generated (it holds " + GeneratedStores.contents(path) + "); bench never deletes what it"
+                        + " did not create: give a new or empty directory to --generate");
             }
             int t = (int) shape[0];
             int c = (int) shape[1];

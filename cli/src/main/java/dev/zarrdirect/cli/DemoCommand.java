@@ -200,16 +200,21 @@ final class DemoCommand implements Callable<Integer> {
     private ZarrArray existing(ZarrContext ctx, FileSystemStore store, long[] shape) {
         if (!store.exists("zarr.json")) {
             if (!isEmpty(store.root())) {
-                throw new ZarrDirectCli.CliFailure(store.root() + " is neither empty nor a zarr-direct demo store"
-                        + " (it has no zarr.json); give a new or empty directory");
+                throw new ZarrDirectCli.CliFailure(Text.escape(store.root().toString()) + " is neither empty nor a"
+                        + " zarr-direct demo store (it has no zarr.json and holds " + GeneratedStores.contents(store.root())
+                        + "); give a new or empty directory");
             }
             return null;
         }
         Object root = Zarr.open(ctx, store, "");
         if (!(root instanceof ZarrGroup g) || !g.attributes().containsKey(MARKER)) {
-            throw new ZarrDirectCli.CliFailure(store.root() + " holds a Zarr node that is not a zarr-direct demo store"
-                    + " (no \"" + MARKER + "\" attribute at its root); give a new or empty directory");
+            throw new ZarrDirectCli.CliFailure(Text.escape(store.root().toString()) + " holds a Zarr node that is not a"
+                    + " zarr-direct demo store (no \"" + MARKER + "\" attribute at its root; it holds "
+                    + GeneratedStores.contents(store.root()) + "); give a new or empty directory");
         }
+        // A demo store is replaced below: nothing in it may be anything but what demo writes.
+        GeneratedStores.checkOnlyOurs(store, store.root(), "demo", GeneratedStores.chunkKeys(ARRAY + "/", 4)
+                .or(k -> k.equals("zarr.json") || k.equals(ARRAY + "/zarr.json")));
         if (!store.exists(ARRAY + "/zarr.json") || !(Boolean.TRUE.equals(g.attributes().get("complete")))) {
             return null;
         }

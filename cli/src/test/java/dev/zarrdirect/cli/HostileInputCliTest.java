@@ -88,4 +88,35 @@ class HostileInputCliTest {
                 Integer.toString(max), "--threads", "3");
         assertEquals(0, ok.code(), ok.err());
     }
+
+    @Test
+    void benchGenerateNeverDeletesAFileItDidNotWrite() throws Exception {
+        Path store = tmp.resolve("bench.zarr");
+        var first = CliEndToEndTest.run("bench", store.toString(), "--generate", "era5", "--shape", "2,1,2,2", "--passes", "1");
+        assertEquals(0, first.code(), first.err());
+        // A user's file put into a store bench wrote, then a run that must replace the store.
+        Files.writeString(store.resolve("notes.txt"), "keep");
+        Files.createDirectories(store.resolve("c"));
+        Files.writeString(store.resolve("c/README"), "keep too");
+        var again = CliEndToEndTest.run("bench", store.toString(), "--generate", "era5", "--shape", "3,1,2,2", "--passes", "1");
+        assertEquals(1, again.code(), again.err());
+        assertTrue(again.err().contains(" holds 2 files that bench --generate did not write (c/README, notes.txt);"
+                + " it replaces only what it wrote and never deletes anything else. Move them away, or give a new or"
+                + " empty directory"), again.err());
+        assertEquals("keep", Files.readString(store.resolve("notes.txt")));
+        assertEquals("keep too", Files.readString(store.resolve("c/README")));
+        assertTrue(Files.exists(store.resolve("c/0/0/0/0")), "the generated store is left as it was");
+
+        Path file = Files.writeString(tmp.resolve("results.csv"), "precious");
+        var onFile = CliEndToEndTest.run("bench", file.toString(), "--generate", "era5", "--shape", "1,1,2,2");
+        assertEquals(1, onFile.code());
+        assertTrue(onFile.err().contains("is a file, not a directory"), onFile.err());
+        assertEquals("precious", Files.readString(file));
+
+        Path other = Files.createDirectories(tmp.resolve("other"));
+        Files.writeString(other.resolve("data.bin"), "x");
+        var onDir = CliEndToEndTest.run("bench", other.toString(), "--generate", "era5", "--shape", "1,1,2,2");
+        assertEquals(1, onDir.code());
+        assertTrue(onDir.err().contains("(it holds data.bin)"), onDir.err());
+    }
 }
