@@ -99,6 +99,10 @@ final class BenchCommand implements Callable<Integer> {
             description = "Compressor for --generate: zstd, blosc (lz4 + byte shuffle), gzip or none. Default: ${DEFAULT-VALUE}.")
     String compressor;
 
+    @Option(names = "--force", description = "Read an array even when more than 4 GiB of a pass is the fill value of "
+            + "chunks never written (refused without it, as minutes of work on nothing).")
+    boolean force;
+
     @Option(names = "--compare-cpu", description = "On a device backend, also time the CPU backend plus the copy to the device.")
     boolean compareCpu;
 
@@ -124,6 +128,8 @@ final class BenchCommand implements Callable<Integer> {
             try (FileSystemStore store = FileSystemStore.open(path)) {
                 ZarrArray a = Zarr.openArray(ctx, store, "");
                 Selection sel = region == null ? Selection.all(a.shape()) : Selection.parse(region, a.shape());
+                DeclaredWork.check(a, Shapes.product(sel.shape()) * a.dataType().byteSize(),
+                        "bench of " + Text.escape(path.toString()) + " (one pass)", force);
                 InfoCommand.Stored stored = InfoCommand.stored(a);
                 long logical = Shapes.product(a.shape()) * a.dataType().byteSize();
                 double ratio = (double) logical / Math.max(1, stored.bytes());

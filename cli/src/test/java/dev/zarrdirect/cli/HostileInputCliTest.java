@@ -119,4 +119,37 @@ class HostileInputCliTest {
         assertEquals(1, onDir.code());
         assertTrue(onDir.err().contains("(it holds data.bin)"), onDir.err());
     }
+
+    @Test
+    void checksumAndBenchOfAHugeNeverWrittenArrayAreRefusedWithinSecondsNamingTheSize() {
+        Path dir = tmp.resolve("tib.zarr");
+        try (FileSystemStore store = FileSystemStore.create(dir)) {
+            // 1 TiB declared, nothing written.
+            Zarr.createArray(store, "", ArrayMetadata.create(new long[]{1L << 40}, DataType.INT8, new long[]{1L << 24},
+                    FillValue.zero(DataType.INT8), BYTES));
+        }
+        long t0 = System.nanoTime();
+        var sum = CliEndToEndTest.run("checksum", dir.toString());
+        var bench = CliEndToEndTest.run("bench", dir.toString(), "--passes", "1");
+        assertTrue(System.nanoTime() - t0 < 30_000_000_000L, "answered within seconds");
+        assertEquals(1, sum.code(), sum.err());
+        assertTrue(sum.err().contains("checksum of \"/\" would produce 1,099,511,627,776 bytes (1.0 TiB), about 1.0 TiB"
+                + " of it the fill value of chunks never written: the array int8 [1099511627776] declares 65,536 chunks"
+                + " and 0 of them are stored."), sum.err());
+        assertTrue(sum.err().contains("Pass --force to do it anyway"), sum.err());
+        assertEquals(1, bench.code(), bench.err());
+        assertTrue(bench.err().contains("(one pass) would produce 1,099,511,627,776 bytes"), bench.err());
+    }
+
+    @Test
+    void checksumOfALargeArrayShowsProgressEvenOffATerminal() {
+        Path dir = tmp.resolve("big.zarr");
+        try (FileSystemStore store = FileSystemStore.create(dir)) {
+            Zarr.createArray(store, "", ArrayMetadata.create(new long[]{ChecksumCommand.PROGRESS_BYTES}, DataType.INT8,
+                    new long[]{1L << 26}, FillValue.zero(DataType.INT8), BYTES));
+        }
+        var sum = CliEndToEndTest.run("checksum", dir.toString());
+        assertEquals(0, sum.code(), sum.err());
+        assertTrue(sum.err().contains("256/256 MiB"), sum.err());
+    }
 }
