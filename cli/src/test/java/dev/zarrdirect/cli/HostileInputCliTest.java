@@ -152,4 +152,28 @@ class HostileInputCliTest {
         assertEquals(0, sum.code(), sum.err());
         assertTrue(sum.err().contains("256/256 MiB"), sum.err());
     }
+
+    @Test
+    void overflowingShapesAreReportedAsInvalidMetadataByEveryCommand() throws Exception {
+        Path v3 = Files.createDirectories(tmp.resolve("v3.zarr"));
+        Files.writeString(v3.resolve("zarr.json"), "{\"zarr_format\": 3, \"node_type\": \"array\","
+                + " \"shape\": [4611686018427387904, 4611686018427387904], \"data_type\": \"float64\","
+                + " \"chunk_grid\": {\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [1, 1]}},"
+                + " \"chunk_key_encoding\": {\"name\": \"default\"}, \"fill_value\": 0,"
+                + " \"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}]}");
+        Path v2 = Files.createDirectories(tmp.resolve("v2.zarr"));
+        Files.writeString(v2.resolve(".zarray"), "{\"zarr_format\": 2, \"shape\": [10], \"chunks\": [4611686018427387904],"
+                + " \"dtype\": \"<i4\", \"fill_value\": 0, \"order\": \"C\", \"compressor\": null, \"filters\": null}");
+        for (String cmd : List.of("info", "checksum", "cat")) {
+            var r3 = CliEndToEndTest.run(cmd, v3.toString());
+            assertEquals(1, r3.code(), cmd + ": " + r3.err());
+            assertTrue(r3.err().contains("\"shape\" in \"zarr.json\" is [4611686018427387904, 4611686018427387904]:"
+                    + " 21267647932558653966460912964485513216 elements in the array"), cmd + ": " + r3.err());
+            assertFalse(r3.err().contains("unexpected error"), r3.err());
+            var r2 = CliEndToEndTest.run(cmd, v2.toString());
+            assertEquals(1, r2.code(), cmd + ": " + r2.err());
+            assertTrue(r2.err().contains("\"chunks\" in \".zarray\" is [4611686018427387904]"), cmd + ": " + r2.err());
+            assertFalse(r2.err().contains("unexpected error"), r2.err());
+        }
+    }
 }
