@@ -205,6 +205,10 @@ final class BenchCommand implements Callable<Integer> {
     /** One pass over {@code sel} in calls of {@link #batch} along dimension 0; returns the bytes read. */
     private long pass(ZarrArray a, Selection sel, ZarrContext ctx, Backend copyTo, Tensor reuse, Buffer[] staging) {
         long bytes = 0;
+        // A pass over a large array can take minutes: after the first seconds it shows progress.
+        long mib = Math.max(1, (Shapes.product(sel.shape()) * a.dataType().byteSize() + (1 << 20) - 1) >> 20);
+        Progress p = new Progress(spec.commandLine().getErr(), Progress.stderrIsTerminal(), "pass", "MiB", mib)
+                .onlyWhenSlow();
         java.util.ArrayDeque<java.util.concurrent.CompletableFuture<Tensor>> queued = new java.util.ArrayDeque<>();
         try {
             long[] start = sel.start();
@@ -235,10 +239,13 @@ final class BenchCommand implements Callable<Integer> {
                 } else {
                     bytes += readOnCpuThenCopy(a, part, copyTo, staging);
                 }
+                p.update(bytes >> 20, bytes);
             }
             while (!queued.isEmpty()) {
                 bytes += drain(queued.removeFirst());
             }
+            p.update(mib, bytes);
+            p.finish();
             return bytes;
         } finally {
             // after a failure, the reads still queued end and their tensors are freed
