@@ -82,7 +82,8 @@ final class StatsCommand implements Callable<Integer> {
                 StatsFile stats = ChannelStatistics.compute(dataset, listener(dataset));
                 stats.write(output);
                 printTable(stats, out);
-                out.println("wrote " + Text.escape(String.valueOf(output)) + ": " + dataset.channels() + " channel(s) of " + stats.variables().size()
+                out.println("wrote " + Text.escape(String.valueOf(output)) + ": " + dataset.channels() + " channel(s) of "
+                        + stats.variables().size()
                         + " variable(s) over time steps [" + stats.timeStart() + ", " + stats.timeStop() + ")");
             }
         }
