@@ -363,14 +363,14 @@ final class BenchCommand implements Callable<Integer> {
                             + MARKER + "\" attribute; it holds " + GeneratedStores.contents(path)
                             + "); give a new or empty directory to --generate");
                 }
-                GeneratedStores.checkOnlyOurs(store, path, "bench --generate",
-                        GeneratedStores.chunkKeys("", a.shape().length).or("zarr.json"::equals));
                 if (Arrays.equals(a.shape(), shape) && InfoCommand.stored(a).keys() == a.chunkCount()
                         && Boolean.TRUE.equals(a.attributes().get("complete"))
                         && (generate + "/" + compressor).equals(a.attributes().get(MARKER))) {
                     err.println("bench: reusing the complete store at " + path);
                     return;
                 }
+                GeneratedStores.checkOnlyOurs(store, path, "bench --generate",
+                        GeneratedStores.chunkKeys("", a.shape().length).or("zarr.json"::equals));
                 Zarr.delete(store, "");
             } else if (!store.list("").isEmpty()) {
                 throw new ZarrDirectCli.CliFailure(Text.escape(path.toString()) + " is neither empty nor a store bench"

@@ -212,9 +212,6 @@ final class DemoCommand implements Callable<Integer> {
                     + " zarr-direct demo store (no \"" + MARKER + "\" attribute at its root; it holds "
                     + GeneratedStores.contents(store.root()) + "); give a new or empty directory");
         }
-        // A demo store is replaced below: nothing in it may be anything but what demo writes.
-        GeneratedStores.checkOnlyOurs(store, store.root(), "demo", GeneratedStores.chunkKeys(ARRAY + "/", 4)
-                .or(k -> k.equals("zarr.json") || k.equals(ARRAY + "/zarr.json")));
         if (!store.exists(ARRAY + "/zarr.json") || !(Boolean.TRUE.equals(g.attributes().get("complete")))) {
             return null;
         }
@@ -233,7 +230,10 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private ZarrArray write(ZarrContext ctx, Store store, long[] shape, PrintWriter err, boolean terminal) {
+    private ZarrArray write(ZarrContext ctx, FileSystemStore store, long[] shape, PrintWriter err, boolean terminal) {
+        // The store is replaced: nothing in it may be anything but what demo writes.
+        GeneratedStores.checkOnlyOurs(store, store.root(), "demo", GeneratedStores.chunkKeys(ARRAY + "/", 4)
+                .or(k -> k.equals("zarr.json") || k.equals(ARRAY + "/zarr.json")));
         Zarr.delete(store, "");
         Map<String, Object> attrs = new LinkedHashMap<>();
         attrs.put(MARKER, 1L);

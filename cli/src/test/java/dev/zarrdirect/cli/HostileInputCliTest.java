@@ -176,4 +176,20 @@ class HostileInputCliTest {
             assertFalse(r2.err().contains("unexpected error"), r2.err());
         }
     }
+
+    @Test
+    void demoRewriteNeverDeletesAFileItDidNotWriteButStillReusesItsStore() throws Exception {
+        Path dir = tmp.resolve("demo.zarr");
+        var first = CliEndToEndTest.run("demo", dir.toString(), "--steps", "1", "--passes", "1", "--batch", "1");
+        assertEquals(0, first.code(), first.err());
+        Files.writeString(dir.resolve("notes.txt"), "keep");
+        var rewrite = CliEndToEndTest.run("demo", dir.toString(), "--steps", "1", "--passes", "1", "--batch", "1",
+                "--rewrite");
+        assertEquals(1, rewrite.code(), rewrite.err());
+        assertTrue(rewrite.err().contains("holds 1 file that demo did not write (notes.txt)"), rewrite.err());
+        assertEquals("keep", Files.readString(dir.resolve("notes.txt")));
+        var reuse = CliEndToEndTest.run("demo", dir.toString(), "--steps", "1", "--passes", "1", "--batch", "1");
+        assertEquals(0, reuse.code(), reuse.err());
+        assertTrue(reuse.out().contains("reusing the demo array"), reuse.out());
+    }
 }
