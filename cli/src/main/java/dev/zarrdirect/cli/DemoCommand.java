@@ -3,7 +3,6 @@ package dev.zarrdirect.cli;
 
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
-import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.ArrayChecksum;
 import dev.zarrdirect.core.Selection;
 import dev.zarrdirect.core.Zarr;
