@@ -63,7 +63,8 @@ final class BenchCommand implements Callable<Integer> {
             description = "Backend to read with (auto, cpu, opencl, cuda). Default: ${DEFAULT-VALUE}.")
     String backend;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: one per processor).")
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads, " + ZarrDirectCli.CONCURRENCY_BOUND_HELP
+            + " (default: one per processor).")
     Integer threads;
 
     @Option(names = "--region", paramLabel = "SEL", description = "Read only this selection, e.g. 0:8,:,:,:.")
@@ -78,8 +79,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--ahead", paramLabel = "N", defaultValue = "1",
             description = "On a device backend, keep up to N reads queued (readToDeviceAsync), as a prefetching "
-                    + "loader does: the next read is fetched while the one before decodes. Default: ${DEFAULT-VALUE} "
-                    + "(one read after another).")
+                    + "loader does: the next read is fetched while the one before decodes; "
+                    + ZarrDirectCli.CONCURRENCY_BOUND_HELP + ". Default: ${DEFAULT-VALUE} (one read after another).")
     int ahead;
 
     @Option(names = "--generate", paramLabel = "LAYOUT",
@@ -98,6 +99,10 @@ final class BenchCommand implements Callable<Integer> {
             description = "Compressor for --generate: zstd, blosc (lz4 + byte shuffle), gzip or none. Default: ${DEFAULT-VALUE}.")
     String compressor;
 
+    @Option(names = "--force", description = "Read an array even when more than 4 GiB of a pass is the fill value of "
+            + "chunks never written (refused without it, as minutes of work on nothing).")
+    boolean force;
+
     @Option(names = "--compare-cpu", description = "On a device backend, also time the CPU backend plus the copy to the device.")
     boolean compareCpu;
 
@@ -112,6 +117,10 @@ final class BenchCommand implements Callable<Integer> {
         if (passes < 1 || batch < 1 || ahead < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--passes, --batch and --ahead must be at least 1");
         }
+        ZarrDirectCli.checkConcurrency(spec.commandLine(), "--ahead", ahead);
+        if (threads != null) {
+            ZarrDirectCli.checkConcurrency(spec.commandLine(), "--threads", threads);
+        }
         try (ZarrContext ctx = threads == null ? ZarrDirectCli.openContext(backend) : ZarrDirectCli.openContext(backend, threads)) {
             if (generate != null) {
                 generate(ctx, err);
@@ -119,6 +128,8 @@ final class BenchCommand implements Callable<Integer> {
             try (FileSystemStore store = FileSystemStore.open(path)) {
                 ZarrArray a = Zarr.openArray(ctx, store, "");
                 Selection sel = region == null ? Selection.all(a.shape()) : Selection.parse(region, a.shape());
+                DeclaredWork.check(a, Shapes.product(sel.shape()) * a.dataType().byteSize(),
+                        "bench of " + Text.escape(path.toString()) + " (one pass)", force);
                 InfoCommand.Stored stored = InfoCommand.stored(a);
                 long logical = Shapes.product(a.shape()) * a.dataType().byteSize();
                 double ratio = (double) logical / Math.max(1, stored.bytes());
@@ -194,6 +205,10 @@ final class BenchCommand implements Callable<Integer> {
     /** One pass over {@code sel} in calls of {@link #batch} along dimension 0; returns the bytes read. */
     private long pass(ZarrArray a, Selection sel, ZarrContext ctx, Backend copyTo, Tensor reuse, Buffer[] staging) {
         long bytes = 0;
+        // A pass over a large array can take minutes: after the first seconds it shows progress.
+        long mib = Math.max(1, (Shapes.product(sel.shape()) * a.dataType().byteSize() + (1 << 20) - 1) >> 20);
+        Progress p = new Progress(spec.commandLine().getErr(), Progress.stderrIsTerminal(), "pass", "MiB", mib)
+                .onlyWhenSlow();
         java.util.ArrayDeque<java.util.concurrent.CompletableFuture<Tensor>> queued = new java.util.ArrayDeque<>();
         try {
             long[] start = sel.start();
@@ -224,10 +239,13 @@ final class BenchCommand implements Callable<Integer> {
                 } else {
                     bytes += readOnCpuThenCopy(a, part, copyTo, staging);
                 }
+                p.update(bytes >> 20, bytes);
             }
             while (!queued.isEmpty()) {
                 bytes += drain(queued.removeFirst());
             }
+            p.update(mib, bytes);
+            p.finish();
             return bytes;
         } finally {
             // after a failure, the reads still queued end and their tensors are freed
@@ -327,6 +345,10 @@ final class BenchCommand implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--generate must be era5 or era5-sharded, got \"" + generate + "\"");
         };
+        if (Files.exists(path) && !Files.isDirectory(path)) {
+            throw new ZarrDirectCli.CliFailure(Text.escape(path.toString()) + " is a file, not a directory; --generate"
+                    + " writes a store (a directory) and never replaces a file: give a new or empty directory");
+        }
         try {
             Files.createDirectories(path);
         } catch (IOException e) {
@@ -336,8 +358,10 @@ final class BenchCommand implements Callable<Integer> {
             if (store.exists("zarr.json")) {
                 Object node = Zarr.open(ctx, store, "");
                 if (!(node instanceof ZarrArray a) || !a.attributes().containsKey(MARKER)) {
-                    throw new ZarrDirectCli.CliFailure(path + " holds a Zarr node that bench did not generate (no \""
-                            + MARKER + "\" attribute); give a new or empty directory to --generate");
+                    throw new ZarrDirectCli.CliFailure(Text.escape(path.toString()) + " holds a Zarr "
+                            + (node instanceof ZarrArray ? "array" : "group") + " that bench did not generate (no \""
+                            + MARKER + "\" attribute; it holds " + GeneratedStores.contents(path)
+                            + "); give a new or empty directory to --generate");
                 }
                 if (Arrays.equals(a.shape(), shape) && InfoCommand.stored(a).keys() == a.chunkCount()
                         && Boolean.TRUE.equals(a.attributes().get("complete"))
@@ -345,10 +369,13 @@ final class BenchCommand implements Callable<Integer> {
                     err.println("bench: reusing the complete store at " + path);
                     return;
                 }
+                GeneratedStores.checkOnlyOurs(store, path, "bench --generate",
+                        GeneratedStores.chunkKeys("", a.shape().length).or("zarr.json"::equals));
                 Zarr.delete(store, "");
             } else if (!store.list("").isEmpty()) {
-                throw new ZarrDirectCli.CliFailure(path + " is neither empty nor a store bench generated; "
-                        + "give a new or empty directory to --generate");
+                throw new ZarrDirectCli.CliFailure(Text.escape(path.toString()) + " is neither empty nor a store bench"
+                        + " generated (it holds " + GeneratedStores.contents(path) + "); bench never deletes what it"
+                        + " did not create: give a new or empty directory to --generate");
             }
             int t = (int) shape[0];
             int c = (int) shape[1];

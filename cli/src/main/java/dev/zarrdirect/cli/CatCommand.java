@@ -47,7 +47,7 @@ final class CatCommand implements Callable<Integer> {
         try (Store s = store.openStore(); ZarrContext ctx = store.openContext()) {
             Object node = store.openNode(ctx, s);
             if (!(node instanceof ZarrArray array)) {
-                throw new ZarrDirectCli.CliFailure(StoreOptions.describe(s)
+                throw new ZarrDirectCli.CliFailure(Text.escape(StoreOptions.describe(s))
                         + " is a group; cat prints arrays (see 'zarr-direct info' for its members)");
             }
             ArraySlice reg;

@@ -24,14 +24,19 @@ import java.util.concurrent.Callable;
         description = "Print the SHA-256 of an array's elements (C order, little-endian), or of each array of a group.")
 final class ChecksumCommand implements Callable<Integer> {
 
-    /** Arrays at least this large show progress on a terminal. */
+    /** Arrays at least this large show progress: redrawn on a terminal, a line every few seconds elsewhere. */
     static final long PROGRESS_BYTES = 256L << 20;
 
     @Mixin
     StoreOptions store;
 
-    @Option(names = "--progress", description = "Show progress on stderr even when it is not a terminal.")
+    @Option(names = "--progress", description = "Show progress on stderr for any array (arrays of 256 MiB or more always "
+            + "show it: redrawn on a terminal, a line every few seconds elsewhere).")
     boolean progress;
+
+    @Option(names = "--force", description = "Hash an array even when more than 4 GiB of it is the fill value of "
+            + "chunks never written (refused without it, as minutes of work on nothing).")
+    boolean force;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -56,7 +61,7 @@ final class ChecksumCommand implements Callable<Integer> {
         for (String name : g.members()) {
             Object child = g.open(name);
             if (child instanceof ZarrArray a) {
-                out.println("sha256 " + checksum(a) + "  " + prefix + name);
+                out.println("sha256 " + checksum(a) + "  " + Text.escape(prefix + name));
                 out.flush();
             } else {
                 group((ZarrGroup) child, prefix + name + "/", out);
@@ -66,12 +71,13 @@ final class ChecksumCommand implements Callable<Integer> {
 
     private String checksum(ZarrArray a) {
         long bytes = Shapes.product(a.shape()) * a.dataType().byteSize();
+        DeclaredWork.check(a, bytes, "checksum of " + Text.escape("\"/" + a.path() + "\""), force);
         boolean terminal = Progress.stderrIsTerminal();
-        if (!progress && !(terminal && bytes >= PROGRESS_BYTES)) {
+        if (!progress && bytes < PROGRESS_BYTES) {
             return ArrayChecksum.sha256(a);
         }
         long mib = Math.max(1, (bytes + (1 << 20) - 1) >> 20);
-        Progress p = new Progress(spec.commandLine().getErr(), terminal, "/" + a.path(), "MiB", mib);
+        Progress p = new Progress(spec.commandLine().getErr(), terminal, Text.escape("/" + a.path()), "MiB", mib);
         String hex = ArrayChecksum.sha256(a, done -> p.update((done + (1 << 20) - 1) >> 20, done));
         p.finish();
         return hex;

@@ -81,11 +81,13 @@ final class ConvertCommand implements Callable<Integer> {
             description = "Zarr format of the destination. Default: ${DEFAULT-VALUE}.")
     int zarrFormat;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Threads decoding and encoding chunks (default: one per processor).")
+    @Option(names = "--threads", paramLabel = "N", description = "Threads decoding and encoding chunks, "
+            + ZarrDirectCli.CONCURRENCY_BOUND_HELP + " (default: one per processor).")
     Integer threads;
 
     @Option(names = "--parallel", paramLabel = "N", defaultValue = "2",
-            description = "Blocks of destination shards in flight at once. Default: ${DEFAULT-VALUE}.")
+            description = "Blocks of destination shards in flight at once, " + ZarrDirectCli.CONCURRENCY_BOUND_HELP
+                    + ". Default: ${DEFAULT-VALUE}.")
     int parallel;
 
     @Option(names = "--memory", paramLabel = "MIB", defaultValue = "2048",
@@ -151,12 +153,12 @@ final class ConvertCommand implements Callable<Integer> {
         @Override
         public void planned(ConvertSummary s) {
             unitName = s.unitName();
-            out.println("source:       " + s.source() + " (" + s.sourceNode() + ")");
-            out.println("destination:  " + s.destination() + " (Zarr v" + s.zarrFormat() + ")");
+            out.println("source:       " + Text.escape(s.source() + " (" + s.sourceNode() + ")"));
+            out.println("destination:  " + Text.escape(String.valueOf(s.destination())) + " (Zarr v" + s.zarrFormat() + ")");
             for (ConvertSummary.ArrayPlan a : s.arrays()) {
-                out.println("array /" + a.path() + ":" + " ".repeat(Math.max(1, 8 - a.path().length())) + a.dataType()
-                        + Shapes.format(a.shape()) + " " + a.source() + " -> " + a.target()
-                        + (a.note() == null ? "" : " (" + a.note() + ")"));
+                out.println("array /" + Text.escape(a.path()) + ":" + " ".repeat(Math.max(1, 8 - a.path().length()))
+                        + a.dataType() + Shapes.format(a.shape()) + " " + Text.escape(a.source() + " -> " + a.target()
+                        + (a.note() == null ? "" : " (" + a.note() + ")")));
             }
             if (s.memoryBound() != null) {
                 out.println("memory bound: ~" + mib(s.memoryBoundBytes()) + " MiB (" + s.memoryBound() + ")");
@@ -166,7 +168,7 @@ final class ConvertCommand implements Callable<Integer> {
 
         @Override
         public void overwriting(String destination) {
-            out.println("overwrite:    deleting the store at " + destination);
+            out.println("overwrite:    deleting the store at " + Text.escape(destination));
             out.flush();
         }
 
@@ -201,14 +203,14 @@ final class ConvertCommand implements Callable<Integer> {
 
         @Override
         public void packed(Path archive, long bytes) {
-            out.println("packed:       " + archive + " (" + Text.human(bytes) + ")");
+            out.println("packed:       " + Text.escape(archive.toString()) + " (" + Text.human(bytes) + ")");
             out.flush();
         }
 
         @Override
         public void verified(String path, String sourceSha256, String destinationSha256) {
-            out.println("sha256 " + sourceSha256 + "  source /" + path);
-            out.println("sha256 " + destinationSha256 + "  destination /" + path);
+            out.println("sha256 " + sourceSha256 + "  source /" + Text.escape(path));
+            out.println("sha256 " + destinationSha256 + "  destination /" + Text.escape(path));
             out.flush();
         }
     }
@@ -217,6 +219,10 @@ final class ConvertCommand implements Callable<Integer> {
 
     /** The options, checked in the order the command has always checked them. */
     private ConvertOptions options() {
+        ZarrDirectCli.checkConcurrency(spec.commandLine(), "--parallel", parallel);
+        if (threads != null) {
+            ZarrDirectCli.checkConcurrency(spec.commandLine(), "--threads", threads);
+        }
         ConvertOptions.Builder b = ConvertOptions.builder().shard(shard).noShard(noShard).zarrFormat(zarrFormat);
         usage(b);
         if (endian != null && !endian.equals("little") && !endian.equals("big")) {

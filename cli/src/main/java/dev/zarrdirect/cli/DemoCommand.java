@@ -3,7 +3,6 @@ package dev.zarrdirect.cli;
 
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
-import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.ArrayChecksum;
 import dev.zarrdirect.core.Selection;
 import dev.zarrdirect.core.Zarr;
@@ -200,15 +199,17 @@ final class DemoCommand implements Callable<Integer> {
     private ZarrArray existing(ZarrContext ctx, FileSystemStore store, long[] shape) {
         if (!store.exists("zarr.json")) {
             if (!isEmpty(store.root())) {
-                throw new ZarrDirectCli.CliFailure(store.root() + " is neither empty nor a zarr-direct demo store"
-                        + " (it has no zarr.json); give a new or empty directory");
+                throw new ZarrDirectCli.CliFailure(Text.escape(store.root().toString()) + " is neither empty nor a"
+                        + " zarr-direct demo store (it has no zarr.json and holds " + GeneratedStores.contents(store.root())
+                        + "); give a new or empty directory");
             }
             return null;
         }
         Object root = Zarr.open(ctx, store, "");
         if (!(root instanceof ZarrGroup g) || !g.attributes().containsKey(MARKER)) {
-            throw new ZarrDirectCli.CliFailure(store.root() + " holds a Zarr node that is not a zarr-direct demo store"
-                    + " (no \"" + MARKER + "\" attribute at its root); give a new or empty directory");
+            throw new ZarrDirectCli.CliFailure(Text.escape(store.root().toString()) + " holds a Zarr node that is not a"
+                    + " zarr-direct demo store (no \"" + MARKER + "\" attribute at its root; it holds "
+                    + GeneratedStores.contents(store.root()) + "); give a new or empty directory");
         }
         if (!store.exists(ARRAY + "/zarr.json") || !(Boolean.TRUE.equals(g.attributes().get("complete")))) {
             return null;
@@ -228,7 +229,10 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private ZarrArray write(ZarrContext ctx, Store store, long[] shape, PrintWriter err, boolean terminal) {
+    private ZarrArray write(ZarrContext ctx, FileSystemStore store, long[] shape, PrintWriter err, boolean terminal) {
+        // The store is replaced: nothing in it may be anything but what demo writes.
+        GeneratedStores.checkOnlyOurs(store, store.root(), "demo", GeneratedStores.chunkKeys(ARRAY + "/", 4)
+                .or(k -> k.equals("zarr.json") || k.equals(ARRAY + "/zarr.json")));
         Zarr.delete(store, "");
         Map<String, Object> attrs = new LinkedHashMap<>();
         attrs.put(MARKER, 1L);

@@ -54,7 +54,7 @@ final class DoctorCommand implements Callable<Integer> {
             backendSetting = SettingResolver.system(ZarrDirectCli.explicitSettings()).resolve(BackendRegistry.BACKEND);
             chosen = reg.resolveName(backendSetting.value());
         } catch (ZarrDirectException e) {
-            out.println("default backend: none (" + e.getMessage() + ")");
+            out.println("default backend: none (" + Text.escape(e.getMessage()) + ")");
             hints(out);
             out.flush();
             return ZarrDirectCli.EXIT_FAILURE;
@@ -86,7 +86,7 @@ final class DoctorCommand implements Callable<Integer> {
         } catch (InvalidSettingException e) {
             throw e; // bad usage: exit code 2
         } catch (ZarrDirectException e) {
-            out.println("the default backend \"" + chosen + "\" did not start: " + e.getMessage());
+            out.println("the default backend \"" + chosen + "\" did not start: " + Text.escape(e.getMessage()));
             status = ZarrDirectCli.EXIT_FAILURE;
         }
         hints(out);
@@ -119,7 +119,7 @@ final class DoctorCommand implements Callable<Integer> {
     static void printSettings(PrintWriter out, List<ResolvedSetting<?>> settings) {
         out.println("settings in force (docs/settings.md lists them all):");
         for (ResolvedSetting<?> r : settings) {
-            out.println("  " + r.setting().shortName() + " = " + r.valueText() + " ("
+            out.println("  " + r.setting().shortName() + " = " + Text.escape(r.valueText()) + " ("
                     + (r.source() == SettingSource.DEFAULT ? "default" : source(r)) + ")");
         }
     }

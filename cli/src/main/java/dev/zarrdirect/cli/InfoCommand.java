@@ -154,9 +154,9 @@ final class InfoCommand implements Callable<Integer> {
         void print(PrintWriter out) {
             int w = rows.stream().mapToInt(r -> r[0].length()).max().orElse(0) + 1;
             for (String[] r : rows) {
-                out.println(String.format(Locale.ROOT, "%-" + (w + 1) + "s%s", r[0] + ":", r[1]));
+                out.println(String.format(Locale.ROOT, "%-" + (w + 1) + "s%s", r[0] + ":", Text.escape(r[1])));
             }
-            extra.forEach(out::println);
+            extra.forEach(line -> out.println(Text.escape(line)));
         }
     }
 }

@@ -27,6 +27,8 @@ final class Progress {
     private long lastDraw;
     private boolean drawn;
     private boolean doneReported;
+    private boolean onlyWhenSlow;
+    private boolean plainShown;
 
     /**
      * @param label what is going on ({@code "reading"}), or empty
@@ -50,6 +52,18 @@ final class Progress {
         this.total = Math.max(1, total);
     }
 
+    /**
+     * Print nothing for work that ends within the first interval (off a terminal not even the line
+     * that says it is done; on one no bar is drawn), so that a command run often and quickly, such as one pass of {@code
+     * bench}, leaves the log alone, while a long one still reports every few seconds.
+     *
+     * @return this
+     */
+    Progress onlyWhenSlow() {
+        this.onlyWhenSlow = true;
+        return this;
+    }
+
     /** True when stderr of this process is a terminal. */
     static boolean stderrIsTerminal() {
         java.io.Console c = System.console();
@@ -61,6 +75,9 @@ final class Progress {
         long now = clock.getAsLong();
         String line = line(done, bytes, now);
         if (terminal) {
+            if (onlyWhenSlow && !drawn && now - start < plainIntervalNanos) {
+                return;
+            }
             if (done < total && now - lastDraw < REDRAW_NANOS && drawn) {
                 return;
             }
@@ -70,9 +87,10 @@ final class Progress {
             err.flush();
         } else {
             boolean finished = done >= total;
-            if (finished ? doneReported : now - lastDraw < plainIntervalNanos) {
+            if (finished ? doneReported || (onlyWhenSlow && !plainShown) : now - lastDraw < plainIntervalNanos) {
                 return;
             }
+            plainShown = true;
             lastDraw = now;
             doneReported = finished;
             err.println(line);

@@ -82,7 +82,8 @@ final class StatsCommand implements Callable<Integer> {
                 StatsFile stats = ChannelStatistics.compute(dataset, listener(dataset));
                 stats.write(output);
                 printTable(stats, out);
-                out.println("wrote " + output + ": " + dataset.channels() + " channel(s) of " + stats.variables().size()
+                out.println("wrote " + Text.escape(String.valueOf(output)) + ": " + dataset.channels() + " channel(s) of "
+                        + stats.variables().size()
                         + " variable(s) over time steps [" + stats.timeStart() + ", " + stats.timeStop() + ")");
             }
         }
@@ -164,7 +165,7 @@ final class StatsCommand implements Callable<Integer> {
         stats.variables().forEach((name, v) -> {
             int[] ch = v.channels();
             for (int i = 0; i < v.size(); i++) {
-                rows.add(new String[]{ch == null ? name : name + "[" + ch[i] + "]", number(v.mean()[i]),
+                rows.add(new String[]{Text.escape(ch == null ? name : name + "[" + ch[i] + "]"), number(v.mean()[i]),
                         number(v.std()[i]), String.valueOf(v.count()[i]), String.valueOf(v.nanCount()[i])});
             }
         });

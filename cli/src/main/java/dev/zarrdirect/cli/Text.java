@@ -9,6 +9,49 @@ final class Text {
     private Text() {
     }
 
+    /**
+     * {@code s} made safe to print to a terminal: control characters (C0 including newline, carriage
+     * return and tab; DEL; C1) and the bidirectional overrides and isolates (U+202A..U+202E,
+     * U+2066..U+2069) become visible escapes: {@code \n}, {@code \r}, {@code \t}, otherwise
+     * {@code \u001b}-style, which inside a JSON string still reads as the same character. A name
+     * from a store can then neither move the cursor, recolour the screen, reorder the text, nor
+     * start a line of its own (and so forge, say, a {@code sha256} line). Every string that comes
+     * from a store (names, keys, paths, attributes, messages that quote them) goes through this
+     * before it is printed for people; JSON output is escaped by the JSON writer instead.
+     */
+    static String escape(String s) {
+        if (s == null) {
+            return "null";
+        }
+        int i = 0;
+        while (i < s.length() && !needsEscape(s.charAt(i))) {
+            i++;
+        }
+        if (i == s.length()) {
+            return s;
+        }
+        StringBuilder b = new StringBuilder(s.length() + 16).append(s, 0, i);
+        for (; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!needsEscape(c)) {
+                b.append(c);
+            } else if (c == '\n') {
+                b.append("\\n");
+            } else if (c == '\r') {
+                b.append("\\r");
+            } else if (c == '\t') {
+                b.append("\\t");
+            } else {
+                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            }
+        }
+        return b.toString();
+    }
+
+    private static boolean needsEscape(char c) {
+        return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+    }
+
     /** JSON on one line: {@code {"level": 3, "checksum": false}}. */
     static String compactJson(Object v) {
         return dev.zarrdirect.core.json.Json.compactLine(v);

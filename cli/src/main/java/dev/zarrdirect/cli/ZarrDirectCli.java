@@ -94,7 +94,7 @@ public final class ZarrDirectCli implements Runnable {
     private static int usageError(CommandLine.ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
-        err.println("zarr-direct: " + ex.getMessage());
+        err.println("zarr-direct: " + Text.escape(ex.getMessage()));
         CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
         err.print("Usage: " + cmd.getHelp().synopsis(0));
         err.println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information on usage.");
@@ -142,10 +142,11 @@ public final class ZarrDirectCli implements Runnable {
         boolean expected = ex instanceof ZarrDirectException || ex instanceof IOException
                 || ex instanceof UncheckedIOException || ex instanceof CliFailure;
         String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        // A message quotes keys, names and values from the store: escaped, so they cannot drive the terminal.
         if (expected) {
-            err.println("zarr-direct: " + msg);
+            err.println("zarr-direct: " + Text.escape(msg));
         } else {
-            err.println("zarr-direct: " + ex.getClass().getSimpleName() + ": " + msg);
+            err.println("zarr-direct: " + ex.getClass().getSimpleName() + ": " + Text.escape(msg));
         }
         if (trace) {
             ex.printStackTrace(err);
@@ -154,6 +155,35 @@ public final class ZarrDirectCli implements Runnable {
         }
         err.flush();
         return EXIT_FAILURE;
+    }
+
+    /**
+     * The most threads, or tasks in flight, an option such as {@code --threads} or {@code --parallel}
+     * may ask for: 4 x the available processors, and never less than {@value #MIN_CONCURRENCY_BOUND}
+     * (so that I/O-bound work on a small machine may still overlap). More only costs memory and
+     * start-up time, and a careless {@code --parallel 100000} would start 100,000 threads.
+     */
+    static int maxConcurrency() {
+        return Math.max(MIN_CONCURRENCY_BOUND, 4 * Runtime.getRuntime().availableProcessors());
+    }
+
+    /** The least {@link #maxConcurrency()} is. */
+    static final int MIN_CONCURRENCY_BOUND = 64;
+
+    /** What the help of a concurrency option says of its bound. */
+    static final String CONCURRENCY_BOUND_HELP = "1 to 4 x the processors (at least " + MIN_CONCURRENCY_BOUND + ")";
+
+    /**
+     * Checks a concurrency option's value against 1..{@link #maxConcurrency()}; a bad one is a usage
+     * error that names the option, the value and the bound.
+     */
+    static void checkConcurrency(CommandLine cmd, String option, long value) {
+        int max = maxConcurrency();
+        if (value < 1 || value > max) {
+            throw new CommandLine.ParameterException(cmd, option + " " + value + " is out of range: give 1 to " + max
+                    + " (4 x the " + Runtime.getRuntime().availableProcessors() + " available processors, at least "
+                    + MIN_CONCURRENCY_BOUND + ")");
+        }
     }
 
     /** A failure the CLI itself detects, reported as {@code zarr-direct: <message>} with exit code 1. */

@@ -212,7 +212,7 @@ class CliEndToEndTest {
         assertEquals(2, r.code());
         assertEquals("""
                 zarr-direct: Missing required parameter: 'PATH'
-                Usage: zarr-direct checksum [-hV] [--progress] [--stacktrace] [-b=NAME]
+                Usage: zarr-direct checksum [-hV] [--force] [--progress] [--stacktrace] [-b=NAME]
                                      [--set=NAME=VALUE]... PATH
                 Run 'zarr-direct checksum --help' for more information on usage.
                 """, r.err());

@@ -60,4 +60,30 @@ class ProgressTest {
         assertEquals(1, w.toString().lines().count(), w.toString());
         assertTrue(w.toString().startsWith("converting [##############################] 30/30 chunks"), w.toString());
     }
+
+    @Test
+    void onlyWhenSlowPrintsNothingForAQuickJobAndReportsASlowOneToTheEnd() {
+        for (boolean terminal : new boolean[]{false, true}) {
+            StringWriter quick = new StringWriter();
+            AtomicLong now = new AtomicLong();
+            Progress q = new Progress(new PrintWriter(quick), terminal, "pass", "MiB", 10, now::get, 5 * SECOND).onlyWhenSlow();
+            for (int i = 1; i <= 10; i++) {
+                now.addAndGet(SECOND / 10);
+                q.update(i, i);
+            }
+            q.finish();
+            assertEquals("", quick.toString(), "terminal " + terminal);
+
+            StringWriter slow = new StringWriter();
+            Progress s = new Progress(new PrintWriter(slow), terminal, "pass", "MiB", 10, now::get, 5 * SECOND).onlyWhenSlow();
+            for (int i = 1; i <= 10; i++) {
+                now.addAndGet(SECOND);
+                s.update(i, i);
+            }
+            s.finish();
+            assertTrue(slow.toString().contains("10/10 MiB"), "terminal " + terminal + ": " + slow);
+            assertTrue(slow.toString().contains("/10 MiB") && !slow.toString().startsWith("pass [####################"
+                    + "##########] 10/10"), "terminal " + terminal + ": an intermediate line came first: " + slow);
+        }
+    }
 }

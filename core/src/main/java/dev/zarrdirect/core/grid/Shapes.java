@@ -24,11 +24,17 @@ public final class Shapes {
      * @throws ArithmeticException      if the product does not fit in a {@code long}
      */
     public static long product(long[] shape) {
-        long p = 1;
         for (long d : shape) {
             if (d < 0) {
                 throw new IllegalArgumentException("negative extent " + d + " in shape " + format(shape));
             }
+            if (d == 0) {
+                // [2^40, 2^40, 0] has no elements: the product of the others need not fit.
+                return 0;
+            }
+        }
+        long p = 1;
+        for (long d : shape) {
             try {
                 p = Math.multiplyExact(p, d);
             } catch (ArithmeticException e) {

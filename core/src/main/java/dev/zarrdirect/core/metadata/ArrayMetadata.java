@@ -7,6 +7,7 @@ import dev.zarrdirect.core.grid.RegularChunkGrid;
 import dev.zarrdirect.core.grid.Shapes;
 import dev.zarrdirect.core.json.Json;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -60,7 +61,8 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
      *
      * @throws NullPointerException when {@code shape}, {@code dataType}, {@code chunkGrid},
      *         {@code chunkKeyEncoding}, {@code fillValue} or {@code codecs} is null
-     * @throws IllegalArgumentException when an extent is negative, the chunk grid or the dimension
+     * @throws IllegalArgumentException when an extent is negative, a size overflows (see
+     *         {@link #checkSizes}), the chunk grid or the dimension
      *         names have another rank, the fill value is of another type, {@code codecs} is empty,
      *         a map has a non-string key, or an extra field is a field of array metadata itself
      */
@@ -81,6 +83,11 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
         if (chunkGrid.rank() != shape.length) {
             throw new IllegalArgumentException("chunk shape " + Shapes.format(chunkGrid.chunkShape()) + " has rank "
                     + chunkGrid.rank() + " but shape " + Shapes.format(shape) + " has rank " + shape.length);
+        }
+        try {
+            checkSizes(shape, chunkGrid.chunkShape(), dataType, "shape", "chunk shape");
+        } catch (InvalidMetadataException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
         if (!fillValue.dataType().equals(dataType)) {
             throw new IllegalArgumentException("fill value " + fillValue + " is of " + fillValue.dataType()
@@ -294,6 +301,8 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
         DataType dataType = dataType(Metadata.required(doc, "data_type", key), Json.where("data_type", key));
         RegularChunkGrid grid = RegularChunkGrid.parse(Metadata.required(doc, "chunk_grid", key), shape.length,
                 Json.where("chunk_grid", key));
+        checkSizes(shape, grid.chunkShape(), dataType, Json.where("shape", key),
+                Json.child(Json.child(Json.where("chunk_grid", key), "configuration"), "chunk_shape"));
         ChunkKeyEncoding cke = ChunkKeyEncoding.parse(Metadata.required(doc, "chunk_key_encoding", key),
                 Json.where("chunk_key_encoding", key));
         FillValue fill = FillValue.parse(Metadata.required(doc, "fill_value", key), dataType,
@@ -339,6 +348,70 @@ public record ArrayMetadata(long[] shape, DataType dataType, RegularChunkGrid ch
             }
         }
         return new ArrayMetadata(shape, dataType, grid, cke, fill, codecs, attributes, dimensionNames, extra);
+    }
+
+    /**
+     * Checks that the sizes a shape, a chunk shape and a data type imply fit in a {@code long}: the
+     * array's element count and byte size, a chunk's element count and byte size, and the number of
+     * chunks. Metadata parsing (v3 and v2) calls it, so that a hostile or careless document fails
+     * there, naming the field, instead of later with an overflow or an out-of-memory error. An array
+     * with an extent of 0 has no elements whatever its other extents.
+     *
+     * {@snippet :
+     * // InvalidMetadataException: "shape" in "t2m/zarr.json" is [4611686018427387904, 4]: 18446744073709551616
+     * // elements, more than 9223372036854775807 (the most a long holds)
+     * ArrayMetadata.checkSizes(new long[] {1L << 62, 4}, new long[] {1, 4}, DataType.FLOAT32,
+     *         Json.where("shape", "t2m/zarr.json"), Json.where("chunk_grid", "t2m/zarr.json"));
+     * }
+     *
+     * @param shape       the array's extents, each 0 or more
+     * @param chunkShape  a chunk's extents, each positive, of the same rank
+     * @param dataType    the element type
+     * @param shapeWhere  the shape's field and document, named in the error, such as
+     *                    {@code "shape" in "t2m/zarr.json"}
+     * @param chunksWhere the chunk shape's field and document, named in the error
+     * @throws InvalidMetadataException naming the field, the values and the size that does not fit
+     * @throws NullPointerException     when an argument is null
+     */
+    public static void checkSizes(long[] shape, long[] chunkShape, DataType dataType, String shapeWhere,
+                                  String chunksWhere) {
+        Objects.requireNonNull(dataType, "dataType");
+        checkSize(shape, dataType, shapeWhere, "the array");
+        checkSize(chunkShape, dataType, chunksWhere, "a chunk");
+        // Fewer chunks than elements when every chunk extent is at least 1, so this holds once the
+        // array's count does; checked anyway, so that the grid's size never overflows unseen.
+        BigInteger chunks = BigInteger.ONE;
+        for (int i = 0; i < Math.min(shape.length, chunkShape.length); i++) {
+            if (chunkShape[i] > 0) {
+                chunks = chunks.multiply(BigInteger.valueOf(shape[i]).add(BigInteger.valueOf(chunkShape[i] - 1))
+                        .divide(BigInteger.valueOf(chunkShape[i])));
+            }
+        }
+        if (chunks.bitLength() > 63) {
+            throw new InvalidMetadataException(shapeWhere + " is " + Shapes.format(shape) + " in chunks of "
+                    + Shapes.format(chunkShape) + ": " + chunks + " chunks, more than " + Long.MAX_VALUE
+                    + " (the most a long holds)");
+        }
+    }
+
+    private static void checkSize(long[] extents, DataType dataType, String where, String what) {
+        BigInteger n = BigInteger.ONE;
+        for (long e : extents) {
+            n = n.multiply(BigInteger.valueOf(e));
+        }
+        if (n.signum() <= 0) {
+            return;
+        }
+        if (n.bitLength() > 63) {
+            throw new InvalidMetadataException(where + " is " + Shapes.format(extents) + ": " + n + " elements in "
+                    + what + ", more than " + Long.MAX_VALUE + " (the most a long holds)");
+        }
+        BigInteger bytes = n.multiply(BigInteger.valueOf(dataType.byteSize()));
+        if (bytes.bitLength() > 63) {
+            throw new InvalidMetadataException(where + " is " + Shapes.format(extents) + ": " + n + " elements of "
+                    + dataType.name() + " make " + bytes + " bytes in " + what + ", more than " + Long.MAX_VALUE
+                    + " (the most a long holds)");
+        }
     }
 
     private static DataType dataType(Object json, String where) {

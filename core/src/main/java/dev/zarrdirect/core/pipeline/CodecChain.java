@@ -48,6 +48,14 @@ public final class CodecChain {
     private final boolean a2bIsIdentity;
     private final MemorySegment fill;
 
+    /**
+     * The most bytes a decoded chunk staged in host memory may have: {@value} (2 GiB - 1), the most
+     * a {@code ByteBuffer}, and so most codec libraries, can take. A larger chunk that must be staged
+     * (a read of part of it) fails with a {@link CodecException} that says so before anything is
+     * allocated, never with an {@code OutOfMemoryError}.
+     */
+    public static final long MAX_STAGED_CHUNK_BYTES = Integer.MAX_VALUE;
+
     /** The host executor of {@code stages}, which must have been resolved for the CPU. */
     public CodecChain(CodecStages stages) {
         if (!stages.device().isHost()) {
@@ -160,6 +168,9 @@ public final class CodecChain {
         if (enc == null) {
             target.fill(at, boxExtent, fill);
             return;
+        }
+        if (off < 0) {
+            checkStageable(label);
         }
         if (off >= 0) {
             decode(enc, target.segment().asSlice(off, spec.byteSize()), label, scratch);
@@ -342,6 +353,18 @@ public final class CodecChain {
         return n;
     }
 
+    /** Refuses, before any allocation, a chunk too large to stage ({@link #MAX_STAGED_CHUNK_BYTES}). */
+    private void checkStageable(String label) {
+        long bytes = spec.byteSize();
+        if (bytes > MAX_STAGED_CHUNK_BYTES) {
+            throw new CodecException(metadata.get(0).name(), label + " decodes to " + bytes + " bytes (chunk shape "
+                    + dev.zarrdirect.core.grid.Shapes.format(spec.shape()) + " of " + spec.dataType().name()
+                    + "), more than the " + MAX_STAGED_CHUNK_BYTES + " bytes one staging buffer holds; read whole"
+                    + " chunks into a tensor of their own, or rewrite the array with smaller chunks"
+                    + " ('zarr-direct convert --chunks')");
+        }
+    }
+
     private static void invoke(Codec c, String label, Runnable r) {
         try {
             r.run();
@@ -359,6 +382,7 @@ public final class CodecChain {
      * chunk slot, or in {@code arena} for a sharded chain (whose inner chunks use that slot).
      */
     public MemorySegment decodeStaged(MemorySegment encoded, String label, HostScratch scratch, Arena arena) {
+        checkStageable(label);
         MemorySegment chunk = sharding == null ? scratch.get(HostScratch.CHUNK, spec.byteSize())
                 : arena.allocate(Math.max(1, spec.byteSize()), 64).asSlice(0, spec.byteSize());
         decode(encoded, chunk, label, scratch);

@@ -79,6 +79,7 @@ public final class V2ArrayMetadata {
             }
         }
         this.dtype = V2DataType.parse(required(doc, "dtype", key), Json.where("dtype", key));
+        ArrayMetadata.checkSizes(shape, chunks, dtype.dataType(), Json.where("shape", key), Json.where("chunks", key));
         this.fillValue = V2FillValue.parse(required(doc, "fill_value", key), dtype, Json.where("fill_value", key));
         String o = Json.string(required(doc, "order", key), Json.where("order", key));
         if (!o.equals("C") && !o.equals("F")) {
