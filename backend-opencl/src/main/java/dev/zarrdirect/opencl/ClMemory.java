@@ -40,17 +40,19 @@ import static org.lwjgl.opencl.CL10.*;
  *   <li>{@link MemoryKind#MANAGED} is refused by {@link OpenClBackend#allocate} (OpenCL has no
  *       unified memory before SVM).</li>
  * </ul>
- * Every allocation is zeroed ({@code clEnqueueFillBuffer} on the device).
+ * Every allocation is zeroed: host memory here, device memory by {@link OpenClBackend#allocateDevice}
+ * ({@code clEnqueueFillBuffer}, else the fill kernel of {@link ClRegions}).
  *
  * <h2>Raw {@code cl_mem}s</h2>
  * {@link #createMem} and {@link #createMemFrom} make untracked memory objects for a batch's
  * tables and staging; their caller releases them with {@link #releaseMem}.
  *
  * <h2>Leaks</h2>
- * {@link #liveBuffers()} and {@link #assertNoLiveBuffers()} report buffers not yet closed, with the
- * stack of each allocation when tracking is on ({@code -Dzarrdirect.trackBuffers=true} or
- * {@link #trackBuffers(boolean)}). The backend's {@code close()} frees every buffer still open
- * ({@link #releaseAll()}).
+ * Every buffer handed out is recorded until it is closed, with the stack of its allocation when
+ * tracking is on ({@code -Dzarrdirect.trackBuffers=true} or {@link OpenClBackend#trackBuffers(boolean)});
+ * {@link OpenClBackend#liveBuffers()} and {@link OpenClBackend#assertNoLiveBuffers()} report them,
+ * as the CPU and CUDA backends do. The backend's {@code close()} frees every buffer still open
+ * ({@code releaseAll()}).
  *
  * <p>Thread-safe. Transfers are blocking, as every operation of the backend.
  */
@@ -251,22 +253,23 @@ public final class ClMemory {
         }
     }
 
+    /** Frees the memory of an owning {@link OpenClBuffer} being closed. */
     void release(OpenClBuffer buffer, long mem) {
         untrack(buffer.id());
     }
 
     /** Buffers allocated here and not yet closed. */
-    public long liveBuffers() {
+    long liveBuffers() {
         return live.size();
     }
 
     /** Records allocation stacks for buffers allocated from now on; for tests. */
-    public void trackBuffers(boolean on) {
+    void trackBuffers(boolean on) {
         tracking = on;
     }
 
     /** Throws {@link IllegalStateException} naming every open buffer and, when tracked, where it was allocated. */
-    public void assertNoLiveBuffers() {
+    void assertNoLiveBuffers() {
         List<Live> open = new ArrayList<>(live.values());
         if (open.isEmpty()) {
             return;

@@ -20,11 +20,13 @@ import static org.lwjgl.opencl.CL10.*;
  * The region operations of one {@link OpenClBackend}: fills, batched strided region copies and
  * fills through the {@code zd_copy_regions} and {@code zd_fill_regions} kernels of
  * {@code zd_backend.cl} (rows built by {@link RegionDescriptors}), and the loader's plane gather.
- * The {@code cl_mem}s they stage through come from {@link ClMemory}.
+ * The {@code cl_mem}s they stage through come from {@link ClMemory}. The backend's
+ * {@code fill}, {@code copyRegions}, {@code fillRegions} and {@code gather} run here; codecs call
+ * {@link #launchCopy} with rows of their own.
  *
  * <h2>Batch assembly</h2>
- * {@link #gather} runs a loader's plane gather as one launch of the kernels module's
- * {@code zd_gather} ({@link OpenClGather}).
+ * {@link OpenClBackend#gather} runs a loader's plane gather as one launch of the kernels module's
+ * {@code zd_gather} ({@code OpenClGather}).
  *
  * <p>Thread-safe; every method returns when its work is complete. The backend checks that it is
  * open before it calls in here.
@@ -48,11 +50,7 @@ public final class ClRegions {
 
     // ------------------------------------------------------------------ fills
 
-    /**
-     * Fills {@code count} repetitions of {@code pattern} (1 to 16 bytes). On the device this is
-     * {@code clEnqueueFillBuffer} when the pattern is 1, 2, 4, 8 or 16 bytes and the offset a multiple
-     * of it, else the {@code zd_fill_regions} kernel.
-     */
+    /** The body of {@link OpenClBackend#fill}, which documents it. */
     void fill(Buffer dst, long offset, long count, MemorySegment pattern) {
         long p = pattern.byteSize();
         if (p < 1 || p > 16) {
@@ -90,12 +88,7 @@ public final class ClRegions {
 
     // ------------------------------------------------------------------ region copies and fills
 
-    /**
-     * Copies every region as one batch: one {@code zd_copy_regions} launch per distinct pair of
-     * source and destination {@code cl_mem}. Host-side regions take part through one packed staging
-     * upload (sources) or one packed read-back (destinations) per batch; copies between two host
-     * regions run on the host.
-     */
+    /** The body of {@link OpenClBackend#copyRegions}, which documents it. */
     void copyRegions(List<Region.Copy> copies, int elemSize) {
         if (elemSize < 1) {
             throw new IllegalArgumentException("element size must be positive, got " + elemSize);
@@ -198,7 +191,7 @@ public final class ClRegions {
         }
     }
 
-    /** Fills every region as one batch: one {@code zd_fill_regions} launch per distinct {@code cl_mem}. */
+    /** The body of {@link OpenClBackend#fillRegions}, which documents it. */
     void fillRegions(List<Region> regions, MemorySegment pattern) {
         int p = (int) pattern.byteSize();
         if (p < 1 || p > 16) {
@@ -271,15 +264,7 @@ public final class ClRegions {
 
     // ------------------------------------------------------------------ batch assembly
 
-    /**
-     * Runs {@code gather} as one launch of {@code zd_gather} when its source and output are both
-     * device memory of this backend, or on the calling thread when both are host memory; returns when
-     * the output is written. Where several planes name the same output plane the last one wins, as in
-     * {@link PlaneGather#runOnHost}. A float64 source on a device without {@code cl_khr_fp64} is
-     * gathered on the host through staging (see {@link OpenClGather}).
-     *
-     * @throws UnsupportedOperationException when one buffer is on the device and the other on the host
-     */
+    /** The body of {@link OpenClBackend#gather}, which documents it. */
     void gather(PlaneGather gather) {
         OpenClBuffer s = backend.device(gather.src(), "gather source");
         OpenClBuffer d = backend.device(gather.dst(), "gather output");

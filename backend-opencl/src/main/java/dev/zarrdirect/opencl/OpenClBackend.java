@@ -307,28 +307,45 @@ public final class OpenClBackend implements Backend {
         memory.copy(src, srcOffset, dst, dstOffset, bytes);
     }
 
-    /** See {@link ClRegions#fill}. */
+    /**
+     * Fills {@code count} repetitions of {@code pattern} (1 to 16 bytes). On the device this is
+     * {@code clEnqueueFillBuffer} when the pattern is 1, 2, 4, 8 or 16 bytes and the offset a multiple
+     * of it, else the {@code zd_fill_regions} kernel.
+     */
     @Override
     public void fill(Buffer dst, long offset, long count, MemorySegment pattern) {
         checkOpen();
         regions.fill(dst, offset, count, pattern);
     }
 
-    /** See {@link ClRegions#copyRegions}. */
+    /**
+     * Copies every region as one batch: one {@code zd_copy_regions} launch per distinct pair of
+     * source and destination {@code cl_mem}. Host-side regions take part through one packed staging
+     * upload (sources) or one packed read-back (destinations) per batch; copies between two host
+     * regions run on the host.
+     */
     @Override
     public void copyRegions(List<Region.Copy> copies, int elemSize) {
         checkOpen();
         regions.copyRegions(copies, elemSize);
     }
 
-    /** See {@link ClRegions#fillRegions}. */
+    /** Fills every region as one batch: one {@code zd_fill_regions} launch per distinct {@code cl_mem}. */
     @Override
     public void fillRegions(List<Region> regions, MemorySegment pattern) {
         checkOpen();
         this.regions.fillRegions(regions, pattern);
     }
 
-    /** See {@link ClRegions#gather}. */
+    /**
+     * Runs {@code gather} as one launch of {@code zd_gather} when its source and output are both
+     * device memory of this backend, or on the calling thread when both are host memory; returns when
+     * the output is written. Where several planes name the same output plane the last one wins, as in
+     * {@link PlaneGather#runOnHost}. A float64 source on a device without {@code cl_khr_fp64} is
+     * gathered on the host through staging (see {@link OpenClGather}).
+     *
+     * @throws UnsupportedOperationException when one buffer is on the device and the other on the host
+     */
     @Override
     public void gather(PlaneGather gather) {
         checkOpen();
