@@ -131,7 +131,7 @@ public final class OpenClBuffer implements Buffer {
         if (!closed.compareAndSet(false, true)) {
             throw new IllegalStateException(this + " is already closed");
         }
-        backend.release(this, mem);
+        backend.memory().release(this, mem);
     }
 
     void checkOpen() {

@@ -100,7 +100,7 @@ final class OpenClGather {
         long srcPlanes = (s.byteSize() - g.srcOffset()) / (n * es);
         long dstPlanes = (d.byteSize() - g.dstOffset()) / (n * ed);
         int[] writers = GatherTable.writers(g.dstPlane());
-        int access = backend.baseAlignBytes() >= 16 ? GatherTable.accessFlags(srcAt, es, dstAt, ed, n)
+        int access = backend.memory().baseAlignBytes() >= 16 ? GatherTable.accessFlags(srcAt, es, dstAt, ed, n)
                 : GatherTable.BYTES;
         int flags = GatherTable.typeFlags(es, ed, g.dstType() == PlaneGather.Output.BFLOAT16, g.replaceNan()) | access;
         long units = (flags & GatherTable.VEC4) != 0 ? n / 4 : n;
@@ -112,7 +112,7 @@ final class OpenClGather {
             GatherTable.write(host, 0, writers, g.srcPlane(), g.dstPlane(), g.scale(), g.shift());
             Table table = takeTable(host.byteSize());
             try {
-                backend.write(table.mem(), 0, host, 0, host.byteSize());
+                backend.memory().write(table.mem(), 0, host, 0, host.byteSize());
                 backend.launch(kernel(), new long[]{groups * local, planesY}, new long[]{local, 1},
                         new ClKernel.Mem(s.mem()), new ClKernel.U64(srcAt), new ClKernel.U64(srcPlanes),
                         new ClKernel.Mem(d.mem()), new ClKernel.U64(dstAt), new ClKernel.U64(dstPlanes),
@@ -131,17 +131,17 @@ final class OpenClGather {
             return t;
         }
         if (t != null) {
-            backend.releaseMem(t.mem());
+            backend.memory().releaseMem(t.mem());
         }
         long size = Math.max(MIN_TABLE, Long.highestOneBit(bytes - 1) << 1);
-        return new Table(backend.createMem(size, CL_MEM_READ_ONLY, "plane gather table"), size);
+        return new Table(backend.memory().createMem(size, CL_MEM_READ_ONLY, "plane gather table"), size);
     }
 
     /** Releases the pooled tables; the backend calls this when it closes. */
     void close() {
         Table t;
         while ((t = tables.poll()) != null) {
-            backend.releaseMem(t.mem());
+            backend.memory().releaseMem(t.mem());
         }
     }
 
@@ -170,7 +170,7 @@ final class OpenClGather {
             float[] sh = new float[k];
             for (int j = 0; j < k; j++) {
                 int p = writers[j];
-                backend.read(s.mem(), s.offset() + g.srcOffset() + g.srcPlane()[p] * sb, src, j * sb, sb);
+                backend.memory().read(s.mem(), s.offset() + g.srcOffset() + g.srcPlane()[p] * sb, src, j * sb, sb);
                 sp[j] = j;
                 dp[j] = j;
                 sc[j] = g.scale()[p];
@@ -181,7 +181,8 @@ final class OpenClGather {
             new PlaneGather(hs, 0, g.srcType(), hd, 0, g.dstType(), n, sp, dp, sc, sh, g.replaceNan(), g.nanValue())
                     .runOnHost(0, k);
             for (int j = 0; j < k; j++) {
-                backend.write(d.mem(), d.offset() + g.dstOffset() + g.dstPlane()[writers[j]] * db, dst, j * db, db);
+                backend.memory().write(d.mem(), d.offset() + g.dstOffset() + g.dstPlane()[writers[j]] * db, dst, j * db,
+                        db);
             }
         }
     }

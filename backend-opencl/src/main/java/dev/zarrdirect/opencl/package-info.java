@@ -13,6 +13,14 @@
  * {@link dev.zarrdirect.opencl.OpenClCodecProvider} offers {@code bytes}, {@code transpose},
  * {@code crc32c} and (decode only) {@code zstd} for {@code opencl:N}.
  *
+ * <h2>Parts of a backend</h2>
+ * {@link dev.zarrdirect.opencl.OpenClBackend} holds the context, the queue, the programs and the
+ * {@code Backend} methods; it hands memory to its {@link dev.zarrdirect.opencl.ClMemory}
+ * ({@code cl_mem}s, sub-buffers, reads, writes and copies, pinned memory, tracking of open buffers)
+ * and region work to its {@link dev.zarrdirect.opencl.ClRegions} (fills, batched region copies and
+ * fills through the kernels, the plane gather). Codecs reach both through
+ * {@code backend.memory()} and {@code backend.regions()}.
+ *
  * <h2>Memory</h2>
  * {@link dev.zarrdirect.opencl.OpenClBuffer}s are {@code cl_mem} + offset (no address); pinned host
  * memory is a mapped {@code CL_MEM_ALLOC_HOST_PTR} buffer handed out as a
@@ -21,7 +29,7 @@
  * <h2>Kernels</h2>
  * Byte-level kernels (region copy and fill, byte swap, CRC32C) live in this module's
  * {@code dev/zarrdirect/opencl/zd_backend.cl}; the zstd decoder and the loader's plane gather
- * ({@link dev.zarrdirect.opencl.OpenClBackend#gather}) come from the kernels module
+ * ({@link dev.zarrdirect.opencl.ClRegions#gather}) come from the kernels module
  * ({@code dev/zarrdirect/kernels/opencl/zd_zstd.cl}, {@code zd_gather.cl}). Programs are built at run time, once per
  * backend, by the {@link dev.zarrdirect.opencl.ProgramCache}.
  */

@@ -88,7 +88,7 @@ class OpenClGatherTest {
             new PlaneGather(src, 0, type, want, 3, out, n, sp, dp, sc, sh, true, -1f).runOnHost(0, sp.length);
             PlaneGather g = new PlaneGather(dsrc, 0, type, ddst, 3, out, n, sp, dp, sc, sh, true, -1f);
             if (staged) {
-                backend.gatherKernel().gatherStaged(g, (OpenClBuffer) dsrc, (OpenClBuffer) ddst);
+                backend.regions().gatherKernel().gatherStaged(g, (OpenClBuffer) dsrc, (OpenClBuffer) ddst);
             } else {
                 backend.gather(g);
             }
@@ -108,13 +108,14 @@ class OpenClGatherTest {
                 check(t, o, 64, sp, dp, true, seed);
             }
         }
-        assertEquals(1, backend.gatherKernel().pooledTables(), "one gather at a time: one table buffer, reused");
+        assertEquals(1, backend.regions().gatherKernel().pooledTables(),
+                "one gather at a time: one table buffer, reused");
     }
 
     @Test
     void pocLHasDoublesSoFloat64StaysOnTheDevice() {
         if (backend.platformName().contains("Portable Computing Language")) {
-            assertTrue(backend.gatherKernel().hasFp64(), backend.describe());
+            assertTrue(backend.regions().gatherKernel().hasFp64(), backend.describe());
         }
     }
 

@@ -32,7 +32,7 @@ public final class ChunkTable implements AutoCloseable {
     public ChunkTable(OpenClBackend b, long[] in, long[] out, String what) {
         this.b = b;
         this.n = in.length / 2;
-        long align = b.baseAlignBytes();
+        long align = b.memory().baseAlignBytes();
         long section = (8L * n + align - 1) / align * align;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment t = a.allocate(4 * section, 8);
@@ -42,13 +42,13 @@ public final class ChunkTable implements AutoCloseable {
                 t.set(ValueLayout.JAVA_LONG, 2 * section + 8L * f, out[2 * f]);
                 t.set(ValueLayout.JAVA_LONG, 3 * section + 8L * f, out[2 * f + 1]);
             }
-            table = b.createMemFrom(t, what + " chunk table");
+            table = b.memory().createMemFrom(t, what + " chunk table");
         }
         try {
             for (int s = 0; s < 4; s++) {
-                subs[s] = b.subBuffer(table, s * section, 8L * n);
+                subs[s] = b.memory().subBuffer(table, s * section, 8L * n);
             }
-            status = b.createMem(4L * n, CL_MEM_READ_WRITE, what + " status words");
+            status = b.memory().createMem(4L * n, CL_MEM_READ_WRITE, what + " status words");
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -90,7 +90,7 @@ public final class ChunkTable implements AutoCloseable {
     public int[] readStatus() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(4L * n, 4);
-            b.read(status, 0, st, 0, 4L * n);
+            b.memory().read(status, 0, st, 0, 4L * n);
             int[] result = new int[n];
             for (int f = 0; f < n; f++) {
                 result[f] = st.getAtIndex(ValueLayout.JAVA_INT, f);
@@ -102,9 +102,9 @@ public final class ChunkTable implements AutoCloseable {
     @Override
     public void close() {
         for (long s : subs) {
-            b.releaseMem(s);
+            b.memory().releaseMem(s);
         }
-        b.releaseMem(table);
-        b.releaseMem(status);
+        b.memory().releaseMem(table);
+        b.memory().releaseMem(status);
     }
 }

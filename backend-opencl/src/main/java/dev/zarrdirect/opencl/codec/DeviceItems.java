@@ -156,7 +156,7 @@ public final class DeviceItems implements AutoCloseable {
                     in[i] = new Ref(-1, at);
                     at += align(b.byteSize());
                 }
-                upMem = backend.createMemFrom(staging.asSlice(0, at), "host inputs of a " + codec + " batch");
+                upMem = backend.memory().createMemFrom(staging.asSlice(0, at), "host inputs of a " + codec + " batch");
             }
             for (int i : hostIn) {
                 in[i] = new Ref(upMem, in[i].offset());
@@ -167,7 +167,7 @@ public final class DeviceItems implements AutoCloseable {
             hostOut |= hostOutAt[i] >= 0 && active[i];
         }
         if (hostOut) {
-            downMem = backend.createMem(downBytes, CL_MEM_READ_WRITE, "host outputs of a " + codec + " batch");
+            downMem = backend.memory().createMem(downBytes, CL_MEM_READ_WRITE, "host outputs of a " + codec + " batch");
             for (int i = 0; i < batch.size(); i++) {
                 if (hostOutAt[i] >= 0 && active[i]) {
                     out[i] = new Ref(downMem, hostOutAt[i]);
@@ -210,7 +210,7 @@ public final class DeviceItems implements AutoCloseable {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment staging = a.allocate(downBytes, 64);
-            backend.read(downMem, 0, staging, 0, downBytes);
+            backend.memory().read(downMem, 0, staging, 0, downBytes);
             for (int i = 0; i < batch.size(); i++) {
                 if (hostOutAt[i] >= 0 && written[i] > 0) {
                     MemorySegment.copy(staging, hostOutAt[i], batch.output(i).segment(), 0, written[i]);
@@ -221,8 +221,8 @@ public final class DeviceItems implements AutoCloseable {
 
     @Override
     public void close() {
-        backend.releaseMem(upMem);
-        backend.releaseMem(downMem);
+        backend.memory().releaseMem(upMem);
+        backend.memory().releaseMem(downMem);
         upMem = 0;
         downMem = 0;
     }

@@ -84,8 +84,8 @@ public final class ZstdKernelBench {
                 out[2 * f + 1] = frameBytes;
                 at += enc[f].length;
             }
-            srcMem = backend.createMemFrom(packed.asSlice(0, encTotal), "bench frames");
-            dstMem = backend.createMem(decTotal, CL_MEM_READ_WRITE, "bench output");
+            srcMem = backend.memory().createMemFrom(packed.asSlice(0, encTotal), "bench frames");
+            dstMem = backend.memory().createMem(decTotal, CL_MEM_READ_WRITE, "bench output");
             double ratio = (double) decTotal / encTotal;
             log.printf(Locale.ROOT, "zstd level %d: %d frames of %d bytes, ratio %.2f, on %s%n", level, frames,
                     frameBytes, ratio, backend.describe());
@@ -99,7 +99,7 @@ public final class ZstdKernelBench {
                 wallNanos += System.nanoTime() - w0;
             }
             MemorySegment back = arena.allocate(decTotal, 64);
-            backend.read(dstMem, 0, back, 0, decTotal);
+            backend.memory().read(dstMem, 0, back, 0, decTotal);
             for (int f = 0; f < frames; f++) {
                 if (!Arrays.equals(raw[f], back.asSlice((long) f * frameBytes, frameBytes).toArray(ValueLayout.JAVA_BYTE))) {
                     throw new IllegalStateException("frame " + f + " decoded on " + backend.device()
@@ -111,8 +111,8 @@ public final class ZstdKernelBench {
                     frames, frameBytes, runs, wall);
             return new Result(backend.device().toString(), frames, frameBytes, level, ratio, wall);
         } finally {
-            backend.releaseMem(srcMem);
-            backend.releaseMem(dstMem);
+            backend.memory().releaseMem(srcMem);
+            backend.memory().releaseMem(dstMem);
         }
     }
 

@@ -120,19 +120,20 @@ public final class OpenClTransposeCodec implements ArrayToArrayCodec {
                     }
                     if (!overlapping.isEmpty()) {
                         // Input and output share bytes: read from a copy made on the device first.
-                        aside = b.createMem(size * overlapping.size(), CL_MEM_READ_WRITE, "transpose input copies");
+                        aside = b.memory().createMem(size * overlapping.size(), CL_MEM_READ_WRITE,
+                                "transpose input copies");
                         long at = 0;
                         for (int i : overlapping) {
-                            b.copyMem(g.inMem(), items.in(i).offset(), aside, at, size);
+                            b.memory().copyMem(g.inMem(), items.in(i).offset(), aside, at, size);
                             asideRows.add(at, inByteStrides, items.out(i).offset(), outByteStrides, outShape, elem,
                                     false);
                             at += size;
                         }
                     }
-                    b.launchCopy(g.inMem(), g.outMem(), rows);
-                    b.launchCopy(aside, g.outMem(), asideRows);
+                    b.regions().launchCopy(g.inMem(), g.outMem(), rows);
+                    b.regions().launchCopy(aside, g.outMem(), asideRows);
                 } finally {
-                    b.releaseMem(aside);
+                    b.memory().releaseMem(aside);
                 }
                 for (int i : g.items()) {
                     written[i] = size;

@@ -112,7 +112,7 @@ public final class OpenClBytesCodec implements ArrayToBytesCodec {
                             rows.add(in.offset(), new long[]{1}, out.offset(), new long[]{1}, new long[]{size}, 1, false);
                         }
                     }
-                    b.launchCopy(g.inMem(), g.outMem(), rows);
+                    b.regions().launchCopy(g.inMem(), g.outMem(), rows);
                 }
                 for (int i : g.items()) {
                     written[i] = size;
@@ -131,7 +131,7 @@ public final class OpenClBytesCodec implements ArrayToBytesCodec {
                 table.setAtIndex(ValueLayout.JAVA_LONG, 3L * k + 1, items.out(i).offset());
                 table.setAtIndex(ValueLayout.JAVA_LONG, 3L * k + 2, size);
             }
-            long t = b.createMemFrom(table, "bytes swap table");
+            long t = b.memory().createMemFrom(table, "bytes swap table");
             try {
                 long words = size / unit;
                 long groups = Math.clamp((words + b.localSize() * 4L - 1) / (b.localSize() * 4L), 1, 1024);
@@ -139,7 +139,7 @@ public final class OpenClBytesCodec implements ArrayToBytesCodec {
                         new long[]{b.localSize(), 1}, new ClKernel.Mem(g.inMem()), new ClKernel.Mem(g.outMem()),
                         new ClKernel.Mem(t), new ClKernel.U32(n), new ClKernel.U32(unit));
             } finally {
-                b.releaseMem(t);
+                b.memory().releaseMem(t);
             }
         }
     }

@@ -188,8 +188,9 @@ public final class OpenClBloscCodec implements BytesToBytesCodec {
                 long planMem = 0;
                 long scratch = 0;
                 try (ChunkTable t = new ChunkTable(b, in, out, "blosc")) {
-                    planMem = b.createMem(8L * (n + 1), CL_MEM_READ_WRITE, "blosc plan");
-                    scratch = b.createMem(perGroup * groups, CL_MEM_READ_WRITE, "blosc scratch (" + groups + " groups)");
+                    planMem = b.memory().createMem(8L * (n + 1), CL_MEM_READ_WRITE, "blosc plan");
+                    scratch = b.memory().createMem(perGroup * groups, CL_MEM_READ_WRITE,
+                            "blosc scratch (" + groups + " groups)");
                     long ev = plan.enqueue(b.queue(), new long[]{planLocal}, new long[]{planLocal},
                             new ClKernel.Mem(g.inMem()), t.srcOffsets(), t.srcSizes(), t.dstSizes(),
                             new ClKernel.Mem(planMem), t.status(), new ClKernel.U32(n));
@@ -201,8 +202,8 @@ public final class OpenClBloscCodec implements BytesToBytesCodec {
                     b.await(ev, "kernel " + name + " over " + n + " chunks");
                     return t.readStatus();
                 } finally {
-                    b.releaseMem(planMem);
-                    b.releaseMem(scratch);
+                    b.memory().releaseMem(planMem);
+                    b.memory().releaseMem(scratch);
                 }
             }
         });

@@ -152,23 +152,23 @@ public final class OpenClCrc32cCodec implements BytesToBytesCodec {
                 table.setAtIndex(ValueLayout.JAVA_LONG, 4L * k + 2, out.offset());
                 table.setAtIndex(ValueLayout.JAVA_LONG, 4L * k + 3, (same ? 0 : COPY) | (encode ? ENCODE : 0));
             }
-            long t = b.createMemFrom(table, "crc32c table");
+            long t = b.memory().createMemFrom(table, "crc32c table");
             long r = 0;
             try {
-                r = b.createMem(8L * n, CL_MEM_READ_WRITE, "crc32c results");
+                r = b.memory().createMem(8L * n, CL_MEM_READ_WRITE, "crc32c results");
                 b.launch(b.backendKernel("zd_crc32c"), new long[]{(long) n * b.localSize()}, new long[]{b.localSize()},
                         new ClKernel.Mem(g.inMem()), new ClKernel.Mem(g.outMem()), new ClKernel.Mem(t),
                         new ClKernel.Mem(r), new ClKernel.U32(n));
                 MemorySegment res = a.allocate(8L * n, 8);
-                b.read(r, 0, res, 0, 8L * n);
+                b.memory().read(r, 0, res, 0, 8L * n);
                 long[] out = new long[2 * n];
                 for (int k = 0; k < 2 * n; k++) {
                     out[k] = Integer.toUnsignedLong(res.getAtIndex(ValueLayout.JAVA_INT, k));
                 }
                 return out;
             } finally {
-                b.releaseMem(t);
-                b.releaseMem(r);
+                b.memory().releaseMem(t);
+                b.memory().releaseMem(r);
             }
         }
     }

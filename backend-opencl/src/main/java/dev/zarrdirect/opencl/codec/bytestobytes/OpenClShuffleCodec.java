@@ -95,9 +95,9 @@ public final class OpenClShuffleCodec implements BytesToBytesCodec {
                         long outOff = items.out(i).offset();
                         if (n > 0 && g.inMem() == g.outMem() && inOff < outOff + len && outOff < inOff + len) {
                             // input and output share bytes: read from a copy made on the device first
-                            b.releaseMem(aside);
-                            aside = b.createMem(len, CL_MEM_READ_WRITE, "shuffle input copy");
-                            b.copyMem(g.inMem(), inOff, aside, 0, len);
+                            b.memory().releaseMem(aside);
+                            aside = b.memory().createMem(len, CL_MEM_READ_WRITE, "shuffle input copy");
+                            b.memory().copyMem(g.inMem(), inOff, aside, 0, len);
                             src = aside;
                             inOff = 0;
                         }
@@ -108,16 +108,16 @@ public final class OpenClShuffleCodec implements BytesToBytesCodec {
                             } else { // out [n, k] <- in byte j of element e at j*n + e
                                 rows.add(inOff, new long[]{1, n}, outOff, new long[]{k, 1}, new long[]{n, k}, 1, false);
                             }
-                            b.launchCopy(src, g.outMem(), rows);
+                            b.regions().launchCopy(src, g.outMem(), rows);
                         }
                         long from = n * k;
                         if (len > from && !(g.inMem() == g.outMem() && inOff == outOff && src == g.inMem())) {
-                            b.copyMem(src, inOff + from, g.outMem(), outOff + from, len - from);
+                            b.memory().copyMem(src, inOff + from, g.outMem(), outOff + from, len - from);
                         }
                         written[i] = len;
                     }
                 } finally {
-                    b.releaseMem(aside);
+                    b.memory().releaseMem(aside);
                 }
             }
         });

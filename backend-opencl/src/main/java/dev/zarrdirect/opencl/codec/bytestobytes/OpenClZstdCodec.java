@@ -210,7 +210,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
         long local = localSize(b, k);
         long scratch = 0;
         try (ChunkTable t = new ChunkTable(b, in, out, "zstd")) {
-            scratch = b.createMem(SCRATCH_PER_FRAME * n, CL_MEM_READ_WRITE, "zstd scratch (" + n + " frames)");
+            scratch = b.memory().createMem(SCRATCH_PER_FRAME * n, CL_MEM_READ_WRITE, "zstd scratch (" + n + " frames)");
             ClKernel.Arg[] io = t.io(srcMem, dstMem);
             long ev = k.enqueue(b.queue(), new long[]{n * local}, new long[]{local},
                     io[0], io[1], io[2], io[3], io[4], io[5],
@@ -218,7 +218,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
             b.await(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
             return t.readStatus();
         } finally {
-            b.releaseMem(scratch);
+            b.memory().releaseMem(scratch);
         }
     }
 }
