@@ -3,6 +3,7 @@ package dev.zarrdirect.core.store.zip;
 
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
+import dev.zarrdirect.api.store.ReadBound;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.api.store.StoreKeys;
 
@@ -175,6 +176,8 @@ public final class ZipStore implements Store {
                 return Optional.empty();
             }
             checkFits(key, range, e.size);
+            // Before inflating anything: an entry may claim 2^40 bytes, or a few MB may inflate to GBs.
+            ReadBound.check(allocator, range.lengthIn(e.size), "the size that zip entry \"" + e.name + "\" declares");
             MemorySegment dst = allocator.allocate(range.lengthIn(e.size));
             reader.read(key, e, range, range.start(e.size), dst, range.start(e.size) == 0 && dst.byteSize() == e.size);
             return Optional.of(dst);
