@@ -25,6 +25,11 @@ import java.util.Optional;
  *       {@link IllegalStateException} naming the store.</li>
  *   <li>I/O failures are {@link dev.zarrdirect.api.StoreException}s naming the store and the key;
  *       writes to a {@linkplain #isReadOnly() read-only} store are refused with one too.</li>
+ *   <li>Reads allocate the range's length from the caller's allocator before they read the bytes,
+ *       or, where the length is not known first (a streamed HTTP body), stop reading at
+ *       {@link ReadBound#maxBytesOf} of it; so a {@link ReadBound} (what
+ *       {@link #get(String, ByteRange, long, SegmentAllocator)} passes) bounds every read of a
+ *       value written by someone else before memory is taken.</li>
  * </ul>
  *
  * <h2>Memory</h2>

@@ -52,7 +52,11 @@ import java.util.regex.Pattern;
  * answers {@code 200} with the whole value still works (the range is cut out of the body as it
  * streams past), and the store logs a warning once, since each read then costs the whole value.
  * Bodies are copied from the connection into the caller's segment in 64 KiB steps on the calling
- * thread, so that confined arenas work as allocators. {@link #size} sends {@code HEAD}, falling back
+ * thread, so that confined arenas work as allocators. A bounded read
+ * ({@link Store#get(String, ByteRange, long, SegmentAllocator)}) refuses a larger
+ * {@code Content-Length} before reading the body, and stops reading a body without one at the
+ * limit: a server that streams without end fails at once rather than filling the heap.
+ * {@link #size} sends {@code HEAD}, falling back
  * to {@code GET} of one byte where a server refuses {@code HEAD}.
  *
  * <h2>Status codes</h2>

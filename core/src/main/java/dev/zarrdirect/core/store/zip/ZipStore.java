@@ -30,8 +30,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * entry is copied from the mapping straight into the caller's segment, and a range read touches
  * only the pages of that range. A DEFLATED entry is inflated from its start, and the bytes before
  * the range are inflated and discarded: range reads of deflated entries cost as much as reading up
- * to the end of the range. Whole-value reads check the entry's CRC-32. Other compression methods,
- * encrypted entries and multi-volume archives are refused with a message saying so.
+ * to the end of the range. Inflating stops at the entry's declared size, and a bounded read
+ * ({@link Store#get(String, ByteRange, long, SegmentAllocator)}) checks that size against its limit
+ * before inflating (a zip bomb declares gigabytes). Whole-value reads check the entry's CRC-32. An
+ * archive truncated or replaced while open fails reads with a {@link StoreException}. Other
+ * compression methods, encrypted entries and multi-volume archives are refused with a message
+ * saying so.
  * <p>
  * The hierarchy may sit at the root of the archive, or under one top-level folder (as
  * {@code zip -r era5.zip era5.zarr} makes it): when nothing but that folder (and any
