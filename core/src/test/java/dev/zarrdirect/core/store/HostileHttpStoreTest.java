@@ -175,6 +175,32 @@ class HostileHttpStoreTest {
     }
 
     @Test
+    void sizeOfAnEndlessBodyTimesOutInsteadOfCountingForever() throws IOException {
+        serve(ex -> {
+            if (ex.getRequestMethod().equals("HEAD")) {
+                ex.sendResponseHeaders(405, -1); // no HEAD: the store falls back to a GET it counts
+                ex.close();
+                return;
+            }
+            ex.sendResponseHeaders(200, 0);
+            byte[] piece = new byte[8192];
+            try (OutputStream out = ex.getResponseBody()) {
+                while (!Thread.currentThread().isInterrupted()) {
+                    out.write(piece);
+                }
+            } catch (IOException e) {
+                // the client hangs up at its deadline
+            }
+        });
+        store.close();
+        HttpStore s = HttpStore.builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/data.zarr"))
+                .maxAttempts(1).requestTimeout(Duration.ofMillis(500)).build();
+        store = s;
+        StoreException e = assertThrows(StoreException.class, () -> s.size("c/0"));
+        assertTrue(e.getMessage().contains("timed out"), e.getMessage());
+    }
+
+    @Test
     void wrongContentRangeNamesBothRanges() throws IOException {
         HttpStore s = serve(ex -> answer206(ex, "bytes 10-19/100"));
         try (Arena arena = Arena.ofConfined()) {

@@ -229,7 +229,7 @@ public final class FileSystemStore implements Store {
                 long start = range.start(size);
                 long length = range.lengthIn(size);
                 // Before allocating: a sparse file can claim 20 GiB while holding nothing.
-                ReadBound.check(allocator, length, "the " + range + " of the file's " + size + " bytes");
+                ReadBound.check(allocator, length, "the read of " + range + " (the file holds " + size + " bytes)");
                 MemorySegment dst = allocator.allocate(length);
                 readFully(ch, dst, start, key, range, size);
                 return Optional.of(dst);
