@@ -64,7 +64,10 @@ public final class ZarrContext implements AutoCloseable {
     /**
      * The largest metadata document ({@code zarr.json}, {@code .zarray}, {@code .zmetadata}, ...)
      * read, checked before it is read: {@code zarrdirect.maxMetadataBytes}. A store written by
-     * others may hold a document of any size, and a document is parsed whole in memory.
+     * others may hold a document of any size, and a document is parsed whole in memory. Metadata is
+     * read by static methods that may have no context, so the value comes from the system property
+     * or the environment at each read ({@link dev.zarrdirect.core.store.Stores#readMetadataText});
+     * a value set on a context's builder is checked but not yet seen there.
      */
     public static final Setting<Long> MAX_METADATA_BYTES = Setting.of("zarrdirect.maxMetadataBytes",
             SettingType.byteSize(1024, Long.MAX_VALUE), 64L << 20, "core",
