@@ -108,6 +108,37 @@ class HostileChunkSizeTest {
     }
 
     @Test
+    void innerChunkLongerThanItsCodecsCanProduceIsCorruptBeforeItIsRead() {
+        Store store = new MemoryStore();
+        long[] shape = {8, 64};
+        DataType dt = DataType.FLOAT64;
+        ZarrArray a = Zarr.createArray(ctx, store, "", ArrayMetadata.create(shape, dt, shape, FillValue.zero(dt),
+                List.of(sharding(new long[]{4, 8}, List.of(bytes("little")), List.of(bytes("little")), "start"))));
+        try (Tensor data = random(dt, shape, new Random(6)); Arena arena = Arena.ofConfined()) {
+            a.write(data);
+            MemorySegment shard = store.get("c/0/0", arena).orElseThrow();
+            // 200 KB of padding after the data, so that the lie fits in the shard: only the codecs'
+            // bound (256 bytes of float64 at most, plus slack) can catch it
+            MemorySegment padded = arena.allocate(shard.byteSize() + 200_000);
+            padded.copyFrom(shard);
+            long claimed = 150_000;
+            padded.set(U64, 8, claimed); // the first inner chunk's length
+            store.set("c/0/0", padded);
+            for (Selection sel : List.of(new Selection(new long[]{0, 0}, new long[]{2, 2}),
+                    new Selection(new long[]{0, 0}, shape))) {
+                RuntimeException e = assertThrows(RuntimeException.class, () -> {
+                    try (Tensor t = a.read(sel)) {
+                        // not reached
+                    }
+                });
+                CorruptChunkException ce = find(e, CorruptChunkException.class);
+                assertTrue(ce.getMessage().contains(String.valueOf(claimed)), ce.getMessage());
+                assertTrue(ce.getMessage().contains("can produce at most"), ce.getMessage());
+            }
+        }
+    }
+
+    @Test
     void boundedStoreReadsOfNormalChunksStillWork() {
         Store store = new MemoryStore();
         long[] shape = {8, 8};
