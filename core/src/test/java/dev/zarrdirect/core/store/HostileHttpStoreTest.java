@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -133,6 +134,51 @@ class HostileHttpStoreTest {
             StoreException e = assertThrows(StoreException.class,
                     () -> s.get("c/0", ByteRange.suffix(16), LIMIT, arena));
             assertTrue(e.getMessage().contains("limit of 1024"), e.getMessage());
+        }
+    }
+
+    @Test
+    void spanFromAnEndlessRangeIgnoringServerDropsTheBytesBeforeIt() throws IOException {
+        HttpStore s = serve(ex -> {
+            ex.sendResponseHeaders(200, 0);
+            byte[] piece = new byte[8192];
+            for (int i = 0; i < piece.length; i++) {
+                piece[i] = (byte) i;
+            }
+            try (OutputStream out = ex.getResponseBody()) {
+                while (!Thread.currentThread().isInterrupted()) {
+                    out.write(piece);
+                }
+            } catch (IOException e) {
+                // the client hangs up once it has the range
+            }
+        });
+        try (Arena arena = Arena.ofConfined()) {
+            // 100 000 bytes before the range, far more than the limit: dropped, not held
+            MemorySegment got = s.get("c/0", ByteRange.of(100_000, 16), LIMIT, arena).orElseThrow();
+            assertEquals(16, got.byteSize());
+            assertEquals((byte) (100_000 % 8192), got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+        }
+    }
+
+    @Test
+    void rangesFromAShortStreamedBodyThatIgnoresRangesFitOrFailAsTheContractSays() throws IOException {
+        HttpStore s = serve(ex -> {
+            ex.sendResponseHeaders(200, 0); // no Content-Length, Range ignored
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(new byte[]{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+            }
+        });
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment got = s.get("c/0", ByteRange.of(4, 3), LIMIT, arena).orElseThrow();
+            assertEquals(3, got.byteSize());
+            assertEquals(4, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+            assertEquals(6, s.get("c/0", ByteRange.from(4), LIMIT, arena).orElseThrow().byteSize());
+            assertEquals(2, s.get("c/0", ByteRange.suffix(2), LIMIT, arena).orElseThrow().byteSize());
+            for (ByteRange bad : List.of(ByteRange.of(5, 10), ByteRange.of(20, 4))) {
+                StoreException e = assertThrows(StoreException.class, () -> s.get("c/0", bad, LIMIT, arena));
+                assertTrue(e.getMessage().contains("does not fit"), e.getMessage());
+            }
         }
     }
 

@@ -526,14 +526,30 @@ public final class HttpStore implements Store {
     /** A {@code 200} answer to a range request: cut the range out of the whole value. */
     private MemorySegment sliceWholeBody(String key, URI uri, String what, ByteRange range, InputStream body,
             OptionalLong contentLength, SegmentAllocator allocator, MemorySegment[] slot) throws IOException {
+        if (contentLength.isEmpty() && !range.isSuffix()) {
+            // The bytes before the range are dropped as they pass, and the range read up to the
+            // limit: a server streaming without end costs no memory here, only time, which the
+            // request timeout bounds.
+            long skipped = discard(body, range.offset());
+            if (skipped < range.offset()) {
+                checkFits(key, range, skipped, uri, "GET");
+            }
+            if (range.length() < 0) {
+                byte[] rest = readAtMost(key, what, body, ReadBound.maxBytesOf(allocator));
+                MemorySegment dst = allocateOnce(allocator, slot, rest.length);
+                MemorySegment.copy(rest, 0, dst, ValueLayout.JAVA_BYTE, 0, rest.length);
+                return dst;
+            }
+            MemorySegment dst = allocateOnce(allocator, slot, range.length());
+            long got = readUpTo(body, dst);
+            if (got < range.length()) {
+                checkFits(key, range, range.offset() + got, uri, "GET");
+            }
+            return dst;
+        }
         if (contentLength.isEmpty()) {
-            // The whole body is held to cut the range out: a span needs no more than its end, a
-            // suffix or an open end needs the whole value, which must then fit in the limit.
-            long max = ReadBound.maxBytesOf(allocator);
-            long cap = range.isSuffix() || range.length() < 0 ? max
-                    : range.offset() + Math.min(range.length(), max) < 0 ? Long.MAX_VALUE
-                    : range.offset() + Math.min(range.length(), max);
-            byte[] all = readAtMost(key, what, body, cap);
+            // A suffix needs the whole value, which must then fit in the limit.
+            byte[] all = readAtMost(key, what, body, ReadBound.maxBytesOf(allocator));
             checkFits(key, range, all.length, uri, "GET");
             long length = range.lengthIn(all.length);
             MemorySegment dst = allocateOnce(allocator, slot, length);
@@ -929,6 +945,7 @@ public final class HttpStore implements Store {
      * {@code Content-Length}, is cut off at the limit instead of filling the heap.
      */
     private byte[] readAtMost(String key, String what, InputStream in, long maxBytes) throws IOException {
+        // A Java array holds at most about 2^31 bytes: without a smaller limit, that one applies.
         int cap = (int) Math.min(maxBytes, Integer.MAX_VALUE - 16);
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream((int) Math.min(cap, COPY_BUFFER));
         byte[] buffer = new byte[COPY_BUFFER];
@@ -939,10 +956,40 @@ public final class HttpStore implements Store {
             }
             out.write(buffer, 0, n);
             if (out.size() > cap) {
-                throw ReadBound.tooLarge(description, key, out.size(), maxBytes, what + " streamed a body without"
-                        + " Content-Length that, cut off at the limit,");
+                throw ReadBound.tooLarge(description, key, out.size(), cap, what + " streamed a body without"
+                        + " Content-Length; what arrived before it was cut off");
             }
         }
+    }
+
+    /** Reads and drops up to {@code n} bytes; fewer when the body ends first. */
+    private static long discard(InputStream in, long n) throws IOException {
+        byte[] buffer = new byte[(int) Math.clamp(n, 1, COPY_BUFFER)];
+        long done = 0;
+        while (done < n) {
+            int r = in.read(buffer, 0, (int) Math.min(buffer.length, n - done));
+            if (r < 0) {
+                break;
+            }
+            done += r;
+        }
+        return done;
+    }
+
+    /** Fills {@code dst} from the body, or as much of it as the body holds; returns the bytes read. */
+    private static long readUpTo(InputStream in, MemorySegment dst) throws IOException {
+        long length = dst.byteSize();
+        byte[] buffer = new byte[(int) Math.clamp(length, 1, COPY_BUFFER)];
+        long off = 0;
+        while (off < length) {
+            int n = in.read(buffer, 0, (int) Math.min(buffer.length, length - off));
+            if (n < 0) {
+                break;
+            }
+            MemorySegment.copy(buffer, 0, dst, ValueLayout.JAVA_BYTE, off, n);
+            off += n;
+        }
+        return off;
     }
 
     private static void closeQuietly(InputStream in) {
