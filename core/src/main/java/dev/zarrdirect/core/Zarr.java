@@ -15,9 +15,7 @@ import dev.zarrdirect.core.metadata.v2.V2ArrayMetadata;
 import dev.zarrdirect.core.metadata.v2.V2Nodes;
 import dev.zarrdirect.core.store.Stores;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -593,9 +591,7 @@ public final class Zarr {
     }
 
     static Optional<String> readText(Store store, String key) {
-        try (Arena arena = Arena.ofConfined()) {
-            return store.get(key, arena).map(seg -> new String(seg.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
-        }
+        return dev.zarrdirect.core.store.Stores.readMetadataText(store, key);
     }
 
     static void writeText(Store store, String key, String text) {

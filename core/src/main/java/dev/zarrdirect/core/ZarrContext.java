@@ -61,6 +61,18 @@ public final class ZarrContext implements AutoCloseable {
             SettingType.byteSize(0, Long.MAX_VALUE), ShardIndexCache.DEFAULT_BYTES, "core",
             "bytes of decoded shard indexes kept for later reads of the same shards; 0: none");
 
+    /**
+     * The largest metadata document ({@code zarr.json}, {@code .zarray}, {@code .zmetadata}, ...)
+     * read, checked before it is read: {@code zarrdirect.maxMetadataBytes}. A store written by
+     * others may hold a document of any size, and a document is parsed whole in memory. Metadata is
+     * read by static methods that may have no context, so the value comes from the system property
+     * or the environment at each read ({@link dev.zarrdirect.core.store.Stores#readMetadataText});
+     * a value set on a context's builder is checked but not yet seen there.
+     */
+    public static final Setting<Long> MAX_METADATA_BYTES = Setting.of("zarrdirect.maxMetadataBytes",
+            SettingType.byteSize(1024, Long.MAX_VALUE), 64L << 20, "core",
+            "the largest metadata document (zarr.json, .zarray, .zmetadata) read; a larger one fails before it is read");
+
     private static volatile ZarrContext defaultContext;
 
     private final BackendRegistry backends;
@@ -162,6 +174,7 @@ public final class ZarrContext implements AutoCloseable {
         out.add(THREADS);
         out.addAll(ReadSettings.SETTINGS);
         out.add(SHARD_INDEX_CACHE_BYTES);
+        out.add(MAX_METADATA_BYTES);
         out.add(CodecRegistry.CODEC_FAMILY);
         return List.copyOf(out);
     }

@@ -25,8 +25,9 @@ import java.util.Optional;
  * }
  * }
  *
- * <p>Methods with default implementations in {@link Store} ({@code get(key, allocator)},
- * {@link #exists}, {@link #deletePrefix}) are not forwarded: they call this store's own
+ * <p>Methods with default implementations in {@link Store} ({@code get(key, allocator)}, the
+ * bounded {@code get(key, range, maxBytes, allocator)}, {@link #exists}, {@link #deletePrefix}) are
+ * not forwarded: they call this store's own
  * {@link #get(String, ByteRange, SegmentAllocator)}, {@link #size}, {@link #list} and
  * {@link #delete}, so overriding those is enough.
  */

@@ -25,6 +25,11 @@ import java.util.Optional;
  *       {@link IllegalStateException} naming the store.</li>
  *   <li>I/O failures are {@link dev.zarrdirect.api.StoreException}s naming the store and the key;
  *       writes to a {@linkplain #isReadOnly() read-only} store are refused with one too.</li>
+ *   <li>Reads allocate the range's length from the caller's allocator before they read the bytes,
+ *       or, where the length is not known first (a streamed HTTP body), stop reading at
+ *       {@link ReadBound#maxBytesOf} of it; so a {@link ReadBound} (what
+ *       {@link #get(String, ByteRange, long, SegmentAllocator)} passes) bounds every read of a
+ *       value written by someone else before memory is taken.</li>
  * </ul>
  *
  * <h2>Memory</h2>
@@ -59,6 +64,37 @@ public interface Store extends AutoCloseable {
      * @throws IllegalStateException                  when the store is closed
      */
     Optional<MemorySegment> get(String key, ByteRange range, SegmentAllocator allocator);
+
+    /**
+     * Reads {@code range} of the value at {@code key}, refusing values longer than {@code maxBytes}
+     * before memory is allocated or bytes are read: the read for values written by others, whose
+     * declared sizes cannot be trusted. Every store bounds its reads through a {@link ReadBound}
+     * around {@code allocator}; stores that read before they know a length (an HTTP body without
+     * {@code Content-Length}) stop at the limit. By default
+     * {@code get(key, range, ReadBound.of(allocator, maxBytes, toString(), key))}, with the length
+     * of the result checked too.
+     *
+     * @param key       the key, relative to the store's root
+     * @param range     the bytes to read; {@link ByteRange#ALL} for the whole value
+     * @param maxBytes  the most bytes the caller accepts for the range, zero or more
+     * @param allocator where the returned segment comes from; the caller owns that memory
+     * @return a new segment of exactly the range's length, or empty when the key does not exist
+     * @throws dev.zarrdirect.api.StoreException      when the range's length (declared or seen)
+     *                                                exceeds {@code maxBytes}, naming the store,
+     *                                                the key, the length and the limit; or as
+     *                                                {@link #get(String, ByteRange, SegmentAllocator)}
+     * @throws dev.zarrdirect.api.InvalidKeyException when the key is invalid
+     * @throws IllegalArgumentException               when {@code maxBytes} is negative
+     * @throws IllegalStateException                  when the store is closed
+     */
+    default Optional<MemorySegment> get(String key, ByteRange range, long maxBytes, SegmentAllocator allocator) {
+        Optional<MemorySegment> got = get(key, range, ReadBound.of(allocator, maxBytes, toString(), key));
+        // A store that hands out views (no allocation) still must not exceed the limit.
+        if (got.isPresent() && got.get().byteSize() > maxBytes) {
+            throw ReadBound.tooLarge(toString(), key, got.get().byteSize(), maxBytes, "the value read");
+        }
+        return got;
+    }
 
     /**
      * Reads the whole value: {@code get(key, ByteRange.ALL, allocator)}.

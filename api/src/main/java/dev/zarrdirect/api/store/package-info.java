@@ -13,7 +13,9 @@
  * <h2>Ranges and memory</h2>
  * A {@link dev.zarrdirect.api.store.ByteRange} reads part of a value: a span, an open end or a
  * suffix (the shard index at the end of a shard). Reads land in memory from the caller's
- * {@link java.lang.foreign.SegmentAllocator}, so the caller owns and frees what it reads.
+ * {@link java.lang.foreign.SegmentAllocator}, so the caller owns and frees what it reads. Values
+ * written by others are read with a limit ({@link dev.zarrdirect.api.store.ReadBound}), checked
+ * before memory is allocated or bytes are read.
  *
  * <h2>Decorators</h2>
  * {@link dev.zarrdirect.api.store.FilterStore} forwards every call to a wrapped store; counting,

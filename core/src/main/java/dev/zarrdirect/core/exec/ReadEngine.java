@@ -214,7 +214,7 @@ public final class ReadEngine implements AutoCloseable {
     private static void readRange(Store store, CodecChain chain, FetchRange r, HostRegion target, HostScratch s) {
         if (r.whole()) {
             ChunkRead c = r.chunks().getFirst();
-            ChunkSource src = new StoreChunkSource(store, r.key());
+            ChunkSource src = new StoreChunkSource(store, r.key(), chain.maxEncodedBytes());
             if (c.placements().size() == 1) {
                 Placement p = c.placements().getFirst();
                 chain.decodeRegion(src, p.chunkStart(), p.extent(), target, p.at(), c.label(), s);
@@ -224,6 +224,15 @@ public final class ReadEngine implements AutoCloseable {
                 }
             }
             return;
+        }
+        // Before anything is read: the shard index gave these lengths, and it may lie.
+        long innerMax = chain.maxEncodedBytes();
+        for (ChunkRead c : r.chunks()) {
+            if (c.length() > innerMax) {
+                throw new dev.zarrdirect.api.CorruptChunkException("sharding_indexed", "shard at key \"" + r.key()
+                        + "\" in " + store + ": its index gives " + c.label() + " " + c.length() + " bytes (at "
+                        + c.offset() + "), more than the " + innerMax + " bytes its codecs can produce at most");
+            }
         }
         // the request's bytes go to the task's scratch: a steady read allocates nothing per request
         try (Arena arena = Arena.ofConfined()) {

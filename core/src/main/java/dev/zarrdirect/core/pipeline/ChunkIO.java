@@ -27,7 +27,7 @@ public final class ChunkIO {
         }
         HostRegion chunkRegion = HostRegion.cOrder(chunk, shape, es);
         if (!whole) {
-            chain.decodeRegion(new StoreChunkSource(store, key), new long[shape.length], shape, chunkRegion,
+            chain.decodeRegion(new StoreChunkSource(store, key, chain.maxEncodedBytes()), new long[shape.length], shape, chunkRegion,
                     new long[shape.length], label, scratch);
         }
         source.gatherInto(chunk, shape, chunkStart, extent, at);

@@ -108,6 +108,34 @@ public final class CodecChain {
         return stages.encodedSize();
     }
 
+    /**
+     * The most bytes a stored chunk of this chain may take, checked before a chunk is read (a
+     * hostile store can hold a 20 GiB chunk): the array-to-bytes codec's worst case for the decoded
+     * chunk (for a shard, its index and every inner chunk at their worst), grown by each
+     * bytes-to-bytes codec's worst case, plus an eighth and 64 KiB, since other writers may frame
+     * the same data less tightly than our encoders do (skippable frames, smaller blocks).
+     * Saturates at {@link Long#MAX_VALUE}.
+     */
+    public long maxEncodedBytes() {
+        return maxEncodedBytes(sharding != null ? sharding.maxEncodedBytes() : a2b.maxEncodedSize(a2bSpec), b2b);
+    }
+
+    /** {@link #maxEncodedBytes()} from the array-to-bytes stage's worst case {@code max}, for the device decoder too. */
+    static long maxEncodedBytes(long max, List<BytesToBytesCodec> b2b) {
+        for (BytesToBytesCodec c : b2b) {
+            // The codecs' formulas are for real sizes: past 2^56 they may overflow, and nothing is
+            // that large. A negative worst case (a plugin that cannot tell) means no bound.
+            if (max < 0 || max >= (1L << 56)) {
+                return Long.MAX_VALUE;
+            }
+            max = c.maxEncodedSize(max);
+        }
+        if (max < 0 || max >= (1L << 56)) {
+            return Long.MAX_VALUE;
+        }
+        return max + max / 8 + (64 << 10);
+    }
+
     /** Every codec implementation of the chain, leaves included, for {@code doctor} and logs. */
     public List<String> describe() {
         return stages.describe();

@@ -87,6 +87,8 @@ public final class DeviceDecoder {
     private final boolean a2bIdentity;
     private final List<BytesToBytesCodec> b2b;
     private final MemorySegment fill;
+    /** The most bytes a stored chunk may take ({@link CodecChain#maxEncodedBytes()}), checked before a read. */
+    private final long maxEncoded;
     /** Decodes every chunk on the host during the fetch; null when the device runs every stage. */
     private final CodecChain hostChain;
     /** Scratch of the host decodes, one per chunk decoding at once, kept while this decoder lives. */
@@ -208,6 +210,7 @@ public final class DeviceDecoder {
         this.a2bIdentity = stages.arrayToBytesIsIdentity();
         this.b2b = stages.bytesToBytes();
         this.hostChain = stages.hostFallbacks().isEmpty() ? null : hostChain;
+        this.maxEncoded = CodecChain.maxEncodedBytes(a2b.maxEncodedSize(a2bSpec), b2b);
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
         // decoded size from the input's size alone; reading a size out of device memory is not.
         for (int i = 0; i < b2b.size(); i++) {
@@ -311,12 +314,17 @@ public final class DeviceDecoder {
             if (r.key() == null) {
                 missing.addAll(r.tasks());
             } else if (r.length() >= 0) {
+                for (Task t : r.tasks()) {
+                    checkEncodedSize(store, t.key(), t.length(), t.label(), "its shard's index gives");
+                }
                 groups.add(r);
             } else {
                 long n = store.size(r.key());
                 if (n < 0) {
                     missing.addAll(r.tasks());
                 } else {
+                    // Before staging is allocated for it: a store may hold a chunk of any size.
+                    checkEncodedSize(store, r.key(), n, r.tasks().getFirst().label(), "the store holds");
                     groups.add(new Range(r.key(), 0, n, r.tasks()));
                 }
             }
@@ -502,6 +510,14 @@ public final class DeviceDecoder {
             throw e;
         } finally {
             hostBatches.release();
+        }
+    }
+
+    private void checkEncodedSize(Store store, String key, long bytes, String label, String how) {
+        if (bytes > maxEncoded) {
+            throw new dev.zarrdirect.api.CorruptChunkException(a2b.name(), "chunk " + label + " (key \"" + key
+                    + "\" in " + store + "): " + how + " " + bytes + " bytes, more than the " + maxEncoded
+                    + " bytes its codecs can produce at most");
         }
     }
 

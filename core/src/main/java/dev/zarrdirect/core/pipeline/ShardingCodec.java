@@ -73,6 +73,15 @@ final class ShardingCodec {
         return inner;
     }
 
+    /** The largest shard: its index and every inner chunk at its largest ({@link CodecChain#maxEncodedBytes}). */
+    long maxEncodedBytes() {
+        long each = inner.maxEncodedBytes();
+        if (each == Long.MAX_VALUE || (innerCount > 0 && each > (Long.MAX_VALUE - indexBytes) / innerCount)) {
+            return Long.MAX_VALUE;
+        }
+        return indexBytes + innerCount * each;
+    }
+
     ShardingConfig config() {
         return config;
     }
@@ -188,6 +197,13 @@ final class ShardingCodec {
             if (e == null) {
                 missing.accept(pos, ext);
             } else {
+                // Before anything is read: an index may claim any length for an inner chunk.
+                long innerMax = inner.maxEncodedBytes();
+                if (e.length() > innerMax) {
+                    throw corrupt(label, src, "index gives inner chunk " + Arrays.toString(ci) + " " + e.length()
+                            + " bytes (at " + e.offset() + "), more than the " + innerMax + " bytes its codecs can"
+                            + " produce at most");
+                }
                 needs.add(new Need(e.offset(), e.length(), ci, cs, ext, pos));
             }
         });

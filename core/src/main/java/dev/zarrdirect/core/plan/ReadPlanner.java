@@ -241,7 +241,7 @@ public final class ReadPlanner {
         List<FillBox> fills = new ArrayList<>();
         long size = store.size(key);
         ShardIndex index = size < 0 ? null : shardIndexes.get(store, key, size, layout,
-                () -> chain.readShardIndex(new StoreChunkSource(store, key), size, label));
+                () -> chain.readShardIndex(new StoreChunkSource(store, key, chain.maxEncodedBytes()), size, label));
         if (index == null) {
             for (Placement b : shard.boxes()) {
                 fills.add(new FillBox(b.at(), b.extent()));

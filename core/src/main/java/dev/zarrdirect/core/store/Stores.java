@@ -2,17 +2,24 @@
 package dev.zarrdirect.core.store;
 
 import dev.zarrdirect.api.StoreException;
+import dev.zarrdirect.api.settings.SettingResolver;
+import dev.zarrdirect.api.store.ByteRange;
 import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
 import dev.zarrdirect.core.store.http.HttpStore;
 import dev.zarrdirect.core.store.zip.ZipStore;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,6 +41,33 @@ public final class Stores {
             + " (https://host/era5.zarr, read-only)";
 
     private Stores() {
+    }
+
+    /**
+     * Reads the metadata document at {@code key} as UTF-8 text, refusing one larger than
+     * {@link dev.zarrdirect.core.ZarrContext#MAX_METADATA_BYTES} (64 MiB unless set) before it is
+     * read: a hostile store can hold a 3 GiB {@code zarr.json}, and documents are parsed whole.
+     *
+     * @param store the store
+     * @param key   the document's key ({@code t2m/zarr.json})
+     * @return the text, or empty when the key does not exist
+     * @throws StoreException when the document is larger than the limit (naming the store, the key,
+     *                        the size, the limit and the setting) or cannot be read
+     * @throws dev.zarrdirect.api.InvalidSettingException when the setting is set to a bad value
+     */
+    public static Optional<String> readMetadataText(Store store, String key) {
+        long max = SettingResolver.system().get(ZarrContext.MAX_METADATA_BYTES);
+        try (Arena arena = Arena.ofConfined()) {
+            return store.get(key, ByteRange.ALL, max, arena)
+                    .map(seg -> new String(seg.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
+        } catch (StoreException e) {
+            if (e.getMessage() != null && e.getMessage().contains("more than the limit of " + max + " bytes")) {
+                throw new StoreException(e.store(), e.key(), "metadata document " + e.getMessage() + "; the limit"
+                        + " for metadata documents is " + ZarrContext.MAX_METADATA_BYTES.name() + " ("
+                        + ZarrContext.MAX_METADATA_BYTES.env() + ")", e);
+            }
+            throw e;
+        }
     }
 
     /**

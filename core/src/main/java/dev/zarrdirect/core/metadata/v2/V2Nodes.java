@@ -8,9 +8,7 @@ import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.json.Json;
 import dev.zarrdirect.core.metadata.GroupMetadata;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -313,9 +311,7 @@ public final class V2Nodes {
     }
 
     static Optional<String> readText(Store store, String key) {
-        try (Arena arena = Arena.ofConfined()) {
-            return store.get(key, arena).map(seg -> new String(seg.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
-        }
+        return dev.zarrdirect.core.store.Stores.readMetadataText(store, key);
     }
 
     static void writeText(Store store, String key, String text) {

@@ -4,6 +4,7 @@ package dev.zarrdirect.core.store.fs;
 import dev.zarrdirect.api.InvalidKeyException;
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
+import dev.zarrdirect.api.store.ReadBound;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.api.store.StoreKeys;
 
@@ -227,6 +228,8 @@ public final class FileSystemStore implements Store {
                 }
                 long start = range.start(size);
                 long length = range.lengthIn(size);
+                // Before allocating: a sparse file can claim 20 GiB while holding nothing.
+                ReadBound.check(allocator, length, "the read of " + range + " (the file holds " + size + " bytes)");
                 MemorySegment dst = allocator.allocate(length);
                 readFully(ch, dst, start, key, range, size);
                 return Optional.of(dst);

@@ -3,6 +3,7 @@ package dev.zarrdirect.core.store.http;
 
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
+import dev.zarrdirect.api.store.ReadBound;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.api.store.StoreKeys;
 
@@ -51,7 +52,11 @@ import java.util.regex.Pattern;
  * answers {@code 200} with the whole value still works (the range is cut out of the body as it
  * streams past), and the store logs a warning once, since each read then costs the whole value.
  * Bodies are copied from the connection into the caller's segment in 64 KiB steps on the calling
- * thread, so that confined arenas work as allocators. {@link #size} sends {@code HEAD}, falling back
+ * thread, so that confined arenas work as allocators. A bounded read
+ * ({@link Store#get(String, ByteRange, long, SegmentAllocator)}) refuses a larger
+ * {@code Content-Length} before reading the body, and stops reading a body without one at the
+ * limit: a server that streams without end fails at once rather than filling the heap.
+ * {@link #size} sends {@code HEAD}, falling back
  * to {@code GET} of one byte where a server refuses {@code HEAD}.
  *
  * <h2>Status codes</h2>
@@ -442,19 +447,23 @@ public final class HttpStore implements Store {
                     }
                     checkIdentityEncoding(key, uri, range, h);
                     OptionalLong contentLength = h.firstValueAsLong("Content-Length");
+                    if (contentLength.isPresent() && rangeHeader == null) {
+                        // Refused here, before a byte of a 50 GB body is read or a byte allocated.
+                        ReadBound.check(allocator, contentLength.getAsLong(), what + " declares a Content-Length that");
+                    }
                     if (rangeHeader == null) {
                         if (contentLength.isPresent()) {
                             MemorySegment dst = allocateOnce(allocator, slot, contentLength.getAsLong());
                             readFully(body, dst);
                             return Optional.of(dst);
                         }
-                        byte[] all = body.readAllBytes();
+                        byte[] all = readAtMost(key, what, body, ReadBound.maxBytesOf(allocator));
                         MemorySegment dst = allocateOnce(allocator, slot, all.length);
                         MemorySegment.copy(all, 0, dst, ValueLayout.JAVA_BYTE, 0, all.length);
                         return Optional.of(dst);
                     }
                     warnRangesIgnored(what);
-                    return Optional.of(sliceWholeBody(key, uri, range, body, contentLength, allocator, slot));
+                    return Optional.of(sliceWholeBody(key, uri, what, range, body, contentLength, allocator, slot));
                 }
                 case 206 -> {
                     checkIdentityEncoding(key, uri, range, h);
@@ -505,7 +514,9 @@ public final class HttpStore implements Store {
                         + " answered Content-Range " + contentRange);
             }
             throw new StoreException(description, key, what + " for key \"" + key + "\" in " + description
-                    + " answered Content-Range \"" + contentRange + "\", which is not " + range);
+                    + " returned a different range than the one asked for: asked for bytes " + start + "-"
+                    + (start + length - 1) + " (" + range + "), the server returned bytes " + first + "-" + last
+                    + " (Content-Range \"" + contentRange + "\"); the server's range support is broken");
         }
         MemorySegment dst = allocateOnce(allocator, slot, length);
         readFully(body, dst);
@@ -513,10 +524,32 @@ public final class HttpStore implements Store {
     }
 
     /** A {@code 200} answer to a range request: cut the range out of the whole value. */
-    private MemorySegment sliceWholeBody(String key, URI uri, ByteRange range, InputStream body,
+    private MemorySegment sliceWholeBody(String key, URI uri, String what, ByteRange range, InputStream body,
             OptionalLong contentLength, SegmentAllocator allocator, MemorySegment[] slot) throws IOException {
+        if (contentLength.isEmpty() && !range.isSuffix()) {
+            // The bytes before the range are dropped as they pass, and the range read up to the
+            // limit: a server streaming without end costs no memory here, only time, which the
+            // request timeout bounds.
+            long skipped = discard(body, range.offset());
+            if (skipped < range.offset()) {
+                checkFits(key, range, skipped, uri, "GET");
+            }
+            if (range.length() < 0) {
+                byte[] rest = readAtMost(key, what, body, ReadBound.maxBytesOf(allocator));
+                MemorySegment dst = allocateOnce(allocator, slot, rest.length);
+                MemorySegment.copy(rest, 0, dst, ValueLayout.JAVA_BYTE, 0, rest.length);
+                return dst;
+            }
+            MemorySegment dst = allocateOnce(allocator, slot, range.length());
+            long got = readUpTo(body, dst);
+            if (got < range.length()) {
+                checkFits(key, range, range.offset() + got, uri, "GET");
+            }
+            return dst;
+        }
         if (contentLength.isEmpty()) {
-            byte[] all = body.readAllBytes();
+            // A suffix needs the whole value, which must then fit in the limit.
+            byte[] all = readAtMost(key, what, body, ReadBound.maxBytesOf(allocator));
             checkFits(key, range, all.length, uri, "GET");
             long length = range.lengthIn(all.length);
             MemorySegment dst = allocateOnce(allocator, slot, length);
@@ -565,8 +598,16 @@ public final class HttpStore implements Store {
     }
 
     private long sizeByRangeOnce(String key, URI uri) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + requestTimeout.toNanos();
         HttpResponse<InputStream> response = client.send(request(uri).GET().header("Range", "bytes=0-0").build(),
                 HttpResponse.BodyHandlers.ofInputStream());
+        // The request's timeout ends with the headers: a body counted below that never ends would
+        // hang this call, so the body is closed at the deadline, as for get.
+        AtomicBoolean expired = new AtomicBoolean();
+        ScheduledFuture<?> watchdog = timer.schedule(() -> {
+            expired.set(true);
+            closeQuietly(response.body());
+        }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         try (InputStream body = response.body()) {
             int status = response.statusCode();
             HttpHeaders h = response.headers();
@@ -592,6 +633,13 @@ public final class HttpStore implements Store {
                 }
                 default -> throw failure(status, "GET", uri, key, ByteRange.of(0, 1), h, body);
             }
+        } catch (IOException e) {
+            if (expired.get()) {
+                throw new HttpTimeoutException("no complete response within " + millis(requestTimeout));
+            }
+            throw e;
+        } finally {
+            watchdog.cancel(false);
         }
     }
 
@@ -890,6 +938,58 @@ public final class HttpStore implements Store {
             MemorySegment.copy(buffer, 0, dst, ValueLayout.JAVA_BYTE, off, n);
             off += n;
         }
+    }
+
+    /**
+     * The body, up to {@code maxBytes}: a server that streams without end, or without a
+     * {@code Content-Length}, is cut off at the limit instead of filling the heap.
+     */
+    private byte[] readAtMost(String key, String what, InputStream in, long maxBytes) throws IOException {
+        // A Java array holds at most about 2^31 bytes: without a smaller limit, that one applies.
+        int cap = (int) Math.min(maxBytes, Integer.MAX_VALUE - 16);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream((int) Math.min(cap, COPY_BUFFER));
+        byte[] buffer = new byte[COPY_BUFFER];
+        while (true) {
+            int n = in.read(buffer, 0, (int) Math.min(buffer.length, (long) cap - out.size() + 1));
+            if (n < 0) {
+                return out.toByteArray();
+            }
+            out.write(buffer, 0, n);
+            if (out.size() > cap) {
+                throw ReadBound.tooLarge(description, key, out.size(), cap, what + " streamed a body without"
+                        + " Content-Length; what arrived before it was cut off");
+            }
+        }
+    }
+
+    /** Reads and drops up to {@code n} bytes; fewer when the body ends first. */
+    private static long discard(InputStream in, long n) throws IOException {
+        byte[] buffer = new byte[(int) Math.clamp(n, 1, COPY_BUFFER)];
+        long done = 0;
+        while (done < n) {
+            int r = in.read(buffer, 0, (int) Math.min(buffer.length, n - done));
+            if (r < 0) {
+                break;
+            }
+            done += r;
+        }
+        return done;
+    }
+
+    /** Fills {@code dst} from the body, or as much of it as the body holds; returns the bytes read. */
+    private static long readUpTo(InputStream in, MemorySegment dst) throws IOException {
+        long length = dst.byteSize();
+        byte[] buffer = new byte[(int) Math.clamp(length, 1, COPY_BUFFER)];
+        long off = 0;
+        while (off < length) {
+            int n = in.read(buffer, 0, (int) Math.min(buffer.length, length - off));
+            if (n < 0) {
+                break;
+            }
+            MemorySegment.copy(buffer, 0, dst, ValueLayout.JAVA_BYTE, off, n);
+            off += n;
+        }
+        return off;
     }
 
     private static void closeQuietly(InputStream in) {

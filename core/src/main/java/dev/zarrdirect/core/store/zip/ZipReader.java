@@ -122,6 +122,10 @@ final class ZipReader implements AutoCloseable {
         } catch (IndexOutOfBoundsException e) {
             throw corrupt(description, file, "a record points past the end of the file (" + archive.byteSize()
                     + " bytes): " + e.getMessage(), e);
+        } catch (InternalError e) {
+            // A fault on a mapped page: the file shrank between mapping and parsing.
+            throw corrupt(description, file, "it changed or was truncated while being opened (" + e.getMessage()
+                    + ")", e);
         }
     }
 
@@ -324,6 +328,18 @@ final class ZipReader implements AutoCloseable {
             throw new StoreException(description, key, "cannot read key \"" + key + "\" from " + description
                     + ": its zip entry \"" + e.name + "\" is encrypted, which ZipStore does not support");
         }
+        try {
+            readMapped(key, e, range, start, dst, whole);
+        } catch (InternalError ex) {
+            // The JDK reports a fault on a mapped page (the archive was truncated or replaced while
+            // open: SIGBUS) as an InternalError; it is an I/O failure of this key, not a VM bug.
+            throw new StoreException(description, key, "cannot read " + range + " of key \"" + key + "\" (zip entry \""
+                    + e.name + "\") from " + description + ": the archive " + file + " changed or was truncated"
+                    + " while open (" + ex.getMessage() + "); reopen the store once the file is complete", ex);
+        }
+    }
+
+    private void readMapped(String key, Entry e, ByteRange range, long start, MemorySegment dst, boolean whole) {
         long data = dataOffset(key, e);
         try {
             switch (e.method) {
@@ -423,9 +439,12 @@ final class ZipReader implements AutoCloseable {
         final long end;
         boolean padded;
 
+        final byte[] buffer;
+
         Input(long next, long end) {
             this.next = next;
             this.end = end;
+            this.buffer = new byte[(int) Math.clamp(end - next, 1, SKIP_BUFFER)];
         }
     }
 
@@ -454,8 +473,11 @@ final class ZipReader implements AutoCloseable {
                 continue;
             }
             if (input.next < input.end) {
-                long n2 = Math.min(PIECE, input.end - input.next);
-                inflater.setInput(archive.asSlice(input.next, n2).asByteBuffer());
+                // Copied out of the mapping rather than handed to zlib as a direct buffer: a fault on
+                // a truncated mapping is an InternalError in a Java copy, but would kill the VM in C.
+                int n2 = (int) Math.min(input.buffer.length, input.end - input.next);
+                MemorySegment.copy(archive, ValueLayout.JAVA_BYTE, input.next, input.buffer, 0, n2);
+                inflater.setInput(input.buffer, 0, n2);
                 input.next += n2;
             } else if (!input.padded) {
                 // Old zlib versions need one byte past the raw deflate data to flush the last block.

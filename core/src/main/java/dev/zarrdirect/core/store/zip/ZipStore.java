@@ -3,6 +3,7 @@ package dev.zarrdirect.core.store.zip;
 
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
+import dev.zarrdirect.api.store.ReadBound;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.api.store.StoreKeys;
 
@@ -29,8 +30,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * entry is copied from the mapping straight into the caller's segment, and a range read touches
  * only the pages of that range. A DEFLATED entry is inflated from its start, and the bytes before
  * the range are inflated and discarded: range reads of deflated entries cost as much as reading up
- * to the end of the range. Whole-value reads check the entry's CRC-32. Other compression methods,
- * encrypted entries and multi-volume archives are refused with a message saying so.
+ * to the end of the range. Inflating stops at the entry's declared size, and a bounded read
+ * ({@link Store#get(String, ByteRange, long, SegmentAllocator)}) checks that size against its limit
+ * before inflating (a zip bomb declares gigabytes). Whole-value reads check the entry's CRC-32. An
+ * archive truncated or replaced while open fails reads with a {@link StoreException}. Other
+ * compression methods, encrypted entries and multi-volume archives are refused with a message
+ * saying so.
  * <p>
  * The hierarchy may sit at the root of the archive, or under one top-level folder (as
  * {@code zip -r era5.zip era5.zarr} makes it): when nothing but that folder (and any
@@ -175,6 +180,8 @@ public final class ZipStore implements Store {
                 return Optional.empty();
             }
             checkFits(key, range, e.size);
+            // Before inflating anything: an entry may claim 2^40 bytes, or a few MB may inflate to GBs.
+            ReadBound.check(allocator, range.lengthIn(e.size), "the size that zip entry \"" + e.name + "\" declares");
             MemorySegment dst = allocator.allocate(range.lengthIn(e.size));
             reader.read(key, e, range, range.start(e.size), dst, range.start(e.size) == 0 && dst.byteSize() == e.size);
             return Optional.of(dst);
