@@ -9,8 +9,8 @@
  *      same order, so the statuses are the same as zd_lz4_decode_thread / zd_blosclz_decode_thread;
  *   2. all items copy every literal byte of the batch (they read only the input);
  *   3. all items copy the match bytes, in "waves": a match joins the current wave when the bytes
- *      it reads all lie before the output of the wave's first match (they are final: literals of
- *      the batch or earlier batches or waves). An overlapping match (offset < length) reads
+ *      it reads all lie before the output of the wave's first match, or within its own literals
+ *      (either way they are final: literals of the batch, or output of earlier batches or waves). An overlapping match (offset < length) reads
  *      byte k from out - offset + k mod offset, which is before its own output, so its bytes are
  *      independent too. A barrier ends each wave.
  * Byte k of a phase goes to item k mod local_size (consecutive items, consecutive bytes); each
@@ -74,7 +74,9 @@ ZD_INLINE void zd_lz_batch_push_thread(ZD_LOCAL zd_lz_batch *b, zd_lz_cursor *c,
     if (ml > 0u) {
         zd_u32 mo = out + lit;
         zd_u32 src_end = mo - off + (off < ml ? off : ml);
-        if (c->wave_out == 0xFFFFFFFFu || src_end > c->wave_out) {
+        /* reading only its own literals (off <= lit: a run after a literal, say) needs no wave */
+        zd_u32 own = off <= lit;
+        if (c->wave_out == 0xFFFFFFFFu || (src_end > c->wave_out && !own)) {
             b->wave[b->nwaves++] = i;
             c->wave_out = mo;
         }
