@@ -4,9 +4,9 @@
  *   zd_blosc_decode     <<<any grid, any block>>>: every codec; shared memory sizeof(zd_blosc_lds) +
  *                       sizeof(zd_zstd_lds); scratch per block ZD_BLOSC_SCRATCH_PER_GROUP(max_block).
  *   zd_blosc_decode_lz  the same without zstd (zstd streams: ZD_STATUS_BLOSC_CODEC_UNSUPPORTED), for
- *                       arrays whose cname is blosclz/lz4/lz4hc: about 3.3 KiB of shared memory,
+ *                       arrays whose cname is blosclz/lz4/lz4hc: about 6.4 KiB of shared memory,
  *                       scratch per block ZD_BLOSC_LZ_SCRATCH_PER_GROUP(max_block); each lz stream decoded by
- *                       the whole block (item 0 parses, all copy).
+ *                       the whole block (one thread per stream parses, all copy).
  *   zd_blosc_decode_lz_thread  as zd_blosc_decode_lz, but one thread per lz stream (for comparison). */
 #include "zd_portable.h"
 #include "blosc/zd_blosc.h"
