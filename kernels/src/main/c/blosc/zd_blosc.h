@@ -48,7 +48,7 @@
  * Limits: typesize 1..255 (the header's byte); blocks split into at most ZD_BLOSC_MAX_SPLITS
  * streams (as the format rule implies); nbytes, blocksize, cbytes below 2^32 (the format's
  * fields); a shuffled block no larger than the scratch given (the recommendation is
- * ZD_BLOSC_DEFAULT_MAX_BLOCK, which covers every automatic c-blosc 1.x blocksize).
+ * ZD_BLOSC_DEFAULT_MAX_BLOCK, 8 MiB; c-blosc 1.21's automatic blocksizes stay at or below 1 MiB).
  * On CUDA, the plan kernel needs a group of whole warps (zd_scan_excl_u64_group).
  */
 #ifndef ZD_BLOSC_H
