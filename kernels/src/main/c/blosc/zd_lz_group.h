@@ -150,4 +150,49 @@ ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd
     }
 }
 
+/* Phases 2 and 3 in one pass, without waves: the byte at a match position is found by following
+   its source back (out - offset + k mod offset) through the batch's matches until it lands on a
+   literal of the batch (read from the input) or before the batch's first output (final, from
+   earlier batches). Each step goes strictly back, so the walk ends; its length is the depth of
+   the copy chain inside the batch. Same arguments and barrier contract as zd_lz_execute_group. */
+ZD_INLINE void zd_lz_execute_resolve_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos,
+                                           ZD_GLOBAL zd_u8 *dst, zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs,
+                                           zd_u32 m) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 base[ZD_LZ_STREAMS + 1u];
+    base[0] = 0u;
+    for (zd_u32 s = 0; s < ZD_LZ_STREAMS; s++) {
+        zd_u32 ok = s < m;
+        base[s + 1u] = base[s] + (ok ? bs[s].lit_pfx[bs[s].n] + bs[s].ml_pfx[bs[s].n] : 0u);
+    }
+    for (zd_u32 k = lid; k < base[ZD_LZ_STREAMS]; k += ls) {
+        zd_u32 s = 0;
+        while (base[s + 1u] <= k) s++;
+        const ZD_LOCAL zd_lz_batch *b = bs + s;
+        ZD_GLOBAL zd_u8 *o = dst + (zd_u64)s * stride;
+        zd_u32 first = b->out[0];
+        /* the batch's output is contiguous from its first sequence: byte k - base[s] of it */
+        zd_u32 p = first + (k - base[s]);
+        zd_u32 t = p;
+        zd_u8 v;
+        for (;;) {
+            if (p < first) {
+                v = o[p];
+                break;
+            }
+            zd_u32 q = zd_lz_search(b->out, 0u, b->n, p);
+            zd_u32 lit = b->lit_pfx[q + 1u] - b->lit_pfx[q];
+            zd_u32 mo = b->out[q] + lit;
+            if (p < mo) {
+                v = src[in_pos[s] + b->lit_src[q] + (p - b->out[q])];
+                break;
+            }
+            zd_u32 i = p - mo, off = b->off[q], ml = b->ml_pfx[q + 1u] - b->ml_pfx[q];
+            p = mo - off + (off < ml ? i % off : i);
+        }
+        o[t] = v;
+    }
+    ZD_BARRIER();
+}
+
 #endif
