@@ -7,7 +7,8 @@
 //  2. Generated lz4 + byte-shuffle chunks (float32 fields of zd_bench_data.h, framed here by a
 //     small LZ4 writer of our own), repeated up to --gib GiB of decoded bytes, each copy with its
 //     own compressed bytes: checked byte for byte, then plan + decode timed with CUDA events
-//     (median of --reps) for both lz entries (whole group per stream; thread per stream), several
+//     (median of --reps) for the three lz entries (whole group per stream with match waves, or
+//     with copy chains resolved; thread per stream), several
 //     group sizes and grids; GB/s of decoded bytes.
 // Build (from kernels/):
 //   nvcc -O3 -I src/main/c -I src/test/cuda -gencode arch=compute_90,code=sm_90 -o zd_blosc_check src/test/cuda/zd_blosc_check.cu
@@ -80,7 +81,8 @@ struct Dev {
         cudaFree(src); cudaFree(dst); cudaFree(so); cudaFree(ss); cudaFree(dof); cudaFree(ds); cudaFree(plan);
         cudaFree(status); if (scratch) cudaFree(scratch);
     }
-    // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread);
+    // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread,
+    // 3 zd_blosc_decode_lz_resolve);
     // returns the time of both launches in ms
     float run(zd_u32 n, int entry, zd_u32 groups, zd_u32 items, zd_u64 spg) {
         need_scratch(spg * groups);
@@ -92,6 +94,8 @@ struct Dev {
         if (entry == 1) zd_blosc_decode_lz<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else if (entry == 2)
             zd_blosc_decode_lz_thread<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        else if (entry == 3)
+            zd_blosc_decode_lz_resolve<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else zd_blosc_decode<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         CK(cudaGetLastError());
         CK(cudaEventRecord(e1));
@@ -127,8 +131,9 @@ static int corpus_check(const std::string &path) {
     Bytes out(b.dst_bytes);
     std::vector<zd_u32> st(nc);
     int fails = 0;
-    static const char *entries[] = {"zd_blosc_decode", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread"};
-    for (int lz = 0; lz < 3; lz++)
+    static const char *entries[] = {"zd_blosc_decode", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread",
+                                    "zd_blosc_decode_lz_resolve"};
+    for (int lz = 0; lz < 4; lz++)
         for (zd_u32 items : {32u, 128u})
             for (zd_u32 groups : {1u, 7u, 264u}) {
                 zd_u64 spg = lz ? ZD_BLOSC_LZ_SCRATCH_PER_GROUP(1 << 20) : ZD_BLOSC_SCRATCH_PER_GROUP(1 << 20);
@@ -177,7 +182,8 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev_id));
     int fails = 0;
     zd_u64 spg = ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
-    for (int entry : {1, 2})
+    static const char *names[] = {"", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread", "zd_blosc_decode_lz_resolve"};
+    for (int entry : {1, 3, 2})
     for (zd_u32 items : {32u, 64u, 128u})
         for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
             zd_u32 groups = per_sm * (zd_u32)sms;
@@ -197,7 +203,7 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
             std::sort(t.begin(), t.end());
             float ms = t[t.size() / 2];
             printf("%-25s %3u items x %5u groups (%2u/SM): %8.3f ms  %7.2f GB/s decoded  bad chunks %d\n",
-                   entry == 1 ? "zd_blosc_decode_lz" : "zd_blosc_decode_lz_thread", items, groups, per_sm, ms,
+                   names[entry], items, groups, per_sm, ms,
                    (double)n * chunk / (ms * 1e6), bad);
             fails += bad;
         }

@@ -28,9 +28,10 @@
  *      raises status[c] with an atomic max: when several blocks of a chunk fail, the chunk's word
  *      is the largest of their codes, the same under any schedule.
  * Inside a unit: item 0 walks the chain of stream sizes (bounds-checked) into local memory; raw
- * streams are copied by the whole group; lz4/blosclz streams are decoded one after another, each
- * by the whole group (blosc/zd_lz_group.h: item 0 parses a batch of sequences, every item copies
- * their bytes), or with ZD_BLOSC_MODE_LZ_THREAD one stream per item (items s, s + local_size, ...
+ * streams are copied by the whole group; lz4/blosclz streams are decoded by the whole group, up
+ * to ZD_LZ_STREAMS side by side (blosc/zd_lz_group.h: one item per stream parses a batch of
+ * sequences, every item copies their bytes; with ZD_BLOSC_MODE_LZ_RESOLVE matches are resolved
+ * by walking copy chains instead of in waves), or with ZD_BLOSC_MODE_LZ_THREAD one stream per item (items s, s + local_size, ...
  * of the up to 16 split streams, each copying its own bytes); zstd streams are decoded one after
  * another by the whole group. Without a shuffle, streams decode straight into dst;
  * with one, into the group's scratch, which the group then unshuffles into dst.
@@ -43,12 +44,12 @@
  *            the scratch gives ZD_STATUS_BLOSC_BLOCK_TOO_LARGE (a caller error: decode that
  *            chunk elsewhere). Unshuffled blocks need no scratch.
  *   local    zd_blosc_plan: ZD_SCAN_TMP_WORDS u64; zd_blosc_decode: sizeof(zd_blosc_lds) +
- *            sizeof(zd_zstd_lds); zd_blosc_decode_lz: sizeof(zd_blosc_lds) (about 3.3 KiB, most of
- *            it the LZ batch of ZD_LZ_BATCH sequences).
+ *            sizeof(zd_zstd_lds); zd_blosc_decode_lz: sizeof(zd_blosc_lds) (about 6.4 KiB, most of
+ *            it ZD_LZ_STREAMS batches of ZD_LZ_BATCH sequences).
  * Limits: typesize 1..255 (the header's byte); blocks split into at most ZD_BLOSC_MAX_SPLITS
  * streams (as the format rule implies); nbytes, blocksize, cbytes below 2^32 (the format's
  * fields); a shuffled block no larger than the scratch given (the recommendation is
- * ZD_BLOSC_DEFAULT_MAX_BLOCK, which covers every automatic c-blosc 1.x blocksize).
+ * ZD_BLOSC_DEFAULT_MAX_BLOCK, 8 MiB; c-blosc 1.21's automatic blocksizes stay at or below 1 MiB).
  * On CUDA, the plan kernel needs a group of whole warps (zd_scan_excl_u64_group).
  */
 #ifndef ZD_BLOSC_H
@@ -78,6 +79,7 @@
 /* zd_blosc_decode_unit_group's mode bits */
 #define ZD_BLOSC_MODE_ZSTD 1u      /* decode zstd streams (needs zd_zstd_lds and the zstd scratch) */
 #define ZD_BLOSC_MODE_LZ_THREAD 2u /* one item per lz4/blosclz stream instead of the whole group */
+#define ZD_BLOSC_MODE_LZ_RESOLVE 4u /* matches resolved by walking their copy chains, not in waves */
 #define ZD_BLOSC_DEFAULT_MAX_BLOCK ((zd_u64)8u * 1024u * 1024u)
 #define ZD_BLOSC_ROUND16(x) ((((zd_u64)(x)) + 15u) & ~(zd_u64)15u)
 #define ZD_BLOSC_PLAN_BYTES(n_chunks) (8u * ((zd_u64)(n_chunks) + 1u))
@@ -95,7 +97,7 @@ typedef struct {
     zd_u32 len[ZD_BLOSC_MAX_SPLITS]; /* compressed size */
     zd_u32 st[ZD_BLOSC_MAX_SPLITS];  /* per-stream status */
     zd_u32 status;
-    zd_lz_batch lz; /* the cooperative LZ executor's batch */
+    zd_lz_batch lz[ZD_LZ_STREAMS]; /* the cooperative LZ executor's batches */
 } zd_blosc_lds;
 
 ZD_INLINE zd_u32 zd_blosc_le32(const ZD_GLOBAL zd_u8 *p) {
@@ -145,26 +147,57 @@ ZD_INLINE zd_u32 zd_blosc_splits_thread(const zd_blosc_hdr *h, zd_u64 bsize) {
     return split ? h->typesize : 1u;
 }
 
-/* Decodes the lz4 (is_lz4) or BloscLZ stream src[0, src_len) into exactly dst[0, dst_len) with
-   every item of the group (blosc/zd_lz_group.h). Every item calls; the status is valid on all. */
-ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, zd_u32 src_len, ZD_GLOBAL zd_u8 *dst,
-                                  zd_u32 dst_len, ZD_LOCAL zd_lz_batch *b) {
-    zd_lz_cursor c;
-    zd_lz_cursor_init_thread(&c);
-    for (;;) {
-        if (zd_local_id() == 0u) {
-            if (is_lz4) zd_lz4_parse_thread(&c, src, src_len, dst_len, b);
-            else zd_blosclz_parse_thread(&c, src, src_len, dst_len, b);
+/* Decodes the lz4 (is_lz4) or BloscLZ streams 0..splits of a block (lds->pos/len; stream s
+   into out + s * neblock; raw ones, len == neblock, already copied) with every item of the group,
+   ZD_LZ_STREAMS streams at a time (blosc/zd_lz_group.h). Parsing goes on in every stream until
+   it ends or fails, so the status is that of the lowest failing stream, as with one item per
+   stream. Every item calls; the status is valid on all. */
+ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *out, zd_u32 neblock,
+                                  zd_u32 splits, ZD_LOCAL zd_blosc_lds *lds, zd_u32 resolve) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    for (zd_u32 r0 = 0; r0 < splits; r0 += ZD_LZ_STREAMS) {
+        zd_u32 m = splits - r0 < ZD_LZ_STREAMS ? splits - r0 : ZD_LZ_STREAMS;
+        zd_lz_cursor cur[ZD_LZ_STREAMS];
+        zd_u32 fin[ZD_LZ_STREAMS];
+        for (zd_u32 k = 0; k < ZD_LZ_STREAMS; k++) {
+            zd_lz_cursor_init_thread(&cur[k]);
+            fin[k] = k >= m || lds->len[r0 + k] == neblock;
+            if (k < m && lid == k % ls) lds->st[r0 + k] = ZD_STATUS_OK;
         }
-        ZD_BARRIER();
-        zd_u32 st = b->status, done = b->done;
-        if (st != ZD_STATUS_OK) {
-            ZD_BARRIER(); /* everyone has read the status before item 0 parses again */
-            return st;
+        for (;;) {
+            for (zd_u32 k = lid; k < m; k += ls) {
+                ZD_LOCAL zd_lz_batch *b = &lds->lz[k];
+                if (fin[k]) {
+                    b->n = 0u;
+                    b->nwaves = 0u;
+                    b->lit_pfx[0] = 0u;
+                    b->ml_pfx[0] = 0u;
+                    b->done = 1u;
+                    b->status = ZD_STATUS_OK;
+                    continue;
+                }
+                const ZD_GLOBAL zd_u8 *in = src + lds->pos[r0 + k];
+                if (is_lz4) zd_lz4_parse_thread(&cur[k], in, lds->len[r0 + k], neblock, b);
+                else zd_blosclz_parse_thread(&cur[k], in, lds->len[r0 + k], neblock, b);
+                if (b->status != ZD_STATUS_OK) {
+                    lds->st[r0 + k] = b->status;
+                    b->n = 0u; /* nothing of a failing stream is executed */
+                    b->nwaves = 0u;
+                }
+                if (b->done || b->status != ZD_STATUS_OK) fin[k] = 1u;
+            }
+            ZD_BARRIER();
+            zd_u32 all = 1u;
+            for (zd_u32 k = 0; k < m; k++) all &= lds->lz[k].done | (lds->lz[k].status != ZD_STATUS_OK);
+            if (resolve) zd_lz_execute_resolve_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
+            else zd_lz_execute_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
+            if (all) break;
         }
-        zd_lz_execute_group(src, dst, b); /* its first barrier also orders the reads above */
-        if (done) return ZD_STATUS_OK;
     }
+    ZD_BARRIER(); /* the last streams' statuses are written before their last batch's barriers; this one is for lds->st of every round */
+    zd_u32 st = ZD_STATUS_OK;
+    for (zd_u32 s = 0; s < splits && st == ZD_STATUS_OK; s++) st = lds->st[s];
+    return st;
 }
 
 /* Decodes work unit `unit` of the chunk src[0, src_len) -> dst[0, dst_len). Every item calls;
@@ -248,11 +281,8 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
                                             zscratch, zlen, zlds);
         }
     } else if (!(mode & ZD_BLOSC_MODE_LZ_THREAD)) {
-        for (zd_u32 s = 0; s < splits && st == ZD_STATUS_OK; s++) {
-            if (lds->len[s] == neblock) continue;
-            st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src + lds->pos[s], lds->len[s],
-                                    out + (zd_u64)s * neblock, neblock, &lds->lz);
-        }
+        st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src, out, neblock, splits, lds,
+                                (mode & ZD_BLOSC_MODE_LZ_RESOLVE) != 0u);
     } else {
         for (zd_u32 s = lid; s < splits; s += ls) {
             zd_u32 len = lds->len[s], sst = ZD_STATUS_OK;

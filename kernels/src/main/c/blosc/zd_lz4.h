@@ -93,7 +93,7 @@ ZD_FUNC zd_u32 zd_lz4_decode_thread(const ZD_GLOBAL zd_u8 *src, zd_u32 src_len, 
     }
 }
 
-/* The same checks in the same order as zd_lz4_decode_thread, without the copies: item 0 parses
+/* The same checks in the same order as zd_lz4_decode_thread, without the copies: one item parses
    sequences into b for zd_lz_execute_group until the batch is full, the stream ends (b->done) or
    a check fails (b->status). */
 ZD_FUNC void zd_lz4_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src, zd_u32 src_len, zd_u32 dst_len,

@@ -3,20 +3,23 @@
  * zd_lz_group.h - cooperative execution of an LZ77 stream (LZ4 or BloscLZ) by a whole work-group.
  *
  * A stream decoded by one item copies every byte itself: on a GPU that is one slow thread per
- * stream. Here the work is split as in zstd's executor:
- *   1. item 0 parses up to ZD_LZ_BATCH sequences (literal run + match) without copying anything:
+ * stream. Here the work is split as in zstd's executor, for up to ZD_LZ_STREAMS streams at once
+ * (the split streams of a block: independent, each with its own output):
+ *   1. one item per stream parses up to ZD_LZ_BATCH sequences (literal run + match) without
+ *      copying anything:
  *      only the token bytes are read, and every bounds check of the serial decoder is made, in the
  *      same order, so the statuses are the same as zd_lz4_decode_thread / zd_blosclz_decode_thread;
- *   2. all items copy every literal byte of the batch (they read only the input);
- *   3. all items copy the match bytes, in "waves": a match joins the current wave when the bytes
- *      it reads all lie before the output of the wave's first match (they are final: literals of
- *      the batch or earlier batches or waves). An overlapping match (offset < length) reads
+ *   2. all items copy every literal byte of the batches (they read only the input);
+ *   3. all items copy the match bytes, in "waves" (wave w of every stream at once): a match joins the current wave when the bytes
+ *      it reads all lie before the output of the wave's first match, or within its own literals
+ *      (either way they are final: literals of the batch, or output of earlier batches or waves). An overlapping match (offset < length) reads
  *      byte k from out - offset + k mod offset, which is before its own output, so its bytes are
  *      independent too. A barrier ends each wave.
  * Byte k of a phase goes to item k mod local_size (consecutive items, consecutive bytes); each
- * item finds its sequence once by binary search over the batch's prefix sums, then walks forward.
+ * finds its stream among the streams' byte counts and its sequence by binary search over the
+ * batch's prefix sums.
  *
- * Local memory: sizeof(zd_lz_batch) (about 3.1 KiB with ZD_LZ_BATCH 128).
+ * Local memory: ZD_LZ_STREAMS * sizeof(zd_lz_batch) (about 6.2 KiB with ZD_LZ_BATCH 64).
  */
 #ifndef ZD_LZ_GROUP_H
 #define ZD_LZ_GROUP_H
@@ -25,8 +28,10 @@
 #include "zstd/zd_status.h"
 
 #ifndef ZD_LZ_BATCH
-#define ZD_LZ_BATCH 128u
+#define ZD_LZ_BATCH 64u /* sequences per stream and batch */
 #endif
+/* Streams parsed (one item each) and executed side by side: the split streams of a block. */
+#define ZD_LZ_STREAMS 4u
 
 typedef struct {
     zd_u32 lit_src[ZD_LZ_BATCH];     /* literal run start in the stream */
@@ -38,7 +43,7 @@ typedef struct {
     zd_u32 n, nwaves, done, status;
 } zd_lz_batch;
 
-/* Item 0's parse position, kept across batches. */
+/* A parsing item's position in its stream, kept across batches. */
 typedef struct {
     zd_u32 ip, op, ctrl;
     zd_u32 wave_out; /* output start of the current wave's first match; ~0: no wave open */
@@ -74,7 +79,9 @@ ZD_INLINE void zd_lz_batch_push_thread(ZD_LOCAL zd_lz_batch *b, zd_lz_cursor *c,
     if (ml > 0u) {
         zd_u32 mo = out + lit;
         zd_u32 src_end = mo - off + (off < ml ? off : ml);
-        if (c->wave_out == 0xFFFFFFFFu || src_end > c->wave_out) {
+        /* reading only its own literals (off <= lit: a run after a literal, say) needs no wave */
+        zd_u32 own = off <= lit;
+        if (c->wave_out == 0xFFFFFFFFu || (src_end > c->wave_out && !own)) {
             b->wave[b->nwaves++] = i;
             c->wave_out = mo;
         }
@@ -93,36 +100,99 @@ ZD_INLINE zd_u32 zd_lz_search(const ZD_LOCAL zd_u32 *pfx, zd_u32 lo, zd_u32 hi, 
     return lo;
 }
 
-/* Phases 2 and 3 for the batch in b. Every item calls; ends with a barrier, after which item 0
-   may parse the next batch: so no field of b is read after the last barrier (nwaves is cached). */
-ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_lz_batch *b) {
-    zd_u32 lid = zd_local_id(), ls = zd_local_size(), n = b->n, nwaves = b->nwaves;
-    zd_u32 total = b->lit_pfx[n];
-    if (lid < total) {
-        zd_u32 j = zd_lz_search(b->lit_pfx, 0u, n, lid);
-        for (zd_u32 k = lid; k < total; k += ls) {
-            while (b->lit_pfx[j + 1u] <= k) j++;
-            zd_u32 i = k - b->lit_pfx[j];
-            dst[b->out[j] + i] = src[b->lit_src[j] + i];
-        }
+/* Phases 2 and 3 for the batches bs[0..m) of m streams side by side: stream s reads
+   src + in_pos[s] and writes dst + s * stride. Their literals are copied together, then wave w of
+   every stream together (streams are independent, so only each stream's own wave order matters).
+   Every item calls; ends with a barrier, after which the batches' owners may parse again: so no
+   field of bs is read after the last barrier (the counts are cached). */
+ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos, ZD_GLOBAL zd_u8 *dst,
+                                   zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs, zd_u32 m) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 lit_base[ZD_LZ_STREAMS + 1u], nwaves = 0u;
+    lit_base[0] = 0u;
+    for (zd_u32 s = 0; s < ZD_LZ_STREAMS; s++) {
+        zd_u32 ok = s < m;
+        lit_base[s + 1u] = lit_base[s] + (ok ? bs[s].lit_pfx[bs[s].n] : 0u);
+        if (ok && bs[s].nwaves > nwaves) nwaves = bs[s].nwaves;
+    }
+    for (zd_u32 k = lid; k < lit_base[ZD_LZ_STREAMS]; k += ls) {
+        zd_u32 s = 0;
+        while (lit_base[s + 1u] <= k) s++;
+        const ZD_LOCAL zd_lz_batch *b = bs + s;
+        zd_u32 x = k - lit_base[s];
+        zd_u32 j = zd_lz_search(b->lit_pfx, 0u, b->n, x);
+        zd_u32 i = x - b->lit_pfx[j];
+        dst[(zd_u64)s * stride + b->out[j] + i] = src[in_pos[s] + b->lit_src[j] + i];
     }
     ZD_BARRIER();
     for (zd_u32 w = 0; w < nwaves; w++) {
-        zd_u32 a = b->wave[w], e = b->wave[w + 1u];
-        zd_u32 base = b->ml_pfx[a], end = b->ml_pfx[e];
-        if (base + lid < end) {
-            zd_u32 j = zd_lz_search(b->ml_pfx, a, e, base + lid);
-            for (zd_u32 k = base + lid; k < end; k += ls) {
-                while (b->ml_pfx[j + 1u] <= k) j++;
-                zd_u32 i = k - b->ml_pfx[j];
-                zd_u32 ml = b->ml_pfx[j + 1u] - b->ml_pfx[j];
-                zd_u32 off = b->off[j];
-                zd_u32 mo = b->out[j] + (b->lit_pfx[j + 1u] - b->lit_pfx[j]);
-                dst[mo + i] = dst[mo - off + (off < ml ? i % off : i)];
-            }
+        zd_u32 base[ZD_LZ_STREAMS + 1u];
+        base[0] = 0u;
+        for (zd_u32 s = 0; s < ZD_LZ_STREAMS; s++) {
+            zd_u32 bytes = 0u;
+            if (s < m && w < bs[s].nwaves) bytes = bs[s].ml_pfx[bs[s].wave[w + 1u]] - bs[s].ml_pfx[bs[s].wave[w]];
+            base[s + 1u] = base[s] + bytes;
+        }
+        for (zd_u32 k = lid; k < base[ZD_LZ_STREAMS]; k += ls) {
+            zd_u32 s = 0;
+            while (base[s + 1u] <= k) s++;
+            const ZD_LOCAL zd_lz_batch *b = bs + s;
+            zd_u32 a = b->wave[w], e = b->wave[w + 1u];
+            zd_u32 x = b->ml_pfx[a] + (k - base[s]);
+            zd_u32 j = zd_lz_search(b->ml_pfx, a, e, x);
+            zd_u32 i = x - b->ml_pfx[j];
+            zd_u32 ml = b->ml_pfx[j + 1u] - b->ml_pfx[j];
+            zd_u32 off = b->off[j];
+            ZD_GLOBAL zd_u8 *o = dst + (zd_u64)s * stride + b->out[j] + (b->lit_pfx[j + 1u] - b->lit_pfx[j]);
+            o[i] = o[(zd_i64)(off < ml ? i % off : i) - (zd_i64)off];
         }
         ZD_BARRIER();
     }
+}
+
+/* Phases 2 and 3 in one pass, without waves: the byte at a match position is found by following
+   its source back (out - offset + k mod offset) through the batch's matches until it lands on a
+   literal of the batch (read from the input) or before the batch's first output (final, from
+   earlier batches). Each step goes strictly back, so the walk ends; its length is the depth of
+   the copy chain inside the batch. Same arguments and barrier contract as zd_lz_execute_group. */
+ZD_INLINE void zd_lz_execute_resolve_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos,
+                                           ZD_GLOBAL zd_u8 *dst, zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs,
+                                           zd_u32 m) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 base[ZD_LZ_STREAMS + 1u];
+    base[0] = 0u;
+    for (zd_u32 s = 0; s < ZD_LZ_STREAMS; s++) {
+        zd_u32 ok = s < m;
+        base[s + 1u] = base[s] + (ok ? bs[s].lit_pfx[bs[s].n] + bs[s].ml_pfx[bs[s].n] : 0u);
+    }
+    for (zd_u32 k = lid; k < base[ZD_LZ_STREAMS]; k += ls) {
+        zd_u32 s = 0;
+        while (base[s + 1u] <= k) s++;
+        const ZD_LOCAL zd_lz_batch *b = bs + s;
+        ZD_GLOBAL zd_u8 *o = dst + (zd_u64)s * stride;
+        zd_u32 first = b->out[0];
+        /* the batch's output is contiguous from its first sequence: byte k - base[s] of it */
+        zd_u32 p = first + (k - base[s]);
+        zd_u32 t = p;
+        zd_u8 v;
+        for (;;) {
+            if (p < first) {
+                v = o[p];
+                break;
+            }
+            zd_u32 q = zd_lz_search(b->out, 0u, b->n, p);
+            zd_u32 lit = b->lit_pfx[q + 1u] - b->lit_pfx[q];
+            zd_u32 mo = b->out[q] + lit;
+            if (p < mo) {
+                v = src[in_pos[s] + b->lit_src[q] + (p - b->out[q])];
+                break;
+            }
+            zd_u32 i = p - mo, off = b->off[q], ml = b->ml_pfx[q + 1u] - b->ml_pfx[q];
+            p = mo - off + (off < ml ? i % off : i);
+        }
+        o[t] = v;
+    }
+    ZD_BARRIER();
 }
 
 #endif

@@ -12,7 +12,8 @@
  *     unchanged. Otherwise the whole block is stored unchanged.
  *
  * Work split: byte shuffle, one element per item (reads of a row are consecutive across items,
- * writes land side by side); bit shuffle, one group of 8 elements per item (8 row bytes read,
+ * writes land side by side, as 4-byte words where the type size and dst allow: two elements per
+ * word for typesize 2); bit shuffle, one group of 8 elements per item (8 row bytes read,
  * one 8x8 bit transpose per byte of the type, 8 * typesize bytes written).
  */
 #ifndef ZD_SHUFFLE_H
@@ -44,9 +45,31 @@ ZD_INLINE void zd_byte_unshuffle_group(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_
         return;
     }
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
-    for (zd_u64 e = lid; e < n; e += ls) {
-        ZD_GLOBAL zd_u8 *o = dst + e * typesize;
-        for (zd_u32 j = 0; j < typesize; j++) o[j] = src[(zd_u64)j * n + e];
+    if ((typesize & 3u) == 0u && zd_addr_mod4(dst) == 0u) {
+        /* whole 4-byte words per item: a group's stores cover consecutive words */
+        for (zd_u64 e = lid; e < n; e += ls) {
+            ZD_GLOBAL zd_u8 *o = dst + e * typesize;
+            for (zd_u32 j = 0; j < typesize; j += 4u) {
+                const ZD_GLOBAL zd_u8 *r = src + (zd_u64)j * n + e;
+                zd_st_u32a(o + j, (zd_u32)r[0] | ((zd_u32)r[n] << 8) | ((zd_u32)r[2u * n] << 16) |
+                                      ((zd_u32)r[3u * n] << 24));
+            }
+        }
+    } else if (typesize == 2u && zd_addr_mod4(dst) == 0u) {
+        /* two elements per item and word */
+        for (zd_u64 e = 2u * lid; e + 1u < n; e += 2u * ls) {
+            const ZD_GLOBAL zd_u8 *r = src + e;
+            zd_st_u32a(dst + 2u * e, (zd_u32)r[0] | ((zd_u32)r[n] << 8) | ((zd_u32)r[1] << 16) | ((zd_u32)r[n + 1u] << 24));
+        }
+        if ((n & 1u) && lid == 0u) {
+            dst[2u * (n - 1u)] = src[n - 1u];
+            dst[2u * (n - 1u) + 1u] = src[2u * n - 1u];
+        }
+    } else {
+        for (zd_u64 e = lid; e < n; e += ls) {
+            ZD_GLOBAL zd_u8 *o = dst + e * typesize;
+            for (zd_u32 j = 0; j < typesize; j++) o[j] = src[(zd_u64)j * n + e];
+        }
     }
     zd_u64 whole = n * typesize;
     for (zd_u64 i = whole + lid; i < bytes; i += ls) dst[i] = src[i];

@@ -4,10 +4,11 @@
  *   zd_blosc_decode     <<<any grid, any block>>>: every codec; shared memory sizeof(zd_blosc_lds) +
  *                       sizeof(zd_zstd_lds); scratch per block ZD_BLOSC_SCRATCH_PER_GROUP(max_block).
  *   zd_blosc_decode_lz  the same without zstd (zstd streams: ZD_STATUS_BLOSC_CODEC_UNSUPPORTED), for
- *                       arrays whose cname is blosclz/lz4/lz4hc: about 3.3 KiB of shared memory,
+ *                       arrays whose cname is blosclz/lz4/lz4hc: about 6.4 KiB of shared memory,
  *                       scratch per block ZD_BLOSC_LZ_SCRATCH_PER_GROUP(max_block); each lz stream decoded by
- *                       the whole block (item 0 parses, all copy).
- *   zd_blosc_decode_lz_thread  as zd_blosc_decode_lz, but one thread per lz stream (for comparison). */
+ *                       the whole block (one thread per stream parses, all copy).
+ *   zd_blosc_decode_lz_thread  as zd_blosc_decode_lz, but one thread per lz stream (for comparison).
+ *   zd_blosc_decode_lz_resolve as zd_blosc_decode_lz, matches resolved by copy chains, no waves (for comparison). */
 #include "zd_portable.h"
 #include "blosc/zd_blosc.h"
 
@@ -44,4 +45,13 @@ extern "C" __global__ void zd_blosc_decode_lz_thread(const zd_u8 *src, const zd_
     __shared__ zd_blosc_lds lds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
                           status, n_chunks, &lds, (zd_zstd_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
+}
+
+extern "C" __global__ void zd_blosc_decode_lz_resolve(const zd_u8 *src, const zd_u64 *src_offsets,
+                                                      const zd_u64 *src_sizes, zd_u8 *dst, const zd_u64 *dst_offsets,
+                                                      const zd_u64 *dst_sizes, const zd_u64 *plan, zd_u8 *scratch,
+                                                      zd_u64 scratch_per_group, zd_u32 *status, zd_u32 n_chunks) {
+    __shared__ zd_blosc_lds lds;
+    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
+                          status, n_chunks, &lds, (zd_zstd_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
 }

@@ -29,7 +29,7 @@
 #define ZD_STATUS_CORRUPT_NO_FRAME 17u          /* input holds no zstd frame at all */
 #define ZD_STATUS_CORRUPT_BLOSC_HEADER 18u       /* blosc header field invalid (version 0, typesize 0, ...) */
 #define ZD_STATUS_BLOSC_VERSION_UNSUPPORTED 19u  /* blosc format version above 2 (a Blosc2 buffer) */
-#define ZD_STATUS_BLOSC_CODEC_UNSUPPORTED 20u    /* blosc compressor not decoded by the kernels (snappy, zlib) */
+#define ZD_STATUS_BLOSC_CODEC_UNSUPPORTED 20u    /* blosc compressor the kernels do not decode (snappy, zlib, codes 5-7) */
 #define ZD_STATUS_CORRUPT_BLOSC_NBYTES 21u       /* blosc nbytes differs from the chunk's decoded size */
 #define ZD_STATUS_CORRUPT_BLOSC_BLOCK_OFFSET 22u /* blosc block start outside the buffer's data region */
 #define ZD_STATUS_CORRUPT_BLOSC_STREAM_SIZE 23u  /* blosc stream size <= 0 or past cbytes, or splits don't divide */

@@ -50,6 +50,21 @@ public enum ZdStatus {
     /** Global scratch each zstd frame needs (ZD_ZSTD_SCRATCH_PER_FRAME): the literals of one 128 KiB block. */
     public static final long ZSTD_SCRATCH_PER_FRAME = 128 * 1024;
 
+    /** Bytes of the blosc plan for a batch (ZD_BLOSC_PLAN_BYTES): one u64 per chunk and the total. */
+    public static long bloscPlanBytes(int nChunks) {
+        return 8L * (nChunks + 1L);
+    }
+
+    /**
+     * Global scratch per work-group of the blosc decode kernels (ZD_BLOSC_SCRATCH_PER_GROUP, or
+     * ZD_BLOSC_LZ_SCRATCH_PER_GROUP for the entries without zstd) for blocks of up to {@code maxBlock}
+     * bytes; a shuffled block larger than that fails its chunk with {@link #BLOSC_BLOCK_TOO_LARGE}.
+     */
+    public static long bloscScratchPerGroup(long maxBlock, boolean withZstd) {
+        long block = (maxBlock + 15) & ~15L;
+        return withZstd ? block + 2 * 128 * 1024 : block;
+    }
+
     private final int code;
     private final String description;
 

@@ -61,7 +61,7 @@ class BloscCorruptionTest {
         int cases = 0, rejected = 0;
         for (Case c : samples()) {
             List<byte[]> frames = new ArrayList<>();
-            for (int k = 0; k < 150; k++) {
+            for (int k = 0; k < 80; k++) {
                 byte[] f = c.frame().clone();
                 int flips = 1 + r.nextInt(3);
                 for (int j = 0; j < flips; j++) {
@@ -74,17 +74,22 @@ class BloscCorruptionTest {
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, c.raw().length);
             long spg = scratchPerGroup(128 << 10, ZSTD);
-            // the serial decoders on one item, against the cooperative executor on groups of 4 and 32
+            // the serial decoders on one item, against the cooperative executor on groups of 4 and 16 (waves)
+            // and of 8 (copy chains resolved)
             Batch a = decode(frames, lens, 1, 1, spg, ZSTD | LZ_THREAD);
             Batch b = decode(frames, lens, 7, 4, spg, ZSTD);
-            Batch d = decode(frames, lens, 3, 32, spg, ZSTD);
-            assertTrue(a.guardsIntact() && b.guardsIntact() && d.guardsIntact(), "guards " + c.name() + " seed=" + SEED);
+            Batch d = decode(frames, lens, 3, 16, spg, ZSTD);
+            Batch e = decode(frames, lens, 2, 8, spg, ZSTD | LZ_RESOLVE);
+            assertTrue(a.guardsIntact() && b.guardsIntact() && d.guardsIntact() && e.guardsIntact(),
+                    "guards " + c.name() + " seed=" + SEED);
             for (int i = 0; i < frames.size(); i++) {
                 assertEquals(a.status()[i], b.status()[i], c.name() + " flip " + i + " seed=" + SEED);
                 assertEquals(a.status()[i], d.status()[i], c.name() + " flip " + i + " seed=" + SEED);
+                assertEquals(a.status()[i], e.status()[i], c.name() + " flip " + i + " seed=" + SEED);
                 if (a.status()[i] == 0) {
                     assertArrayEquals(a.out()[i], b.out()[i], c.name() + " flip " + i + " seed=" + SEED);
                     assertArrayEquals(a.out()[i], d.out()[i], c.name() + " flip " + i + " seed=" + SEED);
+                    assertArrayEquals(a.out()[i], e.out()[i], c.name() + " flip " + i + " seed=" + SEED);
                 } else {
                     rejected++;
                 }

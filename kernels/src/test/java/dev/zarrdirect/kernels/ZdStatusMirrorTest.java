@@ -24,4 +24,12 @@ class ZdStatusMirrorTest {
         assertEquals(c, java);
         assertEquals(c.size(), c.values().stream().distinct().count(), "status numbers must be distinct");
     }
+
+    @Test
+    void bloscScratchSizesMatchTheKernelMacros() {
+        for (long block : new long[] {0, 1, 15, 16, 4096, 131_073, 8L << 20}) {
+            assertEquals(BloscTestSupport.scratchPerGroup(block, BloscTestSupport.ZSTD), ZdStatus.bloscScratchPerGroup(block, true));
+            assertEquals(BloscTestSupport.scratchPerGroup(block, 0), ZdStatus.bloscScratchPerGroup(block, false));
+        }
+    }
 }
