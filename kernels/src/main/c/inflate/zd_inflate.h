@@ -24,7 +24,8 @@
  *   - A stored block is one copy order, run by the writers.
  *
  * Huffman decoding: a primary table of 2^ZD_INF_LBITS (literal/length) or 2^ZD_INF_DBITS
- * (distance) entries, (symbol << 4 | length), indexed by the next bits of the stream. Codes
+ * (distance) entries (ZD_INF_E_*: symbol and code length; two literals at once where both codes
+ * fit; a length's or distance's base and extra bits), indexed by the next bits of the stream. Codes
  * longer than the primary index (rare by construction: each is used at most once in 2^10
  * symbols) and invalid codes find an empty entry and go to a canonical decode over the code
  * counts, which also rejects codes no symbol has (the holes of an incomplete set).
