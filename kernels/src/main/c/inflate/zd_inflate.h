@@ -9,14 +9,10 @@
  *     distance with no literal between them are merged into one record: an LZ77 copy is defined
  *     byte by byte, so two back-to-back copies at distance d are one copy at distance d, and a run
  *     of zeros becomes one record instead of thousands.
- *   - The other items write the batch byte-parallel (zd_inf_write_segment_thread), one segment a
- *     round, a barrier between rounds. A match byte whose source lies before its segment is
- *     loaded from dst; one whose source lies in its own segment (being written in the same round)
- *     is followed back through the segment's records to a literal or a byte before the segment.
- *     Item 0 cuts a new segment where that could take more than ZD_INF_DEPTH_MAX matches. An
- *     overlapping match (distance < length) only reads the distance bytes before it (its output
- *     repeats with that period). On a 3 MiB float field this makes 4x fewer segments (290 bytes
- *     each) than cutting at every match that reads its own segment.
+ *   - The other items write the batch byte-parallel (zd_inf_write_segment_thread). Item 0 cut the
+ *     batch into segments such that no match reads a byte written in its own segment; a barrier
+ *     separates segments. An overlapping match (distance < length) only reads the distance bytes
+ *     before it (its output repeats with that period), so it never forces a cut by itself.
  *   - Decoding and writing overlap: there are two batch buffers, and while the writers (from item
  *     32 when the group has 64 items or more, so that item 0's warp decodes alone; else from item
  *     1) write batch k segment by segment, item 0 decodes batch k + 1 ZD_INF_SLICE symbols at a
@@ -38,7 +34,7 @@
  * counts them: consuming a padding bit is truncation); output past dst_len.
  *
  * Memory:
- *   local:  sizeof(zd_inflate_lds) = ZD_INFLATE_LDS_BYTES (about 36 KiB: two batches of 320
+ *   local:  sizeof(zd_inflate_lds) = ZD_INFLATE_LDS_BYTES (about 34 KiB: two batches of 320
  *           records, 5 KiB of literals and their segments; two primary tables), checked below to
  *           be <= 48 KiB.
  *   global: no scratch (ZD_INFLATE_SCRATCH_PER_CHUNK is 0): the 32 KiB window is the output.
@@ -57,14 +53,6 @@
 #ifndef ZD_INF_LITS
 #define ZD_INF_LITS 5120u      /* literal bytes per batch */
 #endif
-/* A match may read bytes of its own segment (written by another item in the same round): the
-   writer follows them back, through at most ZD_INF_DEPTH_MAX matches, to a literal or a byte of
-   an earlier segment. Item 0 starts a new segment where a match would need more, or where
-   finding out would scan more than ZD_INF_SCAN_MAX records. */
-#ifndef ZD_INF_DEPTH_MAX
-#define ZD_INF_DEPTH_MAX 8u
-#endif
-#define ZD_INF_SCAN_MAX 16u
 #ifndef ZD_INF_SLICE
 #define ZD_INF_SLICE 32u       /* symbols item 0 decodes between two segments the others write */
 #endif
@@ -79,7 +67,6 @@ typedef struct {
     zd_u32 lit_off;
     zd_u32 match_len; /* then a match of this length (0: none) ... */
     zd_u32 dist;      /* ... at this distance */
-    zd_u32 depth;     /* matches of its segment a byte of this match may lead through (item 0's) */
 } zd_inf_rec;
 
 #define ZD_INF_OP_DONE 0u
@@ -385,23 +372,6 @@ ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_i
     } while (0)
 
 /*
- * Item 0: the depth of record j's match, whose source [a, b) (relative to the batch, a at or
- * after the segment's start) lies partly in the segment that record jf starts: 1 + the deepest
- * match of the segment that the source overlaps (literals cost nothing), 0 if none;
- * ZD_INF_DEPTH_MAX + 1 if that takes more than ZD_INF_SCAN_MAX records to find out.
- */
-ZD_INLINE zd_u32 zd_inf_depth_thread(const ZD_LOCAL zd_inf_batch *bt, zd_u32 j, zd_u32 jf, zd_u32 a, zd_u32 b) {
-    zd_u32 d = 0u;
-    for (zd_u32 jj = j, steps = 0u;; jj--) {
-        zd_u32 ms = bt->rec[jj].out_rel + bt->rec[jj].lit_len, me = ms + bt->rec[jj].match_len;
-        if (jj != j && ms < me && me > a && ms < b && bt->rec[jj].depth + 1u > d) d = bt->rec[jj].depth + 1u;
-        if (bt->rec[jj].out_rel <= a || jj == jf) break;
-        if (++steps > ZD_INF_SCAN_MAX) return ZD_INF_DEPTH_MAX + 1u;
-    }
-    return d;
-}
-
-/*
  * Item 0: reads the stream on until it has one order for the group in bt: a batch of records
  * (ZD_INF_OP_EXEC), a stored block (ZD_INF_OP_COPY), or the end (ZD_INF_OP_DONE, with the
  * status, and on success where the stream's last byte and output end); returns 1 then. Returns
@@ -495,20 +465,12 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                 p = s->out;
             }
             /* the bytes this match reads: [p - dist, p - dist + min(len, dist)) */
-            zd_u64 sa = p - dist, sb = sa + zd_min_u64(mlen, dist);
-            zd_u32 depth = 0u;
-            if (sb > seg_start) {
-                zd_u64 a = sa > seg_start ? sa : seg_start;
-                depth = zd_inf_depth_thread(bt, j, bt->seg_first[nseg - 1u], (zd_u32)(a - base), (zd_u32)(sb - base));
-                if (depth > ZD_INF_DEPTH_MAX) { /* p > seg_start here: sb <= p */
-                    bt->seg_pos[nseg] = (zd_u32)(p - base);
-                    bt->seg_first[nseg] = (zd_u16)j;
-                    nseg++;
-                    seg_start = p;
-                    depth = 0u;
-                }
+            if (p > seg_start && p - dist + zd_min_u64(mlen, dist) > seg_start) {
+                bt->seg_pos[nseg] = (zd_u32)(p - base);
+                bt->seg_first[nseg] = (zd_u16)j;
+                nseg++;
+                seg_start = p;
             }
-            bt->rec[j].depth = depth;
             s->out += len;
             rout = s->out;
             rlit = 0u;
@@ -581,7 +543,6 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
         bt->rec[nrec].lit_off = rlit_off;
         bt->rec[nrec].match_len = 0u;
         bt->rec[nrec].dist = 0u;
-        bt->rec[nrec].depth = 0u;
         nrec++;
     }
     bt->nrec = nrec;
@@ -595,42 +556,13 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
 
 #define ZD_INF_EXEC_CHUNK 16u /* output bytes per item and round when executing a batch */
 
-/* The last record of rec[lo..hi] that starts at or before x (rec[lo] does). */
-ZD_INLINE zd_u32 zd_inf_find_thread(const ZD_LOCAL zd_inf_batch *bt, zd_u32 lo, zd_u32 hi, zd_u32 x) {
-    while (lo < hi) {
-        zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (bt->rec[mid].out_rel <= x) lo = mid;
-        else hi = mid - 1u;
-    }
-    return lo;
-}
-
-/* Per item: the byte at x (relative to base, at or after s0, the segment's start, inside record
-   j or before), which this round writes too: followed back through the matches of the segment
-   (at most ZD_INF_DEPTH_MAX, as item 0 made sure) to a literal or a byte before s0. */
-ZD_INLINE zd_u8 zd_inf_chase_thread(const ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inf_batch *bt, zd_u64 base,
-                                    zd_u32 s0, zd_u32 jf, zd_u32 j, zd_u32 x) {
-    for (zd_u32 hop = 0; hop <= ZD_INF_DEPTH_MAX + 1u; hop++) {
-        j = zd_inf_find_thread(bt, jf, j, x);
-        zd_u32 rel0 = bt->rec[j].out_rel, ll = bt->rec[j].lit_len, dist = bt->rec[j].dist;
-        zd_u32 r = x - rel0;
-        if (r < ll) return bt->lit[bt->rec[j].lit_off + r];
-        zd_u32 q = r - ll;
-        if (q >= dist) q = q % dist;
-        zd_u32 at = rel0 + ll + q;
-        if (at < dist + s0) return dst[base + at - dist];
-        x = at - dist;
-    }
-    return 0u; /* not reached: item 0 bounded the depth */
-}
-
 /*
  * Per item: writes output bytes [x0, x1) (relative to base, x1 - x0 <= ZD_INF_EXEC_CHUNK) of
- * the segment starting at s0 whose records are rec[jf..jl]. A match byte whose source lies
- * before the segment is loaded from dst; one whose source lies in it is followed back.
+ * a segment whose records are rec[jf..jl]. Every byte is a literal or a match byte whose source
+ * lies before the segment, so all loads can be in flight before the first store.
  */
 ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inf_batch *bt, zd_u64 base,
-                                        zd_u32 s0, zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
+                                        zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
     zd_u32 lo = jf, hi = jl;
     while (lo < hi) {
         zd_u32 mid = (lo + hi + 1u) >> 1;
@@ -660,8 +592,7 @@ ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_
             } else {
                 zd_u32 q = r - ll;
                 if (q >= dist) q = q % dist; /* overlapping match: the source period repeats */
-                zd_u32 at = rel0 + ll + q;
-                v[k] = at < dist + s0 ? dst[base + at - dist] : zd_inf_chase_thread(dst, bt, base, s0, jf, j, at - dist);
+                v[k] = dst[base + rel0 + ll + q - dist];
             }
         }
     }
@@ -688,7 +619,7 @@ ZD_FUNC void zd_inf_write_segment_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL z
     zd_u32 jl = k + 1u < nseg ? bt->seg_first[k + 1u] : bt->nrec - 1u;
     for (zd_u32 x0 = s0 + e * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ne * ZD_INF_EXEC_CHUNK) {
         zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
-        zd_inf_exec_chunk_thread(dst, bt, bt->base, s0, x0, x1, jf, jl);
+        zd_inf_exec_chunk_thread(dst, bt, bt->base, x0, x1, jf, jl);
     }
 }
 
