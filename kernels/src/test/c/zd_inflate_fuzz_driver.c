@@ -6,7 +6,8 @@
  *   gcc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -shared -fPIC -pthread \
  *       -I src/main/c src/main/c/host/zd_host.c -o libzdasan.so
  *   gcc -O1 -g -fsanitize=address,undefined src/test/c/zd_inflate_fuzz_driver.c -o inffuzz -L. -lzdasan -Wl,-rpath,.
- *   ASAN_OPTIONS=detect_leaks=0 ./inffuzz stream.gz original.bin 2 1000     (format: 0 deflate, 1 zlib, 2 gzip)
+ *   ./inffuzz stream.gz original.bin 2 1000     (format: 0 deflate, 1 zlib, 2 gzip)
+ * InflateSanitizerTest builds and runs it in mvn test.
  * Truncates every third iteration, flips 1-4 bits otherwise; 3 items every 7th run. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,5 +54,7 @@ int main(int argc, char **argv) {
         free(f);
     }
     printf("%s: %d accepted (%d equal to the original), %d rejected\n", argv[1], ok, same, rej);
+    free(z);
+    free(o);
     return 0;
 }

@@ -20,7 +20,8 @@
  *   - A stored block is one copy order, run by the writers.
  *
  * Huffman decoding: a primary table of 2^ZD_INF_LBITS (literal/length) or 2^ZD_INF_DBITS
- * (distance) entries, (symbol << 4 | length), indexed by the next bits of the stream. Codes
+ * (distance) entries (ZD_INF_E_*: symbol and code length; two literals at once where both codes
+ * fit; a length's or distance's base and extra bits), indexed by the next bits of the stream. Codes
  * longer than the primary index (rare by construction: each is used at most once in 2^10
  * symbols) and invalid codes find an empty entry and go to a canonical decode over the code
  * counts, which also rejects codes no symbol has (the holes of an incomplete set).
@@ -167,11 +168,27 @@ ZD_INLINE zd_u32 zd_inf_overrun_thread(const zd_inf_state *s) { return s->nb < 8
 
 /* Primary table entries: length (bits 0-3, 0 = no code of <= index bits here) and symbol (4-12);
    literal/length entries whose code is a literal followed, within the index bits, by the code of
-   another literal also hold that literal (13-20) and its length (21-24): one lookup, two bytes. */
+   another literal also hold that literal (13-20) and its length (21-24): one lookup, two bytes.
+   Length symbols hold their base - 3 (13-20) and extra bits (25-27), distance symbols their base
+   (13-27) and extra bits (28-31), which spares the decoder two table loads a match. */
 #define ZD_INF_E_LEN(e) ((e) & 15u)
 #define ZD_INF_E_SYM(e) (((e) >> 4) & 0x1FFu)
 #define ZD_INF_E_SYM2(e) (((e) >> 13) & 0xFFu)
-#define ZD_INF_E_LEN2(e) ((e) >> 21)
+#define ZD_INF_E_LEN2(e) (((e) >> 21) & 15u)
+#define ZD_INF_E_LBASE(e) ((((e) >> 13) & 0xFFu) + 3u)
+#define ZD_INF_E_LEXTRA(e) (((e) >> 25) & 7u)
+#define ZD_INF_E_DBASE(e) (((e) >> 13) & 0x7FFFu)
+#define ZD_INF_E_DEXTRA(e) ((e) >> 28)
+
+/* The length or distance fields of a symbol's entry (0 for others, and for 286-287 and 30-31,
+   which the decoder rejects). */
+ZD_INLINE zd_u32 zd_inf_fields_thread(zd_u32 kind, zd_u32 sym) {
+    if (kind == ZD_INF_KIND_LIT && sym >= 257u && sym <= 285u)
+        return ((zd_u32)(zd_inf_len_base[sym - 257u] - 3u) << 13) | ((zd_u32)zd_inf_len_extra[sym - 257u] << 25);
+    if (kind == ZD_INF_KIND_DIST && sym < 30u)
+        return ((zd_u32)zd_inf_dist_base[sym] << 13) | ((zd_u32)zd_inf_dist_extra[sym] << 28);
+    return 0u;
+}
 
 /*
  * Builds the decoding structures of one prefix code from lens[0..n) (each 0..15): the primary
@@ -213,7 +230,8 @@ ZD_FUNC zd_u32 zd_inf_build_thread(const ZD_LOCAL zd_u8 *lens, zd_u32 n, ZD_LOCA
         if (l > tbits) continue;
         zd_u32 r = 0; /* the stream sends codes most significant bit first */
         for (zd_u32 b = 0; b < l; b++) r |= ((c >> b) & 1u) << (l - 1u - b);
-        for (zd_u32 i = r; i < size; i += 1u << l) tab[i] = (sym << 4) | l;
+        zd_u32 e = (sym << 4) | l | zd_inf_fields_thread(kind, sym);
+        for (zd_u32 i = r; i < size; i += 1u << l) tab[i] = e;
     }
     return ZD_STATUS_OK;
 }
@@ -247,6 +265,21 @@ ZD_INLINE zd_i32 zd_inf_slow_thread(zd_u64 bits, const ZD_LOCAL zd_u16 *count, c
         code <<= 1;
     }
     return -1;
+}
+
+/* Decodes one symbol: its entry (ZD_INF_E_*, the fields of `kind`), its bits consumed; 0 for a
+   code no symbol has. Needs 15 bits buffered. */
+ZD_INLINE zd_u32 zd_inf_entry_thread(zd_inf_state *s, zd_u32 e, const ZD_LOCAL zd_u16 *count,
+                                     const ZD_LOCAL zd_u16 *sorted, zd_u32 kind) {
+    if (ZD_INF_E_LEN(e) == 0u) {
+        zd_u32 len;
+        zd_i32 sym = zd_inf_slow_thread(s->bb, count, sorted, &len);
+        if (sym < 0) return 0u;
+        e = ((zd_u32)sym << 4) | len | zd_inf_fields_thread(kind, (zd_u32)sym);
+    }
+    s->bb >>= ZD_INF_E_LEN(e);
+    s->nb -= ZD_INF_E_LEN(e);
+    return e;
 }
 
 /* Decodes one symbol with a table pair; -1 for a code no symbol has. Needs 15 bits buffered. */
@@ -386,10 +419,11 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                 s->out += 2u;
                 continue;
             }
-            zd_i32 sym = zd_inf_decode_thread(s, lds->ltab, ZD_INF_LBITS, lds->lcount, lds->lsym);
+            e = zd_inf_entry_thread(s, e, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
             if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
-            if (sym < 0) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
-            if (sym < 256) {
+            if (e == 0u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+            zd_u32 sym = ZD_INF_E_SYM(e);
+            if (sym < 256u) {
                 if (s->out >= s->dst_len)
                     ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
                 bt->lit[nlit++] = (zd_u8)sym;
@@ -397,18 +431,17 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                 s->out++;
                 continue;
             }
-            if (sym == 256) {
+            if (sym == 256u) {
                 s->mode = ZD_INF_M_HEADER;
                 continue;
             }
-            if (sym > 285) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
-            zd_u32 li = (zd_u32)sym - 257u;
-            zd_u32 len = zd_inf_len_base[li] + zd_inf_take_thread(s, zd_inf_len_extra[li]);
-            zd_i32 dsym = zd_inf_decode_thread(s, lds->dtab, ZD_INF_DBITS, lds->dcount, lds->dsym);
+            if (sym > 285u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+            zd_u32 len = ZD_INF_E_LBASE(e) + zd_inf_take_thread(s, ZD_INF_E_LEXTRA(e));
+            zd_u32 de = zd_inf_entry_thread(s, lds->dtab[s->bb & ((1u << ZD_INF_DBITS) - 1u)], lds->dcount, lds->dsym,
+                                            ZD_INF_KIND_DIST);
             if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
-            if (dsym < 0 || dsym >= 30)
-                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
-            zd_u32 dist = zd_inf_dist_base[dsym] + zd_inf_take_thread(s, zd_inf_dist_extra[dsym]);
+            if (de == 0u || ZD_INF_E_SYM(de) >= 30u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+            zd_u32 dist = ZD_INF_E_DBASE(de) + zd_inf_take_thread(s, ZD_INF_E_DEXTRA(de));
             if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
             if (dist > s->out - s->out0)
                 ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_DISTANCE);
