@@ -71,7 +71,9 @@ final class ConvertCommand implements Callable<Integer> {
 
     @Option(names = "--codec", paramLabel = "SPEC",
             description = "A bytes-to-bytes codec of the new chain, repeatable, in order: zstd:level=3,checksum=false, "
-                    + "gzip:level=5, blosc:cname=lz4,clevel=5,shuffle=shuffle, crc32c, or none. Default: the source's.")
+                    + "gzip:level=5, blosc:cname=lz4,clevel=5,shuffle=shuffle, crc32c, or none. Default: the source's. "
+                    + "blosc frames (and zstd without checksum=true) carry no checksum: a flipped bit decodes to wrong "
+                    + "values silently; add --codec crc32c last (v3) so that every read verifies each chunk.")
     List<String> codecs;
 
     @Option(names = "--endian", paramLabel = "little|big", description = "Byte order of the bytes codec. Default: the source's.")

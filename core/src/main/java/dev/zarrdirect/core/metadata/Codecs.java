@@ -156,6 +156,10 @@ public final class Codecs {
      * 0..9, the shuffle, {@code typesize} in bytes (the element size the shuffle works on) and
      * {@code blocksize} in bytes (0: blosc chooses).
      *
+     * <p>blosc 1.x frames carry no checksum: a flipped bit in a stored chunk decodes to wrong values
+     * without an error on every backend. Follow it with {@link #crc32c()} (as the last compressor)
+     * where the data must be verified on every read.
+     *
      * @param cname     the compressor inside blosc: {@code lz4}, {@code lz4hc}, {@code blosclz},
      *                  {@code zstd} or {@code zlib}
      * @param clevel    the compression level, 0..9
