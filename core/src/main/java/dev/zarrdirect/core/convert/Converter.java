@@ -265,7 +265,9 @@ public final class Converter {
                 return convert(src, store, null, () -> store, false, root, groups, groupAttrs, targets, streams,
                         journal, unitName);
             }
-            try (FileSystemStore work = prepare(dst, journal)) {
+            // Locked before the destination is looked at: two conversions into one directory would
+            // otherwise both find it empty (or both resume it) and mix their chunks.
+            try (DestinationLock lock = DestinationLock.acquire(dst.dir); FileSystemStore work = prepare(dst, journal)) {
                 journal = ConvertJournal.read(work).orElse(journal);
                 return convert(src, work, dst, () -> dst.zip != null ? ZipStore.open(dst.zip)
                         : FileSystemStore.openReadOnly(dst.dir), true, root, groups, groupAttrs, targets, streams,
@@ -764,7 +766,7 @@ public final class Converter {
 
     /** Keeps {@code work} when empty or an unfinished conversion of the same source and target; empties a Zarr store. */
     private void prepare(Store work, String where, ConvertJournal journal) {
-        List<String> entries = work.listDir("");
+        List<String> entries = work.listDir("").stream().filter(e -> !e.equals(DestinationLock.NAME)).toList();
         if (entries.isEmpty()) {
             return;
         }
@@ -794,7 +796,7 @@ public final class Converter {
 
     /** Copies every key of the working directory into a new archive, then deletes the directory. */
     private static void pack(Store work, Destination d) {
-        List<String> keys = work.list("");
+        List<String> keys = work.list("").stream().filter(k -> !k.equals(DestinationLock.NAME)).toList();
         ZipStore zip = ZipStore.create(d.zip);
         boolean ok = false;
         try {

@@ -158,6 +158,25 @@ class ConverterTest {
     }
 
     @Test
+    void aSecondConversionIntoADestinationInUseFailsAndTheFirstCompletesAlone() throws Exception {
+        Path src = source("src.zarr");
+        Path dst = tmp.resolve("busy.zarr");
+        ConvertOptions options = ConvertOptions.builder().chunks(1, -1, -1, -1).build();
+        try (DestinationLock held = DestinationLock.acquire(dst)) { // another conversion running
+            ConvertException e = assertThrows(ConvertException.class, () -> new Converter(options).convert(src.toString(), dst));
+            assertTrue(e.getMessage().contains("another conversion that is still running"), e.getMessage());
+        }
+        // the lock is gone with its holder, and the finished store holds no trace of it
+        assertTrue(new Converter(options).convert(src.toString(), dst).complete());
+        assertFalse(Files.exists(dst.resolve(DestinationLock.NAME)));
+        Path zip = tmp.resolve("busy.zarr.zip");
+        assertTrue(new Converter(options).convert(src.toString(), zip).complete());
+        try (var z = dev.zarrdirect.core.store.zip.ZipStore.open(zip)) {
+            assertFalse(z.exists(DestinationLock.NAME), "the lock file was packed");
+        }
+    }
+
+    @Test
     void tenStepChunksBecomeOneStepChunksWithTheSameElements() {
         Path src = source("src.zarr");
         Path dst = tmp.resolve("dst.zarr");
