@@ -3,7 +3,6 @@ package dev.zarrdirect.cuda.codec;
 
 import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
@@ -134,31 +133,14 @@ public final class CudaBloscCodec implements BytesToBytesCodec {
     }
 
     private void decode(CodecBatch batch, int from, int to) {
-        int cap = to - from;
-        int[] item = new int[cap];
-        long[] sa = new long[cap], ss = new long[cap], da = new long[cap], ds = new long[cap];
-        int n = 0;
-        for (int i = from; i < to; i++) {
-            try {
-                long in = DeviceWork.address(NAME, batch, i, batch.input(i), "input", device);
-                long out = DeviceWork.address(NAME, batch, i, batch.output(i), "output", device);
-                item[n] = i;
-                sa[n] = in;
-                ss[n] = batch.input(i).byteSize();
-                da[n] = out;
-                ds[n] = batch.output(i).byteSize();
-                n++;
-            } catch (ZarrDirectException e) {
-                batch.fail(i, e);
-            }
-        }
-        if (n == 0) {
+        BatchItems items = BatchItems.collect(NAME, batch, from, to, device, i -> { });
+        if (items.size() == 0) {
             return;
         }
         boolean full = !lz(spec.cname());
         long block = Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize());
-        Pass first = run(batch, Arrays.copyOf(item, n), Arrays.copyOf(sa, n), Arrays.copyOf(ss, n), Arrays.copyOf(da, n),
-                Arrays.copyOf(ds, n), full, block, groups());
+        Pass first = run(batch, items.item(), items.srcAddr(), items.srcSize(), items.dstAddr(), items.dstSize(), full,
+                block, groups());
         // Second chances: another compressor than the metadata named (the full kernel), or blocks
         // larger than the scratch (scratch sized from the headers, fewer groups if it must).
         first.retry(this, batch);

@@ -3,7 +3,6 @@ package dev.zarrdirect.cuda.codec;
 
 import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.GzipSpec;
@@ -15,7 +14,6 @@ import dev.zarrdirect.cuda.kernels.ZdStatus;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -99,28 +97,14 @@ public final class CudaInflateCodec implements BytesToBytesCodec {
     }
 
     private void decode(CodecBatch batch, int from, int to) {
-        int cap = to - from;
-        int[] item = new int[cap];
-        long[] sa = new long[cap], ss = new long[cap], da = new long[cap], ds = new long[cap];
-        int n = 0;
-        for (int i = from; i < to; i++) {
-            try {
-                long in = DeviceWork.address(name, batch, i, batch.input(i), "input", device);
-                long out = DeviceWork.address(name, batch, i, batch.output(i), "output", device);
-                item[n] = i;
-                sa[n] = in;
-                ss[n] = batch.input(i).byteSize();
-                da[n] = out;
-                ds[n] = batch.output(i).byteSize();
-                n++;
-            } catch (ZarrDirectException e) {
-                batch.fail(i, e);
-            }
-        }
+        BatchItems items = BatchItems.collect(name, batch, from, to, device, i -> { });
+        int n = items.size();
         if (n == 0) {
             return;
         }
-        ItemTable t = ItemTable.of(Arrays.copyOf(sa, n), Arrays.copyOf(ss, n), Arrays.copyOf(da, n), Arrays.copyOf(ds, n));
+        int[] item = items.item();
+        long[] ss = items.srcSize(), ds = items.dstSize();
+        ItemTable t = items.table();
         try (DeviceWork w = new DeviceWork(backend, device)) {
             MemorySegment host = w.arena.allocate(t.byteSize(), 8);
             t.writeTo(host);

@@ -3,7 +3,6 @@ package dev.zarrdirect.cuda.codec;
 
 import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.ZarrDirectException;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.ZstdSpec;
@@ -161,32 +160,17 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     }
 
     private void decode(CodecBatch batch, int from, int to) {
-        int cap = to - from;
-        int[] item = new int[cap];
-        long[] sa = new long[cap];
-        long[] ss = new long[cap];
-        long[] da = new long[cap];
-        long[] ds = new long[cap];
-        int n = 0;
-        for (int i = from; i < to; i++) {
-            try {
-                long in = DeviceWork.address(NAME, batch, i, batch.input(i), "input", device);
-                long out = DeviceWork.address(NAME, batch, i, batch.output(i), "output", device);
-                long inSize = batch.input(i).byteSize();
-                if (inSize == 0) {
-                    throw new CorruptChunkException(NAME, "zstd frame of " + batch.label(i) + " is empty: no frame in 0"
-                            + " bytes, expected " + batch.output(i).byteSize() + " decoded bytes");
-                }
-                item[n] = i;
-                sa[n] = in;
-                ss[n] = inSize;
-                da[n] = out;
-                ds[n] = batch.output(i).byteSize();
-                n++;
-            } catch (ZarrDirectException e) {
-                batch.fail(i, e);
+        BatchItems items = BatchItems.collect(NAME, batch, from, to, device, i -> {
+            if (batch.input(i).byteSize() == 0) {
+                throw new CorruptChunkException(NAME, "zstd frame of " + batch.label(i) + " is empty: no frame in 0"
+                        + " bytes, expected " + batch.output(i).byteSize() + " decoded bytes");
             }
-        }
+        });
+        int n = items.size();
+        // copies: the multi-pass split below reorders them in place
+        int[] item = items.item().clone();
+        long[] sa = items.srcAddr().clone(), ss = items.srcSize().clone(), da = items.dstAddr().clone(),
+                ds = items.dstSize().clone();
         if (n == 0) {
             return;
         }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.opencl.codec;
 
+import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
 
@@ -53,6 +55,24 @@ public final class ChunkTable implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The table of batch items {@code idx}: their input and output offsets in the group's buffers
+     * ({@code items}) and their input and output sizes.
+     */
+    public static ChunkTable of(OpenClBackend b, DeviceItems items, List<Integer> idx, CodecBatch batch, String what) {
+        int n = idx.size();
+        long[] in = new long[n * 2];
+        long[] out = new long[n * 2];
+        for (int k = 0; k < n; k++) {
+            int i = idx.get(k);
+            in[2 * k] = items.in(i).offset();
+            in[2 * k + 1] = batch.input(i).byteSize();
+            out[2 * k] = items.out(i).offset();
+            out[2 * k + 1] = batch.output(i).byteSize();
+        }
+        return new ChunkTable(b, in, out, what);
     }
 
     /** Chunks in the table. */

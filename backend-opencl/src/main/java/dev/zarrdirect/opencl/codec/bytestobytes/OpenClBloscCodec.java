@@ -170,15 +170,6 @@ public final class OpenClBloscCodec implements BytesToBytesCodec {
             private int[] run(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx, boolean full,
                               long block, int groups) {
                 int n = idx.size();
-                long[] in = new long[n * 2];
-                long[] out = new long[n * 2];
-                for (int k = 0; k < n; k++) {
-                    int i = idx.get(k);
-                    in[2 * k] = items.in(i).offset();
-                    in[2 * k + 1] = batch.input(i).byteSize();
-                    out[2 * k] = items.out(i).offset();
-                    out[2 * k + 1] = batch.output(i).byteSize();
-                }
                 long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
                 ClKernel plan = kernel(b, "zd_blosc_plan");
                 String name = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
@@ -187,7 +178,7 @@ public final class OpenClBloscCodec implements BytesToBytesCodec {
                 long local = Math.max(1, Math.min(LOCAL, Long.highestOneBit(dec.maxWorkGroupSize(b.deviceId()))));
                 long planMem = 0;
                 long scratch = 0;
-                try (ChunkTable t = new ChunkTable(b, in, out, "blosc")) {
+                try (ChunkTable t = ChunkTable.of(b, items, idx, batch, "blosc")) {
                     planMem = b.memory().createMem(8L * (n + 1), CL_MEM_READ_WRITE, "blosc plan");
                     scratch = b.memory().createMem(perGroup * groups, CL_MEM_READ_WRITE,
                             "blosc scratch (" + groups + " groups)");

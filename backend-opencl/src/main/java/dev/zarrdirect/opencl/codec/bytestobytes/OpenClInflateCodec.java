@@ -118,20 +118,11 @@ public final class OpenClInflateCodec implements BytesToBytesCodec {
             public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
                 List<Integer> idx = g.items();
                 int n = idx.size();
-                long[] in = new long[n * 2];
-                long[] out = new long[n * 2];
-                for (int k = 0; k < n; k++) {
-                    int i = idx.get(k);
-                    in[2 * k] = items.in(i).offset();
-                    in[2 * k + 1] = batch.input(i).byteSize();
-                    out[2 * k] = items.out(i).offset();
-                    out[2 * k + 1] = batch.output(i).byteSize();
-                }
                 ClKernel k = kernel(b, kernel);
                 long want = Long.getLong(LOCAL_SIZE_PROPERTY, 64);
                 long local = Math.max(1, Long.highestOneBit(Math.min(want, k.maxWorkGroupSize(b.deviceId()))));
                 int[] status;
-                try (ChunkTable t = new ChunkTable(b, in, out, name)) {
+                try (ChunkTable t = ChunkTable.of(b, items, idx, batch, name)) {
                     ClKernel.Arg[] io = t.io(g.inMem(), g.outMem());
                     long ev = k.enqueue(b.queue(), new long[]{n * local}, new long[]{local}, io[0], io[1], io[2], io[3],
                             io[4], io[5], new ClKernel.Mem(0), new ClKernel.U64(0), t.status(), new ClKernel.U32(n));
