@@ -283,6 +283,10 @@ public final class Converter {
                                   List<ConvertPlan.Target> targets, List<Streaming> streams, ConvertJournal journal,
                                   String unitName) {
         long total = journal.totalCount();
+        // A resumed conversion kept shards written by an earlier run. The journal proves the source's
+        // metadata and the options unchanged, not the chunks: the finished destination is compared with
+        // the source element by element, so that data rewritten in between cannot pass as converted.
+        boolean resumed = journal.doneCount() > 0;
         listener.started(journal.doneCount(), total);
         journal.write(work);
         writeMetadata(work, root, groups, groupAttrs, targets, true);
@@ -324,8 +328,8 @@ public final class Converter {
             pack(work, dst);
             listener.packed(dst.zip, sizeOf(dst.zip));
         }
-        if (options.verify()) {
-            verify(src, reopen, closeReopened, targets);
+        if (options.verify() || resumed) {
+            verify(src, reopen, closeReopened, targets, resumed);
         }
         return result;
     }
@@ -839,7 +843,8 @@ public final class Converter {
 
     // ---- verify ----
 
-    private void verify(Store src, Supplier<Store> openDestination, boolean close, List<ConvertPlan.Target> targets) {
+    private void verify(Store src, Supplier<Store> openDestination, boolean close, List<ConvertPlan.Target> targets,
+                        boolean resumed) {
         List<String> bad = new ArrayList<>();
         try (ZarrContext ctx = options.threads().isEmpty() ? context(options.backend(), 0)
                 : context(options.backend(), options.threads().getAsInt())) {
@@ -861,7 +866,9 @@ public final class Converter {
         }
         if (!bad.isEmpty()) {
             throw new ConvertException("verify: the elements differ in " + bad.size() + " of " + targets.size()
-                    + " arrays: " + String.join("; ", bad));
+                    + " arrays: " + String.join("; ", bad) + (resumed ? "; this run resumed a conversion started"
+                    + " earlier and the source changed in between, so the destination mixes old and new data:"
+                    + " convert again with --overwrite" : ""));
         }
     }
 

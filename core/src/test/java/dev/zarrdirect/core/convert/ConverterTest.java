@@ -413,6 +413,26 @@ class ConverterTest {
     }
 
     @Test
+    void aResumeAfterTheSourceDataChangedFailsInsteadOfMixingOldAndNewData() throws Exception {
+        Path src = source("src.zarr");
+        Path dst = tmp.resolve("dst.zarr");
+        ConvertOptions options = ConvertOptions.builder().chunks(1, -1, -1, -1).shard(2, -1, -1, -1).build();
+        assertFalse(new Converter(options.toBuilder().maxShards(7).build()).convert(src.toString(), dst).complete());
+        // the source is rewritten in place: the same metadata (the journal's fingerprint), other values
+        try (FileSystemStore store = FileSystemStore.open(src)) {
+            writeArray(store, "", new Random(SEED + 1));
+        }
+
+        ConvertException e = assertThrows(ConvertException.class, () -> new Converter(options).convert(src.toString(), dst));
+
+        assertTrue(e.getMessage().contains("source changed in between") && e.getMessage().contains("--overwrite"),
+                e.getMessage());
+        // starting over gives the new source's values
+        assertTrue(new Converter(options.toBuilder().overwrite(true).build()).convert(src.toString(), dst).complete());
+        assertEquals(checksum(src, ""), checksum(dst, ""), seed());
+    }
+
+    @Test
     void theJournalKeepsItsOnDiskFormat() throws Exception {
         Path src = source("src.zarr");
         Path dst = tmp.resolve("dst.zarr");
