@@ -2,8 +2,6 @@
 package dev.zarrdirect.cuda.codec;
 
 import dev.zarrdirect.api.CorruptChunkException;
-import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
 import dev.zarrdirect.cuda.CudaBackend;
@@ -43,7 +41,7 @@ import java.util.Optional;
  * saying how to choose the CPU codec. Encoding: {@link #encode} throws
  * {@link UnsupportedOperationException}; writes use the CPU codec.
  */
-public final class CudaBloscCodec implements BytesToBytesCodec {
+public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
 
     static final String NAME = BloscSpec.NAME;
     /** Threads per decode group: two warps (H100, 1 GiB of lz4+shuffle: 42.3 GB/s at 32 groups per SM, 39.8 with one warp). */
@@ -57,13 +55,10 @@ public final class CudaBloscCodec implements BytesToBytesCodec {
     /** Chunks per launch at most (the plan kernel scans them in one block). */
     static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
 
-    private final CudaBackend backend;
-    private final CudaDevice device;
     private final BloscSpec spec;
 
     private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec) {
-        this.backend = backend;
-        this.device = device;
+        super(backend, device, NAME);
         this.spec = spec;
     }
 
@@ -91,34 +86,8 @@ public final class CudaBloscCodec implements BytesToBytesCodec {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device.device();
-    }
-
-    @Override
-    public String provider() {
-        return "cuda";
-    }
-
-    @Override
-    public long encodedSize(long decodedSize) {
-        return -1;
-    }
-
-    @Override
     public long maxEncodedSize(long decodedSize) {
         return BloscSpec.maxEncodedSize(decodedSize);
-    }
-
-    @Override
-    public void encode(CodecBatch batch) {
-        throw new UnsupportedOperationException("blosc encoding does not run on " + device + "; writes must use the CPU"
-                + " blosc codec (the registry picks it for encoding, or set zarrdirect.codec.blosc=cpu)");
     }
 
     int groups() {

@@ -2,8 +2,6 @@
 package dev.zarrdirect.cuda.codec;
 
 import dev.zarrdirect.api.CorruptChunkException;
-import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.GzipSpec;
 import dev.zarrdirect.api.codec.spec.ZlibSpec;
@@ -24,23 +22,18 @@ import java.util.Map;
  * (see docs/performance.md for what was measured). A chunk that does not decode fails alone with a {@link CorruptChunkException} naming the status.
  * Encoding runs on the CPU codec.
  */
-public final class CudaInflateCodec implements BytesToBytesCodec {
+public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
 
     /** Threads per chunk's block: the decoding item plus the items that copy its matches. */
     static final String THREADS_PROPERTY = "zarrdirect.cuda.inflateThreads";
     static final int DEFAULT_THREADS = 64;
     static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
 
-    private final CudaBackend backend;
-    private final CudaDevice device;
-    private final String name;
     private final String kernel;
     private final int threads;
 
     private CudaInflateCodec(CudaBackend backend, CudaDevice device, String name, String kernel) {
-        this.backend = backend;
-        this.device = device;
-        this.name = name;
+        super(backend, device, name);
         this.kernel = kernel;
         this.threads = Integer.getInteger(THREADS_PROPERTY, DEFAULT_THREADS);
     }
@@ -57,36 +50,10 @@ public final class CudaInflateCodec implements BytesToBytesCodec {
         return new CudaInflateCodec(backend, device, spec.name(), "zd_zlib_decode_batch");
     }
 
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Device device() {
-        return device.device();
-    }
-
-    @Override
-    public String provider() {
-        return "cuda";
-    }
-
-    @Override
-    public long encodedSize(long decodedSize) {
-        return -1;
-    }
-
     /** Stored deflate blocks: 5 bytes per 65535, plus the largest wrapper (gzip header and trailer). */
     @Override
     public long maxEncodedSize(long decodedSize) {
         return decodedSize + 5 * (decodedSize / 65535 + 1) + 18;
-    }
-
-    @Override
-    public void encode(CodecBatch batch) {
-        throw new UnsupportedOperationException(name + " encoding does not run on " + device + "; writes must use the CPU"
-                + " codec (the registry picks it for encoding, or set zarrdirect.codec." + name + "=cpu)");
     }
 
     @Override

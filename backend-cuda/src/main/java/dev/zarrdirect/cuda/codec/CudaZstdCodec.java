@@ -3,7 +3,6 @@ package dev.zarrdirect.cuda.codec;
 
 import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.ZstdSpec;
 import dev.zarrdirect.cuda.CudaBackend;
@@ -43,7 +42,7 @@ import java.util.Map;
  * Not on the device: {@link #encode} throws {@link UnsupportedOperationException}. The registry must
  * choose the CPU implementation for writes.
  */
-public final class CudaZstdCodec implements BytesToBytesCodec {
+public final class CudaZstdCodec extends CudaDecodeOnlyCodec {
 
     static final String NAME = "zstd";
     /** Device scratch per frame: the literals of two blocks ({@code ZD_ZSTD_SCRATCH_PER_FRAME}, 256 KiB). */
@@ -87,15 +86,12 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
     /** Whether a multi-pass batch's frames are ordered by encoded size ({@link MultiPassLaunch#frameOrder}). */
     public static final String MP_SORT_PROPERTY = "zarrdirect.cuda.zstdMultiPassSortFrames";
 
-    private final CudaBackend backend;
-    private final CudaDevice device;
     private final ZstdKernelPolicy policy;
     private final int level;
     private final boolean checksum;
 
     CudaZstdCodec(CudaBackend backend, CudaDevice device, ZstdKernelPolicy policy, int level, boolean checksum) {
-        this.backend = backend;
-        this.device = device;
+        super(backend, device, NAME);
         this.policy = java.util.Objects.requireNonNull(policy, "policy");
         this.level = level;
         this.checksum = checksum;
@@ -120,36 +116,10 @@ public final class CudaZstdCodec implements BytesToBytesCodec {
         return policy;
     }
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device.device();
-    }
-
-    @Override
-    public String provider() {
-        return "cuda";
-    }
-
-    @Override
-    public long encodedSize(long decodedSize) {
-        return -1;
-    }
-
     /** zstd's {@code ZSTD_COMPRESSBOUND}. */
     @Override
     public long maxEncodedSize(long decodedSize) {
         return ZstdSpec.maxEncodedSize(decodedSize);
-    }
-
-    @Override
-    public void encode(CodecBatch batch) {
-        throw new UnsupportedOperationException("zstd encoding does not run on " + device + "; writes must use the CPU"
-                + " zstd codec (the registry picks it for encoding, or set zarrdirect.codec.zstd=cpu)");
     }
 
     @Override
