@@ -319,13 +319,14 @@ def timed(feed, deliver, clock, a, step=None, rounds=1, switch=None):
     figure free of where the window cuts a round). `switch` = (sampler, next store, seconds a
     round): in a store's last run, the stream moves to the next store once the batches in flight
     fill the rest of the run, and the run ends exactly where this store's batches do."""
-    c0 = feed.count
     end_at = None
     gaps, eps, rows_l, bytes_l = [], [], [], []
     computes = []
     t0 = tp = time.perf_counter()
     while True:
-        n = feed.count - c0
+        # batches taken by this run: feed.count starts again at each ZarrLoader epoch, so on a
+        # store of a few batches an epoch, counting with it could stay at or below zero forever
+        n = len(gaps)
         el = tp - t0
         if end_at is not None:
             if feed.count >= end_at:
@@ -341,7 +342,9 @@ def timed(feed, deliver, clock, a, step=None, rounds=1, switch=None):
                     continue
             elif n > 0 and (el >= a.seconds or n >= a.batches):
                 break
+        t_ask = time.perf_counter()
         x, y = deliver(feed.next())
+        t_got = time.perf_counter()
         clock.sync()
         t_have = time.perf_counter()
         gaps.append(t_have - tp)
@@ -354,6 +357,9 @@ def timed(feed, deliver, clock, a, step=None, rounds=1, switch=None):
             clock.sync()
             tp = time.perf_counter()
             computes.append(tp - t_have)
+        if TRACE:  # where each batch's time went, as it happens (ZD_BENCH_TRACE=1)
+            print(f"trace batch {len(gaps)} epoch-start {feed.new_epoch}: message {t_got - t_ask:.3f} s, usable "
+                  f"{t_have - t_got:.3f} s, step {tp - t_have:.3f} s", file=sys.stderr, flush=True)
     el = tp - t0
     n = len(gaps)
     total, rows = sum(bytes_l), sum(rows_l)
@@ -375,6 +381,9 @@ def timed(feed, deliver, clock, a, step=None, rounds=1, switch=None):
             wk = sum(gaps[i] for i in keep)
             r["wait_share_within_epochs"] = wk / (wk + sum(computes[i] for i in keep))
     return r
+
+
+TRACE = os.environ.get("ZD_BENCH_TRACE") == "1"
 
 
 class Step:
