@@ -11,16 +11,16 @@ import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.DeltaSpec;
 import dev.zarrdirect.kernels.ZdStatus;
 import dev.zarrdirect.opencl.ClKernel;
-import dev.zarrdirect.opencl.KernelSource;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
 import dev.zarrdirect.opencl.codec.ChunkTable;
 import dev.zarrdirect.opencl.codec.DeviceItems;
+import dev.zarrdirect.opencl.codec.KernelProgram;
+import dev.zarrdirect.opencl.codec.OpenClDeviceCodec;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * numcodecs' {@code delta} filter ({@code numcodecs.delta}) on an OpenCL device, both directions,
@@ -33,32 +33,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Declined (the CPU codec runs) where the device cannot give the CPU's bits: float64 without
  * {@code cl_khr_fp64}, float32 where the device flushes subnormals.
  */
-public final class OpenClDeltaCodec implements ArrayToArrayCodec {
+public final class OpenClDeltaCodec extends OpenClDeviceCodec implements ArrayToArrayCodec {
 
-    static final String KERNEL_SOURCE = KernelSource.KERNELS_PREFIX + "opencl/zd_delta.cl";
+    static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_delta.cl");
     /** The kernel's {@code ZD_DELTA_MAX_ITEMS}: the largest work-group its local memory serves. */
     static final long MAX_LOCAL = 256;
     /** The kernel's {@code ZD_DELTA_FLOAT} flag in its {@code type} argument. */
     static final int FLOAT_FLAG = 0x100;
-    private static final ConcurrentHashMap<String, String> SOURCES = new ConcurrentHashMap<>();
-
     private final DeltaSpec spec;
-    private final Device device;
-    private final OpenClBackend backend;
 
     private OpenClDeltaCodec(DeltaSpec spec, Device device, OpenClBackend backend) {
+        super(DeltaSpec.NAME, device, backend);
         this.spec = spec;
-        this.device = device;
-        this.backend = backend;
     }
 
     /** True when the kernels module's delta source can be read. */
     public static boolean kernelAvailable() {
-        try {
-            return KernelSource.exists(KERNEL_SOURCE);
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return PROGRAM.available();
     }
 
     /**
@@ -78,21 +69,6 @@ public final class OpenClDeltaCodec implements ArrayToArrayCodec {
     }
 
     @Override
-    public String name() {
-        return DeltaSpec.NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
-    }
-
-    @Override
     public ChunkSpec encodedSpec(ChunkSpec decoded) {
         return spec.encodedSpec(decoded);
     }
@@ -108,11 +84,8 @@ public final class OpenClDeltaCodec implements ArrayToArrayCodec {
     }
 
     private static ClKernel kernel(OpenClBackend b) {
-        String dir = b.openClSettings().kernelsDir();
-        String src = SOURCES.computeIfAbsent(dir == null ? "" : dir,
-                d -> KernelSource.loadFrom(dir, KERNEL_SOURCE, KernelSource.KERNELS_PREFIX));
         // no fast-math: the float sums must round as IEEE says
-        return b.programs().kernel(KERNEL_SOURCE, src, "", "zd_delta_batch");
+        return PROGRAM.kernel(b, "", "zd_delta_batch");
     }
 
     private void run(ChunkSpec decoded, CodecBatch batch, boolean encode) {
