@@ -8,6 +8,7 @@ import dev.zarrdirect.api.codec.ArrayToArrayCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.DeltaSpec;
+import dev.zarrdirect.kernels.KernelContract;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
@@ -29,9 +30,9 @@ public final class CudaDeltaCodec implements ArrayToArrayCodec {
 
     static final String NAME = DeltaSpec.NAME;
     /** The kernel's {@code ZD_DELTA_MAX_ITEMS}: threads per chunk's block. */
-    static final int THREADS = 256;
+    static final int THREADS = KernelContract.ZD_DELTA_MAX_ITEMS;
     /** The kernel's {@code ZD_DELTA_FLOAT} flag in its {@code type} argument. */
-    static final int FLOAT_FLAG = 0x100;
+    static final int FLOAT_FLAG = KernelContract.ZD_DELTA_FLOAT;
     static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
 
     private final CudaBackend backend;

@@ -9,6 +9,7 @@ import dev.zarrdirect.api.codec.ArrayToArrayCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.DeltaSpec;
+import dev.zarrdirect.kernels.KernelContract;
 import dev.zarrdirect.kernels.ZdStatus;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
@@ -37,9 +38,9 @@ public final class OpenClDeltaCodec extends OpenClDeviceCodec implements ArrayTo
 
     static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_delta.cl");
     /** The kernel's {@code ZD_DELTA_MAX_ITEMS}: the largest work-group its local memory serves. */
-    static final long MAX_LOCAL = 256;
+    static final long MAX_LOCAL = KernelContract.ZD_DELTA_MAX_ITEMS;
     /** The kernel's {@code ZD_DELTA_FLOAT} flag in its {@code type} argument. */
-    static final int FLOAT_FLAG = 0x100;
+    static final int FLOAT_FLAG = KernelContract.ZD_DELTA_FLOAT;
     private final DeltaSpec spec;
 
     private OpenClDeltaCodec(DeltaSpec spec, Device device, OpenClBackend backend) {

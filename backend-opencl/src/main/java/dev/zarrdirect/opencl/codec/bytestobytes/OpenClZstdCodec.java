@@ -45,7 +45,7 @@ public final class OpenClZstdCodec extends OpenClDecodeOnlyCodec {
 
     static final String NAME = "zstd";
     /** {@code ZD_ZSTD_SCRATCH_PER_FRAME}: the literals of two blocks, 256 KiB. */
-    static final long SCRATCH_PER_FRAME = 256 * 1024;
+    static final long SCRATCH_PER_FRAME = dev.zarrdirect.kernels.KernelContract.ZD_ZSTD_SCRATCH_PER_FRAME;
     static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_zstd.cl");
     /** Work-items per frame; default 64, lowered to what the kernel allows on the device. */
     public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.zstdLocalSize";
