@@ -132,9 +132,13 @@ public final class OpenClDeltaCodec extends OpenClDeviceCodec implements ArrayTo
                     if (status[k2] == ZdStatus.OK.code()) {
                         written[i] = size;
                     } else {
+                        // a codec of the ServiceLoader's provider could not check the device when it was made
+                        String why = spec.dtype().equals(DataType.FLOAT64) && !b.hasFp64()
+                                ? "the device has no cl_khr_fp64 for float64 sums; use the CPU codec"
+                                + " (zarrdirect.codec." + DeltaSpec.NAME + "=cpu)" : describe(status[k2]);
                         batch.fail(i, new CodecException(DeltaSpec.NAME, DeltaSpec.NAME + " " + direction + " of "
-                                + batch.label(i) + " on " + b.device() + " failed: "
-                                + describe(status[k2]) + " (" + spec.dtype() + ", " + size + " bytes)"));
+                                + batch.label(i) + " on " + b.device() + " failed: " + why + " (" + spec.dtype() + ", "
+                                + size + " bytes)"));
                     }
                 }
             }
