@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # GPU machine (carry [".device", ".gpucheck"], prepared by tools/gpu/codecs-prep.sh): the device
 # codecs of issue #24 in one call: the device conformance, numcodecs interop and CUDA codec tests;
-# the deflate kernel check and benchmark; compute-sanitizer over the blosc kernel check; and a
+# the deflate and delta kernel checks and benchmarks; compute-sanitizer over the blosc kernel check; and a
 # TensorStore-written blosc store read by cuda, cpu+copy and TensorStore+copy.
 set -u
 cd "$(dirname "$0")/../.."
@@ -15,6 +15,8 @@ ZD_NUMCODECS_CORPUS=$PWD/.gpucheck/corpus ZD_REQUIRE_DEVICE=cuda timeout 240 bas
 echo "=== inflate"
 python3 .gpucheck/zd_inflate_gen.py /tmp/zdinf --distinct 2 --min-mib 1 --max-mib 1 >/tmp/gen.txt 2>&1; grep "CPU zlib" /tmp/gen.txt | head -4
 timeout 120 ./.gpucheck/zd_inflate_check --manifest /tmp/zdinf/manifest.txt --counts 256,1024 --blocks 64 --reps 3 2>&1 | tail -25
+echo "=== delta"
+timeout 120 ./.gpucheck/zd_delta_check --chunk-kib 1024 --gib 0.25 --reps 5 2>&1 | tail -14
 echo "=== memcheck"
 timeout 90 compute-sanitizer --tool memcheck --print-limit 5 ./.gpucheck/zd_blosc_check --corpus kernels/src/test/resources/blosc/corpus.bin --gib 0.02 --reps 1 2>&1 | tail -4
 echo "=== stores"

@@ -66,6 +66,20 @@ def main(out):
                       kind="smooth"))
     cases.append(dict(name="delta-zlib-i4", dtype="<i4", compressor=numcodecs.Zlib(1),
                       filters=[numcodecs.Delta(dtype="<i4")], order="C", kind="smooth"))
+    # delta before zlib and blosc over every element size, a same-size astype, floats (numpy's
+    # sequential cumsum: the device must sum in that order), big-endian elements and F order
+    for dtype, astype, compressor, order, kind in [
+            ("|i1", None, numcodecs.Blosc("lz4", 5, numcodecs.Blosc.SHUFFLE), "C", "smooth"),
+            ("<u2", "<i2", numcodecs.Zlib(1), "F", "smooth"),
+            ("<i8", None, numcodecs.Blosc("zstd", 3, numcodecs.Blosc.SHUFFLE), "C", "random"),
+            ("<u8", None, numcodecs.Zlib(6), "C", "smooth"),
+            ("<f2", None, numcodecs.Zlib(1), "C", "smooth"),
+            ("<f4", None, numcodecs.Blosc("lz4", 5, numcodecs.Blosc.SHUFFLE), "C", "smooth"),
+            (">f8", None, numcodecs.Zlib(1), "F", "smooth")]:
+        name = "delta-%s-%s%s-%s" % (compressor.codec_id, dtype.strip("<>|"), "-as-" + astype.strip("<>|") if astype else "",
+                                      order)
+        cases.append(dict(name=name, dtype=dtype, compressor=compressor,
+                          filters=[numcodecs.Delta(dtype=dtype, astype=astype or dtype)], order=order, kind=kind))
     cases.append(dict(name="zlib-random", dtype="<u2", compressor=numcodecs.Zlib(6), filters=None, order="C",
                       kind="random"))
     manifest = []

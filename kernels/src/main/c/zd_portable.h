@@ -26,6 +26,9 @@
  *   zd_highbit32(x)  index of the highest set bit of x (x != 0)
  *   ZD_U64(c)        64-bit unsigned integer constant
  *   zd_addr_mod4(p)  the low two bits of a global pointer's address
+ *   zd_addr_mod8(p)  the low three bits of a global pointer's address
+ *   ZD_LITTLE_ENDIAN 1 where the device stores words little-endian (then a typed load of an aligned
+ *                    global address reads a little-endian element), else 0
  *   zd_ld_u32a(p)    the little-endian 32-bit word at a 4-aligned global address p
  *   zd_st_u32a(p, v) stores v little-endian at a 4-aligned global address p
  *   zd_prefetch(p)   asks for the global memory at p to be brought near the item (CUDA: into
@@ -60,10 +63,13 @@ typedef long zd_i64;
 #define zd_highbit32(x) (31u - (zd_u32)clz((zd_u32)(x)))
 #define ZD_U64(c) c##ul /* ulong is 64-bit; "long long" is 128-bit in OpenCL C */
 #define zd_addr_mod4(p) ((zd_u32)((size_t)(p) & 3u))
+#define zd_addr_mod8(p) ((zd_u32)((size_t)(p) & 7u))
 #if defined(__ENDIAN_LITTLE__)
+#define ZD_LITTLE_ENDIAN 1
 #define zd_ld_u32a(p) (*(const __global zd_u32 *)(p))
 #define zd_st_u32a(p, v) (*(__global zd_u32 *)(p) = (v))
 #else
+#define ZD_LITTLE_ENDIAN 0
 #define zd_ld_u32a(p) ((zd_u32)(p)[0] | ((zd_u32)(p)[1] << 8) | ((zd_u32)(p)[2] << 16) | ((zd_u32)(p)[3] << 24))
 #define zd_st_u32a(p, v) \
     ((p)[0] = (zd_u8)(v), (p)[1] = (zd_u8)((v) >> 8), (p)[2] = (zd_u8)((v) >> 16), (p)[3] = (zd_u8)((v) >> 24))
@@ -97,6 +103,8 @@ typedef long long zd_i64;
 #define zd_highbit32(x) (31u - (zd_u32)__clz((int)(x)))
 #define ZD_U64(c) c##ull
 #define zd_addr_mod4(p) ((zd_u32)((size_t)(p) & 3u))
+#define zd_addr_mod8(p) ((zd_u32)((size_t)(p) & 7u))
+#define ZD_LITTLE_ENDIAN 1
 #define zd_ld_u32a(p) (*(const zd_u32 *)(p))
 #define zd_st_u32a(p, v) (*(zd_u32 *)(p) = (v))
 #define zd_prefetch(p) asm volatile("prefetch.global.L1 [%0];" ::"l"((const void *)(p)))
@@ -134,6 +142,8 @@ typedef int64_t zd_i64;
 #error "the host build of the kernels assumes a little-endian machine"
 #endif
 #define zd_addr_mod4(p) ((zd_u32)((uintptr_t)(p) & 3u))
+#define zd_addr_mod8(p) ((zd_u32)((uintptr_t)(p) & 7u))
+#define ZD_LITTLE_ENDIAN 1
 static inline zd_u32 zd_ld_u32a(const zd_u8 *p) {
     zd_u32 v;
     __builtin_memcpy(&v, p, 4);
@@ -347,6 +357,7 @@ ZD_INLINE zd_u64 zd_scan_excl_u64_group(zd_u64 v, ZD_LOCAL zd_u64 *tmp, zd_u64 *
  *   zd_fma_f32(a, b, c)                   a * b + c rounded once, to nearest even
  *   ZD_HAS_F64                            1 where double exists (OpenCL: with cl_khr_fp64), else 0; then
  *   zd_f64_from_bits(u)                   the double whose bits are u (zd_u64)
+ *   zd_f64_bits(x)                        the bits of the double x (zd_u64)
  *   zd_fma_f64(a, b, c)                   a * b + c in double, rounded once, to nearest even
  *   zd_f64_to_f32(x)                      double to float, to nearest even
  *   ZD_HAS_F16_RNE                        1 where zd_f32_to_f16_rne(x) converts in hardware (float to the
@@ -363,6 +374,7 @@ ZD_INLINE zd_u64 zd_scan_excl_u64_group(zd_u64 v, ZD_LOCAL zd_u64 *tmp, zd_u64 *
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define ZD_HAS_F64 1
 #define zd_f64_from_bits(u) as_double(u)
+#define zd_f64_bits(x) as_ulong(x)
 #define zd_fma_f64(a, b, c) fma((double)(a), (double)(b), (double)(c))
 #define zd_f64_to_f32(x) convert_float_rte(x)
 #else
@@ -379,6 +391,7 @@ typedef ulong2 zd_u64x2;
 #define zd_fma_f32(a, b, c) __fmaf_rn((a), (b), (c))
 #define ZD_HAS_F64 1
 #define zd_f64_from_bits(u) __longlong_as_double((long long)(u))
+#define zd_f64_bits(x) ((zd_u64)__double_as_longlong(x))
 #define zd_fma_f64(a, b, c) __fma_rn((a), (b), (c))
 #define zd_f64_to_f32(x) __double2float_rn(x)
 #define ZD_HAS_F16_RNE 1
@@ -403,6 +416,11 @@ static inline double zd_f64_from_bits(zd_u64 u) {
     double x;
     memcpy(&x, &u, 8);
     return x;
+}
+static inline zd_u64 zd_f64_bits(double x) {
+    zd_u64 u;
+    memcpy(&u, &x, 8);
+    return u;
 }
 #define zd_fma_f32(a, b, c) fmaf((a), (b), (c))
 #define ZD_HAS_F64 1

@@ -6,3 +6,4 @@
 #include "cuda/zd_gather.cu"
 #include "cuda/zd_blosc.cu"
 #include "cuda/zd_inflate.cu"
+#include "cuda/zd_delta.cu"

@@ -178,6 +178,26 @@ public final class OpenClBackend implements Backend {
         return info.maxWorkGroupSize();
     }
 
+    /**
+     * True when the device has {@code cl_khr_fp64}, which kernels need for float64 arithmetic.
+     *
+     * @return whether double precision is there
+     */
+    public boolean hasFp64() {
+        return (" " + ClDevices.deviceString(info.id(), CL_DEVICE_EXTENSIONS) + " ").contains(" cl_khr_fp64 ");
+    }
+
+    /**
+     * True when the device's float32 arithmetic keeps subnormal numbers ({@code CL_FP_DENORM} in
+     * {@code CL_DEVICE_SINGLE_FP_CONFIG}); OpenCL allows a device to flush them to zero, which changes
+     * the bits of sums that the CPU computes exactly.
+     *
+     * @return whether float32 subnormals survive
+     */
+    public boolean floatDenormals() {
+        return (ClDevices.deviceLong(info.id(), CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_DENORM) != 0;
+    }
+
     /** The built programs of this backend's context. */
     public ProgramCache programs() {
         return programs;

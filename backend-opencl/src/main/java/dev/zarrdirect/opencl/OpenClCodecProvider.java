@@ -6,9 +6,11 @@ import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.codec.Codec;
 import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
+import dev.zarrdirect.api.codec.spec.DeltaSpec;
 import dev.zarrdirect.api.codec.spec.GzipSpec;
 import dev.zarrdirect.api.codec.spec.ShuffleSpec;
 import dev.zarrdirect.api.codec.spec.ZlibSpec;
+import dev.zarrdirect.opencl.codec.arraytoarray.OpenClDeltaCodec;
 import dev.zarrdirect.opencl.codec.arraytoarray.OpenClTransposeCodec;
 import dev.zarrdirect.opencl.codec.arraytobytes.OpenClBytesCodec;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClBloscCodec;
@@ -24,9 +26,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The OpenCL implementations of {@code bytes}, {@code transpose}, {@code crc32c} and, when the
- * kernels module's zstd decoder is on the class path, {@code zstd} (decode only: see
- * {@link OpenClZstdCodec}). Each runs one launch per batch on {@code opencl:N} devices.
+ * The OpenCL implementations of {@code bytes}, {@code transpose}, {@code crc32c},
+ * {@code numcodecs.shuffle} and, when the kernels module's sources are on the class path, {@code zstd},
+ * {@code blosc}, {@code gzip}, {@code zlib} (decode only: see {@link OpenClZstdCodec}) and
+ * {@code numcodecs.delta}. Each runs one launch per batch on {@code opencl:N} devices.
  *
  * <h2>Two instances</h2>
  * An {@link OpenClBackend}'s {@link OpenClBackend#codecs()} is bound to that backend. The instance
@@ -68,6 +71,9 @@ public final class OpenClCodecProvider implements CodecProvider {
         if (OpenClInflateCodec.kernelAvailable()) {
             names.addAll(List.of(GzipSpec.NAME, ZlibSpec.NAME, ZlibSpec.V2_ID));
         }
+        if (OpenClDeltaCodec.kernelAvailable()) {
+            names.add(DeltaSpec.NAME);
+        }
         return Set.copyOf(names);
     }
 
@@ -79,6 +85,10 @@ public final class OpenClCodecProvider implements CodecProvider {
         if (codecName.equals(BloscSpec.NAME)) {
             return OpenClBloscCodec.kernelAvailable()
                     ? OpenClBloscCodec.create(configuration, device, backend).map(c -> c) : Optional.empty();
+        }
+        if (codecName.equals(DeltaSpec.NAME)) {
+            return OpenClDeltaCodec.kernelAvailable()
+                    ? OpenClDeltaCodec.create(configuration, device, backend).map(c -> c) : Optional.empty();
         }
         return Optional.ofNullable(switch (codecName) {
             case "bytes" -> OpenClBytesCodec.create(configuration, device, backend);

@@ -21,17 +21,17 @@ import java.util.Set;
 public final class GatherTable {
 
     /** Source elements are float64 (else float32). */
-    public static final int SRC_F64 = 0x01;
+    public static final int SRC_F64 = KernelContract.ZD_GATHER_SRC_F64;
     /** Output float16. */
-    public static final int OUT_F16 = 0x02;
+    public static final int OUT_F16 = KernelContract.ZD_GATHER_OUT_F16;
     /** Output bfloat16 (neither this nor {@link #OUT_F16}: float32). */
-    public static final int OUT_BF16 = 0x04;
+    public static final int OUT_BF16 = KernelContract.ZD_GATHER_OUT_BF16;
     /** NaNs of the source become the NaN value. */
-    public static final int REPLACE_NAN = 0x08;
+    public static final int REPLACE_NAN = KernelContract.ZD_GATHER_REPLACE_NAN;
     /** Four elements per access (see {@link #accessFlags}). */
-    public static final int VEC4 = 0x10;
+    public static final int VEC4 = KernelContract.ZD_GATHER_VEC4;
     /** Byte-wise accesses: the source or the output is not aligned to its element size. */
-    public static final int BYTES = 0x20;
+    public static final int BYTES = KernelContract.ZD_GATHER_BYTES;
 
     private GatherTable() {
     }

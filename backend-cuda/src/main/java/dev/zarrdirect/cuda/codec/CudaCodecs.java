@@ -16,7 +16,8 @@ public final class CudaCodecs {
 
     /** The codecs with a CUDA implementation. */
     public static final Set<String> NAMES = Set.of(CudaZstdCodec.NAME, CudaCrc32cCodec.NAME, CudaBytesCodec.NAME,
-            CudaTransposeCodec.NAME, CudaBloscCodec.NAME, GzipSpec.NAME, ZlibSpec.NAME, ZlibSpec.V2_ID, CudaShuffleCodec.NAME);
+            CudaTransposeCodec.NAME, CudaBloscCodec.NAME, GzipSpec.NAME, ZlibSpec.NAME, ZlibSpec.V2_ID, CudaShuffleCodec.NAME,
+            CudaDeltaCodec.NAME);
 
     private CudaCodecs() {
     }
@@ -38,6 +39,7 @@ public final class CudaCodecs {
             case GzipSpec.NAME -> Optional.of(CudaInflateCodec.gzip(backend, device, configuration));
             case ZlibSpec.NAME, ZlibSpec.V2_ID -> Optional.of(CudaInflateCodec.zlib(backend, device, name, configuration));
             case CudaShuffleCodec.NAME -> Optional.of(CudaShuffleCodec.create(backend, device, configuration));
+            case CudaDeltaCodec.NAME -> Optional.of(CudaDeltaCodec.create(backend, device, configuration));
             default -> throw new IllegalArgumentException("no cuda codec \"" + name + "\"; there are " + NAMES);
         };
     }

@@ -46,7 +46,7 @@ public final class CudaZstdCodec extends CudaDecodeOnlyCodec {
 
     static final String NAME = "zstd";
     /** Device scratch per frame: the literals of two blocks ({@code ZD_ZSTD_SCRATCH_PER_FRAME}, 256 KiB). */
-    public static final long SCRATCH_PER_FRAME = 256L << 10;
+    public static final long SCRATCH_PER_FRAME = dev.zarrdirect.kernels.KernelContract.ZD_ZSTD_SCRATCH_PER_FRAME;
     /** Threads per frame; default 32 (one warp: 1024 frames fit on an H200 at once). */
     public static final String BLOCK_PROPERTY = "zarrdirect.cuda.zstdThreads";
     /** Frames per launch at most; a larger batch runs as several launches (bounds the scratch to 1 GiB). */

@@ -33,7 +33,7 @@ public final class ScatterTable {
     public static final long FILL = -1L;
 
     /** The kernel's limit on rank ({@code ZD_MAX_RANK}), one axis of which the offset trick uses. */
-    public static final int MAX_RANK = 8;
+    public static final int MAX_RANK = dev.zarrdirect.kernels.KernelContract.ZD_MAX_RANK;
 
     /** One copy (or fill, with {@code srcAddress} {@link #FILL}) with absolute addresses and byte strides. */
     public record Entry(long srcAddress, long[] srcStrides, long dstAddress, long[] dstStrides, long[] extent) {

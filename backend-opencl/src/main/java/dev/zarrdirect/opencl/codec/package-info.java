@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /**
  * What the OpenCL codecs share: turning a batch into kernel arguments
- * ({@link dev.zarrdirect.opencl.codec.DeviceItems}) and the frame of every call
- * ({@link dev.zarrdirect.opencl.codec.BatchRun}). Configurations are read with the rules every
+ * ({@link dev.zarrdirect.opencl.codec.DeviceItems}, {@link dev.zarrdirect.opencl.codec.ChunkTable}),
+ * the frame of every call ({@link dev.zarrdirect.opencl.codec.BatchRun}), a kernels-module program
+ * ({@link dev.zarrdirect.opencl.codec.KernelProgram}), the identity of a codec
+ * ({@link dev.zarrdirect.opencl.codec.OpenClDeviceCodec}) and the refusal to encode of the
+ * compressors ({@link dev.zarrdirect.opencl.codec.OpenClDecodeOnlyCodec}). Configurations are read with the rules every
  * backend shares ({@link dev.zarrdirect.api.codec.spec.CodecConfigReader}).
  *
  * <h2>One launch per batch</h2>

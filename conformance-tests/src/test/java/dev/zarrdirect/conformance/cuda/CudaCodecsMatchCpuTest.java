@@ -14,6 +14,8 @@ import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.Codec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.DeltaSpec;
+import dev.zarrdirect.conformance.device.DeltaTestData;
 import dev.zarrdirect.cpu.CpuCodecProvider;
 import dev.zarrdirect.cuda.CudaBackend;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * Every CUDA codec produces, byte for byte, what the CPU codec produces: zstd decoding of frames
  * the CPU encoder wrote at levels -7 to 22 over sizes around the 128 KiB block limit and random
- * sizes up to 8 MiB; crc32c both ways; bytes (big-endian swaps) both ways; transpose both ways.
+ * sizes up to 8 MiB; crc32c both ways; bytes (big-endian swaps) both ways; transpose both ways;
+ * numcodecs.delta both ways for every element type, across the kernel's tiles, in place.
  * Outputs are poisoned (0xA5) before each run and surrounded by guard bytes that must survive;
  * corrupt frames fail only their own item.
  */
@@ -366,6 +369,69 @@ class CudaCodecsMatchCpuTest {
             CodecBatch b = CodecBatch.of(in, out, "chunk [7] of \"/host\"");
             dev.decode(b);
             assertTrue(b.failure(0).getMessage().contains("chunk [7] of \"/host\""), b.failure(0).getMessage());
+        }
+    }
+
+    /** The kernel's tile: ZD_DELTA_PER_ITEM (8) elements for each of the block's 256 threads. */
+    static final int DELTA_TILE = 8 * 256;
+
+    @Test
+    void deltaMatchesTheCpuBothWaysForEveryTypeAndTileBoundary() {
+        Random rnd = CudaTests.random("delta");
+        java.util.SplittableRandom r = new java.util.SplittableRandom(rnd.nextLong());
+        for (Map<String, Object> cfg : DeltaTestData.CONFIGS) {
+            DataType t = DeltaSpec.parse(cfg).dtype();
+            ArrayToArrayCodec cpuC = (ArrayToArrayCodec) cpu(DeltaSpec.NAME, cfg);
+            ArrayToArrayCodec devC = (ArrayToArrayCodec) cuda(DeltaSpec.NAME, cfg);
+            for (int count : new int[]{0, 1, DELTA_TILE - 1, DELTA_TILE, DELTA_TILE + 1, 5000 + rnd.nextInt(300_000)}) {
+                ChunkSpec spec = new ChunkSpec(t, new long[]{count});
+                List<byte[]> chunks = new ArrayList<>();
+                for (int kind = 0; kind < DeltaTestData.KINDS; kind++) {
+                    chunks.add(DeltaTestData.chunk(r, t, count, kind));
+                }
+                List<Long> sizes = chunks.stream().map(x -> (long) x.length).toList();
+                List<byte[]> encoded = onCpu(chunks, sizes, b -> cpuC.encode(spec, b));
+                List<byte[]> decoded = onCpu(chunks, sizes, b -> cpuC.decode(spec, b));
+                for (boolean packed : new boolean[]{true, false}) {
+                    DeviceRun enc = onDevice(chunks, sizes, packed, b -> devC.encode(spec, b));
+                    DeviceRun dec = onDevice(chunks, sizes, packed, b -> devC.decode(spec, b));
+                    for (int i = 0; i < chunks.size(); i++) {
+                        String what = cfg + " " + count + " elements, kind " + i + ", seed " + CudaTests.SEED;
+                        assertNull(enc.batch().failure(i), what);
+                        assertNull(dec.batch().failure(i), what);
+                        assertArrayEquals(encoded.get(i), enc.outputs().get(i), what + " encode");
+                        assertArrayEquals(decoded.get(i), dec.outputs().get(i), what + " decode");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void deltaDecodesInPlaceAtAnUnalignedAddressAndRefusesPartlyOverlappingBuffers() {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(CudaTests.random("delta in place").nextLong());
+        for (Map<String, Object> cfg : List.of(Map.<String, Object>of("dtype", "<i8"), Map.<String, Object>of("dtype", "<f4"))) {
+            DataType t = DeltaSpec.parse(cfg).dtype();
+            int count = 3 * DELTA_TILE + 17;
+            ChunkSpec spec = new ChunkSpec(t, new long[]{count});
+            byte[] data = DeltaTestData.chunk(r, t, count, 1);
+            byte[] expect = onCpu(List.of(data), List.of((long) data.length),
+                    b -> ((ArrayToArrayCodec) cpu(DeltaSpec.NAME, cfg)).decode(spec, b)).getFirst();
+            ArrayToArrayCodec devC = (ArrayToArrayCodec) cuda(DeltaSpec.NAME, cfg);
+            try (Buffer host = backend.allocate(cuda0, MemoryKind.HOST_PINNED, data.length + 16L);
+                 Buffer buf = backend.allocate(cuda0, MemoryKind.DEVICE, data.length + 16L)) {
+                MemorySegment.copy(MemorySegment.ofArray(data), 0, host.segment(), 1, data.length);
+                backend.copy(host, 0, buf, 0, data.length + 16L);
+                CodecBatch same = CodecBatch.of(buf.slice(1, data.length), buf.slice(1, data.length), "chunk [0] in place");
+                devC.decode(spec, same);
+                same.throwIfFailed();
+                backend.copy(buf, 0, host, 0, data.length + 16L);
+                assertArrayEquals(expect, host.segment().asSlice(1, data.length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                        cfg + " in place, seed " + CudaTests.SEED);
+                CodecBatch shifted = CodecBatch.of(buf.slice(0, data.length), buf.slice(8, data.length), "chunk [1] shifted");
+                devC.decode(spec, shifted);
+                assertTrue(shifted.failure(0).getMessage().contains("partly overlap"), shifted.failure(0).getMessage());
+            }
         }
     }
 }

@@ -128,6 +128,84 @@ class DeviceReadConformanceTest {
                 name + " queued reads and window plans", () -> checkQueuedReads(name)));
     }
 
+    @TestFactory
+    Stream<DynamicTest> deltaChainsReadWhatTheCpuReads() {
+        return availableDeviceBackends().stream().map(name -> DynamicTest.dynamicTest(
+                name + " delta + zlib / blosc / zstd chains", () -> checkDelta(name)));
+    }
+
+    /**
+     * numcodecs.delta before zlib, blosc (byte shuffle of the element size) or zstd, for element sizes
+     * 1 to 8 (signed, unsigned with a same-size astype, floats): arrays of 135 chunks with edge chunks
+     * and a missing one, read whole and in part, give the CPU's bytes; the delta stage runs on the device.
+     */
+    private void checkDelta(String name) {
+        Random rnd = new Random(SEED + 2);
+        long[] shape = {9, 11, 37};
+        long[] chunks = {1, 4, 8};
+        CodecMetadata le = c("bytes", Map.of("endian", "little"));
+        // each type with one compressor after it (chain 0: zlib, 1: blosc, 2: zstd), every compressor twice
+        record Case(DataType type, String dtype, String astype, int chain) {
+        }
+        List<Case> cases = List.of(new Case(DataType.INT8, "|i1", "|i1", 0), new Case(DataType.UINT16, "<u2", "<i2", 1),
+                new Case(DataType.INT32, "<i4", "<i4", 2), new Case(DataType.UINT64, "<u8", "<u8", 1),
+                new Case(DataType.FLOAT32, "<f4", "<f4", 0), new Case(DataType.FLOAT64, "<f8", "<f8", 2));
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 2)) {
+            for (Case k : cases) {
+                int size = k.type().byteSize();
+                CodecMetadata delta = c("numcodecs.delta", Map.of("dtype", k.dtype(), "astype", k.astype()));
+                List<List<CodecMetadata>> chains = List.of(switch (k.chain()) {
+                    case 0 -> List.of(delta, le, c("numcodecs.zlib", Map.of("level", 1L)));
+                    case 1 -> List.of(delta, le, blosc("lz4", 5, "shuffle", size, 0));
+                    default -> List.of(delta, c("bytes", Map.of("endian", "big")), c("zstd", Map.of("level", 3L, "checksum", false)));
+                });
+                for (List<CodecMetadata> codecs : chains) {
+                    Store store = new MemoryStore();
+                    FillValue fill = k.type().equals(DataType.FLOAT32) ? FillValue.parse("NaN", k.type(), "test")
+                            : FillValue.zero(k.type());
+                    ZarrArray w = Zarr.createArray(cpu, store, "a", ArrayMetadata.create(shape, k.type(), chunks, fill, codecs));
+                    try (Tensor t = Tensor.allocateHost(k.type(), shape)) {
+                        for (long i = 0; i < t.elementCount(); i++) {
+                            long at = i * size;
+                            switch (k.type().kind()) {
+                                case FLOAT -> {
+                                    double v = 280 + 10 * Math.sin(i / 50.0) + rnd.nextGaussian();
+                                    if (size == 4) {
+                                        t.segment().set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, (float) v);
+                                    } else {
+                                        t.segment().set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at, v);
+                                    }
+                                }
+                                default -> {
+                                    long v = rnd.nextInt(9) == 0 ? rnd.nextLong() : i % 37 + rnd.nextInt(3);
+                                    for (int b = 0; b < size; b++) {
+                                        t.segment().set(ValueLayout.JAVA_BYTE, at + b, (byte) (v >>> (8 * b)));
+                                    }
+                                }
+                            }
+                        }
+                        w.write(t);
+                    }
+                    store.delete("a/" + w.metadata().chunkKey(new long[]{4, 1, 2}));
+                    ZarrArray onCpu = Zarr.openArray(cpu, store, "a");
+                    ZarrArray onDev = Zarr.openArray(dev, store, "a");
+                    assertTrue(onDev.devicePath().startsWith("batched decode on"), name + " " + k + " " + codecs
+                            + " runs every stage on the device: " + onDev.devicePath());
+                    for (Selection sel : List.of(Selection.all(shape), Selection.parse("1:8,3:10,5:36", shape))) {
+                        String what = name + " " + k + " " + codecs.stream().map(CodecMetadata::name).toList() + " " + sel
+                                + " via " + onDev.devicePath() + " (seed " + SEED + ")";
+                        try (Tensor expect = onCpu.read(sel); Tensor got = onDev.readToDevice(sel);
+                             HostBuffer back = HostBuffer.allocate(expect.byteSize())) {
+                            dev.backend().copy(got.buffer(), got.byteOffset(), back, 0, expect.byteSize());
+                            long m = expect.segment().mismatch(back.segment());
+                            assertEquals(-1, m, what + ": first difference at byte " + m);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /** The device backends (every one but cpu) that are available here. */
     private static List<String> availableDeviceBackends() {
         return BackendRegistry.discover().entries().stream()

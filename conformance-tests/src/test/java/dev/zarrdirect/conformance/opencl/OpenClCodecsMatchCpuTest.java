@@ -12,6 +12,8 @@ import dev.zarrdirect.api.codec.ArrayToBytesCodec;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.spec.DeltaSpec;
+import dev.zarrdirect.conformance.device.DeltaTestData;
 import dev.zarrdirect.conformance.opencl.OpenClHarness.Layout;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -413,16 +415,25 @@ class OpenClCodecsMatchCpuTest {
 
     private static void arrayCodecMatches(Layout layout, ChunkSpec decoded, ChunkSpec encoded, Object cpu, Object gpu,
                                           SplittableRandom r, String what) {
+        List<byte[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            inputs.add(data(r, (int) decoded.byteSize(), i));
+        }
+        arrayCodecMatches(layout, decoded, inputs, cpu, gpu, what);
+    }
+
+    /** Decoding and encoding each of {@code inputs} (chunks of {@code decoded}'s size) gives the CPU's bytes. */
+    private static void arrayCodecMatches(Layout layout, ChunkSpec decoded, List<byte[]> inputs, Object cpu, Object gpu,
+                                          String what) {
         for (boolean decode : new boolean[]{true, false}) {
-            int n = 3;
-            List<byte[]> inputs = new ArrayList<>();
+            int n = inputs.size();
             List<String> labels = new ArrayList<>();
             long size = decoded.byteSize();
             for (int i = 0; i < n; i++) {
-                inputs.add(data(r, (int) size, i));
                 labels.add("chunk [" + i + "] of " + decoded + " (" + what + ", seed " + SEED + ")");
             }
-            long[] outSizes = {size, size, size};
+            long[] outSizes = new long[n];
+            Arrays.fill(outSizes, size);
             List<HostBuffer> keep = new ArrayList<>();
             try {
                 CodecBatch ref = OpenClHarness.hostBatch(inputs, outSizes, labels, keep, b -> call(cpu, decode, decoded, b));
@@ -488,6 +499,60 @@ class OpenClCodecsMatchCpuTest {
             ChunkSpec decoded = new ChunkSpec(t, shape);
             arrayCodecMatches(layout, decoded, cpu.encodedSpec(decoded), cpu, h.gpuCodec("transpose", cfg), r,
                     "order " + order);
+        }
+    }
+
+    // ------------------------------------------------------------------ delta
+
+    /** The kernel's tile: ZD_DELTA_PER_ITEM elements for each of up to 256 items. */
+    static final int DELTA_TILE = 8 * 256;
+
+    @ParameterizedTest(name = "numcodecs.delta on opencl matches the CPU codec both ways, {0} batch")
+    @EnumSource(Layout.class)
+    void deltaMatchesTheCpuCodecForEveryTypeBothWays(Layout layout) {
+        SplittableRandom r = new SplittableRandom(SEED + 4);
+        for (Map<String, Object> cfg : DeltaTestData.CONFIGS) {
+            DataType t = DeltaSpec.parse(cfg).dtype();
+            ArrayToArrayCodec cpu = (ArrayToArrayCodec) h.cpuCodec(DeltaSpec.NAME, cfg);
+            ArrayToArrayCodec gpu = (ArrayToArrayCodec) h.gpuCodec(DeltaSpec.NAME, cfg);
+            for (int count : new int[]{0, 1, DELTA_TILE - 1, DELTA_TILE, DELTA_TILE + 1, r.nextInt(5000, 70_000)}) {
+                ChunkSpec spec = new ChunkSpec(t, new long[]{count});
+                List<byte[]> inputs = new ArrayList<>();
+                for (int kind = 0; kind < DeltaTestData.KINDS; kind++) {
+                    inputs.add(DeltaTestData.chunk(r, t, count, kind));
+                }
+                arrayCodecMatches(layout, spec, inputs, cpu, gpu, cfg.toString());
+            }
+        }
+    }
+
+    @Test
+    void deltaDecodesInPlaceAndRefusesPartlyOverlappingBuffers() {
+        SplittableRandom r = new SplittableRandom(SEED + 5);
+        for (Map<String, Object> cfg : List.of(Map.<String, Object>of("dtype", "<i4"), Map.<String, Object>of("dtype", "<f8"))) {
+            DataType t = DeltaSpec.parse(cfg).dtype();
+            int count = 3 * DELTA_TILE + 17;
+            ChunkSpec spec = new ChunkSpec(t, new long[]{count});
+            byte[] data = DeltaTestData.chunk(r, t, count, 0);
+            List<HostBuffer> keep = new ArrayList<>();
+            try (var buf = h.backend.allocate(h.device, dev.zarrdirect.api.buffer.MemoryKind.DEVICE, data.length + 8L)) {
+                CodecBatch ref = OpenClHarness.hostBatch(List.of(data), new long[]{data.length}, List.of("ref"), keep,
+                        b -> ((ArrayToArrayCodec) h.cpuCodec(DeltaSpec.NAME, cfg)).decode(spec, b));
+                ref.throwIfFailed();
+                h.backend.copy(HostBuffer.wrap(java.lang.foreign.MemorySegment.ofArray(data)), 0, buf, 0, data.length);
+                ArrayToArrayCodec gpu = (ArrayToArrayCodec) h.gpuCodec(DeltaSpec.NAME, cfg);
+                CodecBatch same = CodecBatch.of(buf.slice(0, data.length), buf.slice(0, data.length), "chunk [0] in place");
+                gpu.decode(spec, same);
+                same.throwIfFailed();
+                byte[] back = new byte[data.length];
+                h.backend.copy(buf, 0, HostBuffer.wrap(java.lang.foreign.MemorySegment.ofArray(back)), 0, data.length);
+                assertArrayEquals(OpenClHarness.bytes(ref.output(0), data.length), back, cfg + " in place, seed " + SEED);
+                CodecBatch shifted = CodecBatch.of(buf.slice(0, data.length), buf.slice(8, data.length), "chunk [1] shifted");
+                gpu.decode(spec, shifted);
+                assertTrue(shifted.failure(0).getMessage().contains("partly overlap"), shifted.failure(0).getMessage());
+            } finally {
+                keep.forEach(HostBuffer::close);
+            }
         }
     }
 }

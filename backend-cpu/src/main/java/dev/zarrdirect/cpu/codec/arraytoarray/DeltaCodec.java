@@ -7,14 +7,13 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.ArrayToArrayCodec;
 import dev.zarrdirect.api.codec.ChunkSpec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.api.codec.spec.CodecConfigReader;
+import dev.zarrdirect.api.codec.spec.DeltaSpec;
 import dev.zarrdirect.cpu.codec.CodecItems;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * numcodecs' {@code delta} filter on the CPU ({@code "numcodecs.delta"}): in C order over the whole
@@ -23,17 +22,12 @@ import java.util.Set;
  * running sum. The element count and shape do not change.
  *
  * <h2>Configuration</h2>
- * {@code {"dtype": numpy typestr, "astype": numpy typestr}}: integers {@code i1 i2 i4 i8 u1 u2 u4 u8}
- * and floats {@code f2 f4 f8}, each with an optional byte order prefix ({@code < > | =}). The order
- * does not matter here: the codec works on values (the in-memory representation is little-endian;
- * the {@code bytes} codec of the chain applies the stored order), which gives the same stored bytes as
- * numcodecs working on big-endian arrays. {@code dtype} must be the array's data type. {@code astype}
- * (default: {@code dtype}) may differ only as a signed/unsigned integer of the same size, whose
- * wrapping differences have the same bits; every other cast would lose information and is rejected.
+ * As {@link DeltaSpec} reads it, on every backend. This class defines the bytes the device
+ * implementations must give, floats included: their sums run in this class's sequential order.
  */
 public final class DeltaCodec implements ArrayToArrayCodec {
 
-    public static final String NAME = "numcodecs.delta";
+    public static final String NAME = DeltaSpec.NAME;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
@@ -41,68 +35,17 @@ public final class DeltaCodec implements ArrayToArrayCodec {
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
     private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(LE);
 
+    private final DeltaSpec spec;
     private final DataType dtype;
-    private final DataType astype;
-    private final String dtypeText;
 
-    private DeltaCodec(DataType dtype, DataType astype, String dtypeText) {
-        this.dtype = dtype;
-        this.astype = astype;
-        this.dtypeText = dtypeText;
+    private DeltaCodec(DeltaSpec spec) {
+        this.spec = spec;
+        this.dtype = spec.dtype();
     }
 
-    /** Reads the configuration described in the class documentation; an {@code "id"}, if present, must be "delta". */
+    /** Reads the configuration described in the class documentation ({@link DeltaSpec}). */
     public static DeltaCodec create(Map<String, Object> configuration) {
-        CodecConfigReader c = CodecConfigReader.of(NAME, configuration, Set.of("dtype", "astype", "id"));
-        if (c.has("id")) {
-            c.choice("id", Set.of("delta"));
-        }
-        if (!c.has("dtype")) {
-            throw new IllegalArgumentException("codec \"" + NAME + "\": configuration field \"dtype\" is required");
-        }
-        Object d = configuration.get("dtype");
-        DataType dtype = parse(c, "dtype", d);
-        Object a = configuration.get("astype");
-        DataType astype = a == null ? dtype : parse(c, "astype", a);
-        if (!astype.equals(dtype)) {
-            boolean sameSizeInts = astype.byteSize() == dtype.byteSize()
-                    && (dtype.kind() == DataType.Kind.INT || dtype.kind() == DataType.Kind.UINT)
-                    && (astype.kind() == DataType.Kind.INT || astype.kind() == DataType.Kind.UINT);
-            if (!sameSizeInts) {
-                throw c.bad("astype", a, "the dtype " + d + " (" + dtype + ") or the integer of its size with the"
-                        + " other signedness; a cast from " + dtype + " to " + astype + " would lose information,"
-                        + " which this implementation does not support");
-            }
-        }
-        return new DeltaCodec(dtype, astype, (String) d);
-    }
-
-    private static DataType parse(CodecConfigReader c, String field, Object v) {
-        if (!(v instanceof String s)) {
-            throw c.bad(field, v, "a numpy type string such as \"<i4\"");
-        }
-        String t = s;
-        if (!t.isEmpty() && "<>|=".indexOf(t.charAt(0)) >= 0) {
-            t = t.substring(1);
-        }
-        DataType type = switch (t) {
-            case "i1" -> DataType.INT8;
-            case "i2" -> DataType.INT16;
-            case "i4" -> DataType.INT32;
-            case "i8" -> DataType.INT64;
-            case "u1" -> DataType.UINT8;
-            case "u2" -> DataType.UINT16;
-            case "u4" -> DataType.UINT32;
-            case "u8" -> DataType.UINT64;
-            case "f2" -> DataType.FLOAT16;
-            case "f4" -> DataType.FLOAT32;
-            case "f8" -> DataType.FLOAT64;
-            default -> null;
-        };
-        if (type == null) {
-            throw c.bad(field, v, "an integer or float numpy type string: [<>|=]{i1,i2,i4,i8,u1,u2,u4,u8,f2,f4,f8}");
-        }
-        return type;
+        return new DeltaCodec(DeltaSpec.parse(configuration));
     }
 
     public DataType dtype() {
@@ -110,7 +53,7 @@ public final class DeltaCodec implements ArrayToArrayCodec {
     }
 
     public DataType astype() {
-        return astype;
+        return spec.astype();
     }
 
     @Override
@@ -130,11 +73,7 @@ public final class DeltaCodec implements ArrayToArrayCodec {
 
     @Override
     public ChunkSpec encodedSpec(ChunkSpec decoded) {
-        if (!decoded.dataType().equals(dtype)) {
-            throw new IllegalArgumentException("codec \"" + NAME + "\" with dtype \"" + dtypeText + "\" (" + dtype
-                    + ") cannot apply to a chunk of " + decoded + "; the dtype must be the array's data type");
-        }
-        return new ChunkSpec(astype, decoded.shape());
+        return spec.encodedSpec(decoded);
     }
 
     @Override
@@ -183,8 +122,11 @@ public final class DeltaCodec implements ArrayToArrayCodec {
                     case 2 -> {
                         float prev = 0;
                         for (long k = 0; k < n; k++) {
-                            float cur = Float.float16ToFloat(in.getAtIndex(SHORT, k));
-                            out.setAtIndex(SHORT, k, k == 0 ? Float.floatToFloat16(cur) : Float.floatToFloat16(cur - prev));
+                            short bits = in.getAtIndex(SHORT, k);
+                            float cur = Float.float16ToFloat(bits);
+                            // element 0 is copied, as numpy copies it: converting it there and back would
+                            // quiet a signaling NaN where the JIT uses the F16C instructions, not elsewhere
+                            out.setAtIndex(SHORT, k, k == 0 ? bits : Float.floatToFloat16(cur - prev));
                             prev = cur;
                         }
                     }

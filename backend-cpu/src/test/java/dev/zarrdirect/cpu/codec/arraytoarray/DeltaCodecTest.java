@@ -101,6 +101,23 @@ class DeltaCodecTest {
     }
 
     @Test
+    void float16EncodingCopiesElementZeroBitForBitAsNumpyDoesOnceCompiledToo() {
+        // A signaling NaN first: converting it to float and back quiets it where the JIT uses the F16C
+        // instructions, so the codec must copy it; repeated calls get the encode loop compiled.
+        DeltaCodec f2 = DeltaCodec.create(Map.of("dtype", "<f2"));
+        int n = 10_000;
+        ChunkSpec spec = new ChunkSpec(DataType.FLOAT16, new long[] {n});
+        byte[] data = new byte[2 * n];
+        le(data).putShort(0, (short) 0x7C01);
+        for (int k = 1; k < n; k++) {
+            le(data).putShort(2 * k, Float.floatToFloat16(k / 7f));
+        }
+        for (int round = 0; round < 300; round++) {
+            assertEquals((short) 0x7C01, le(run(f2, spec, data, true)).getShort(0), "round " + round);
+        }
+    }
+
+    @Test
     void astypeOfTheOtherSignednessAndSameSizeRoundTripsAndOtherCastsAreRejected() {
         DeltaCodec codec = DeltaCodec.create(Map.of("dtype", "<u2", "astype", "<i2"));
         ChunkSpec spec = new ChunkSpec(DataType.UINT16, new long[] {2, 50});

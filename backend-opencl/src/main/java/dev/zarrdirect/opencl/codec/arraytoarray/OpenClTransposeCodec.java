@@ -10,6 +10,7 @@ import dev.zarrdirect.api.codec.spec.TransposeOrder;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.RegionDescriptors;
 import dev.zarrdirect.opencl.codec.BatchRun;
+import dev.zarrdirect.opencl.codec.OpenClDeviceCodec;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
 import java.util.List;
@@ -24,38 +25,20 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * specification defines it). One launch per batch. When input and output overlap in one
  * {@code cl_mem} (and the order is not the identity) the input is first copied aside on the device.
  */
-public final class OpenClTransposeCodec implements ArrayToArrayCodec {
+public final class OpenClTransposeCodec extends OpenClDeviceCodec implements ArrayToArrayCodec {
 
     static final String NAME = "transpose";
 
     private final TransposeOrder order;
-    private final Device device;
-    private final OpenClBackend backend;
 
     private OpenClTransposeCodec(TransposeOrder order, Device device, OpenClBackend backend) {
+        super(NAME, device, backend);
         this.order = order;
-        this.device = device;
-        this.backend = backend;
     }
 
     /** Reads {@code {"order": [permutation of 0..rank-1]}}; {@code backend} may be null. */
     public static OpenClTransposeCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
         return new OpenClTransposeCodec(TransposeOrder.parse(NAME, configuration), device, backend);
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.RegionDescriptors;
 import dev.zarrdirect.opencl.codec.BatchRun;
+import dev.zarrdirect.opencl.codec.OpenClDeviceCodec;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
 import java.lang.foreign.Arena;
@@ -25,38 +26,20 @@ import java.util.Map;
  * same memory. One launch per batch (per distinct pair of input and output {@code cl_mem}).
  * Input and output may be the same memory; partial overlap is not supported.
  */
-public final class OpenClBytesCodec implements ArrayToBytesCodec {
+public final class OpenClBytesCodec extends OpenClDeviceCodec implements ArrayToBytesCodec {
 
     static final String NAME = "bytes";
 
     private final BytesEndian endian;
-    private final Device device;
-    private final OpenClBackend backend;
 
     private OpenClBytesCodec(BytesEndian endian, Device device, OpenClBackend backend) {
+        super(NAME, device, backend);
         this.endian = endian;
-        this.device = device;
-        this.backend = backend;
     }
 
     /** Reads {@code {"endian": "little"|"big"}}; {@code backend} may be null (found from the buffers). */
     public static OpenClBytesCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
         return new OpenClBytesCodec(BytesEndian.parse(NAME, configuration), device, backend);
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
     }
 
     @Override

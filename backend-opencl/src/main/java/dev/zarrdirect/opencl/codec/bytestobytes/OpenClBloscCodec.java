@@ -3,22 +3,21 @@ package dev.zarrdirect.opencl.codec.bytestobytes;
 
 import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
 import dev.zarrdirect.kernels.ZdStatus;
 import dev.zarrdirect.opencl.ClKernel;
-import dev.zarrdirect.opencl.KernelSource;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
 import dev.zarrdirect.opencl.codec.ChunkTable;
 import dev.zarrdirect.opencl.codec.DeviceItems;
+import dev.zarrdirect.opencl.codec.KernelProgram;
+import dev.zarrdirect.opencl.codec.OpenClDecodeOnlyCodec;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
 
@@ -32,34 +31,25 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * whose compressor differs from the metadata is decoded again by the full kernel; a chunk whose
  * shuffled blocks exceed the scratch is decoded again with 8 MiB of scratch per group.
  */
-public final class OpenClBloscCodec implements BytesToBytesCodec {
+public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
 
-    static final String KERNEL_SOURCE = KernelSource.KERNELS_PREFIX + "opencl/zd_blosc.cl";
+    static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_blosc.cl");
     /** Work-groups of a decode launch; default 1024 (the units are shared out by a grid-stride loop). */
     public static final String GROUPS_PROPERTY = "zarrdirect.opencl.bloscGroups";
     static final long LOCAL = 32;
     static final long DEFAULT_SCRATCH_BLOCK = 256L << 10;
     static final long LARGE_SCRATCH_BLOCK = 8L << 20;
     static final long ZSTD_SCRATCH = OpenClZstdCodec.SCRATCH_PER_FRAME;
-    private static final ConcurrentHashMap<String, String> SOURCES = new ConcurrentHashMap<>();
-
     private final BloscSpec spec;
-    private final Device device;
-    private final OpenClBackend backend;
 
     private OpenClBloscCodec(BloscSpec spec, Device device, OpenClBackend backend) {
+        super(BloscSpec.NAME, device, backend);
         this.spec = spec;
-        this.device = device;
-        this.backend = backend;
     }
 
     /** True when the kernels module's blosc decoder source can be read. */
     public static boolean kernelAvailable() {
-        try {
-            return KernelSource.exists(KERNEL_SOURCE);
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return PROGRAM.available();
     }
 
     /** The device codec, or empty for a compressor the kernels do not decode (zlib, snappy). */
@@ -77,43 +67,13 @@ public final class OpenClBloscCodec implements BytesToBytesCodec {
     }
 
     @Override
-    public String name() {
-        return BloscSpec.NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
-    }
-
-    @Override
-    public long encodedSize(long decodedSize) {
-        return -1;
-    }
-
-    @Override
     public long maxEncodedSize(long decodedSize) {
         return BloscSpec.maxEncodedSize(decodedSize);
     }
 
-    /** @throws UnsupportedOperationException always: encoding runs on the CPU codec */
-    @Override
-    public void encode(CodecBatch batch) {
-        throw new UnsupportedOperationException("the opencl blosc codec decodes only; set zarrdirect.codec.blosc=cpu"
-                + " for writes");
-    }
-
     private static ClKernel kernel(OpenClBackend b, String name) {
-        String dir = b.openClSettings().kernelsDir();
-        String src = SOURCES.computeIfAbsent(dir == null ? "" : dir,
-                d -> KernelSource.loadFrom(dir, KERNEL_SOURCE, KernelSource.KERNELS_PREFIX));
         // the program holds the zstd decoder too: built with the options the zstd policy found safe
-        return b.programs().kernel(KERNEL_SOURCE, src, OpenClZstdCodec.buildOptions(b), name);
+        return PROGRAM.kernel(b, OpenClZstdCodec.buildOptions(b), name);
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.zarrdirect.api.codec.spec.CodecConfigReader;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
+import dev.zarrdirect.opencl.codec.OpenClDeviceCodec;
 import dev.zarrdirect.opencl.codec.DeviceItems;
 
 import java.lang.foreign.Arena;
@@ -29,39 +30,21 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * with a {@link ChecksumMismatchException} holding both. A failed chunk's output holds its data
  * bytes all the same. Input and output may be the same memory (nothing is copied then).
  */
-public final class OpenClCrc32cCodec implements BytesToBytesCodec {
+public final class OpenClCrc32cCodec extends OpenClDeviceCodec implements BytesToBytesCodec {
 
     static final String NAME = "crc32c";
     private static final long COPY = 1;
     private static final long ENCODE = 2;
 
-    private final Device device;
-    private final OpenClBackend backend;
 
     private OpenClCrc32cCodec(Device device, OpenClBackend backend) {
-        this.device = device;
-        this.backend = backend;
+        super(NAME, device, backend);
     }
 
     /** Reads {@code {}}; no field is allowed. {@code backend} may be null (found from the buffers). */
     public static OpenClCrc32cCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
         CodecConfigReader.of(NAME, configuration, Set.of());
         return new OpenClCrc32cCodec(device, backend);
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
     }
 
     @Override

@@ -3,20 +3,19 @@ package dev.zarrdirect.opencl.codec.bytestobytes;
 
 import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.GzipSpec;
 import dev.zarrdirect.api.codec.spec.ZlibSpec;
 import dev.zarrdirect.opencl.ClKernel;
-import dev.zarrdirect.opencl.KernelSource;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
 import dev.zarrdirect.opencl.codec.ChunkTable;
 import dev.zarrdirect.opencl.codec.DeviceItems;
+import dev.zarrdirect.opencl.codec.KernelProgram;
+import dev.zarrdirect.opencl.codec.OpenClDecodeOnlyCodec;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The deflate codecs on an OpenCL device, decode only: {@code gzip} (members, CRC-32 and ISIZE
@@ -26,32 +25,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * a {@link CorruptChunkException} naming the status as {@code zd_status.h} states it. Writes use the
  * CPU codec.
  */
-public final class OpenClInflateCodec implements BytesToBytesCodec {
+public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
 
-    static final String KERNEL_SOURCE = KernelSource.KERNELS_PREFIX + "opencl/zd_inflate.cl";
+    static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_inflate.cl");
     /** Work-items per chunk; default 64, lowered to what the kernel allows on the device. */
     public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.inflateLocalSize";
-    private static final ConcurrentHashMap<String, String> SOURCES = new ConcurrentHashMap<>();
-
-    private final String name;
     private final String kernel;
-    private final Device device;
-    private final OpenClBackend backend;
 
     private OpenClInflateCodec(String name, String kernel, Device device, OpenClBackend backend) {
-        this.name = name;
+        super(name, device, backend);
         this.kernel = kernel;
-        this.device = device;
-        this.backend = backend;
     }
 
     /** True when the kernels module's deflate decoder source can be read. */
     public static boolean kernelAvailable() {
-        try {
-            return KernelSource.exists(KERNEL_SOURCE);
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return PROGRAM.available();
     }
 
     /** {@code gzip}, its configuration checked as on every backend. */
@@ -66,44 +54,14 @@ public final class OpenClInflateCodec implements BytesToBytesCodec {
         return new OpenClInflateCodec(ZlibSpec.parse(name, configuration).name(), "zd_zlib_decode_batch", device, backend);
     }
 
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
-    }
-
-    @Override
-    public long encodedSize(long decodedSize) {
-        return -1;
-    }
-
     /** Stored deflate blocks: 5 bytes per 65535, plus the largest wrapper (gzip header and trailer). */
     @Override
     public long maxEncodedSize(long decodedSize) {
         return decodedSize + 5 * (decodedSize / 65535 + 1) + 18;
     }
 
-    /** @throws UnsupportedOperationException always: encoding runs on the CPU codec */
-    @Override
-    public void encode(CodecBatch batch) {
-        throw new UnsupportedOperationException("the opencl " + name + " codec decodes only; set zarrdirect.codec."
-                + name + "=cpu for writes");
-    }
-
     private static ClKernel kernel(OpenClBackend b, String kernel) {
-        String dir = b.openClSettings().kernelsDir();
-        String src = SOURCES.computeIfAbsent(dir == null ? "" : dir,
-                d -> KernelSource.loadFrom(dir, KERNEL_SOURCE, KernelSource.KERNELS_PREFIX));
-        return b.programs().kernel(KERNEL_SOURCE, src, "", kernel);
+        return PROGRAM.kernel(b, "", kernel);
     }
 
     @Override

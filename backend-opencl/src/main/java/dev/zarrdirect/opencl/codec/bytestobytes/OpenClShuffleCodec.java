@@ -9,6 +9,7 @@ import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.RegionDescriptors;
 import dev.zarrdirect.opencl.codec.BatchRun;
 import dev.zarrdirect.opencl.codec.DeviceItems;
+import dev.zarrdirect.opencl.codec.OpenClDeviceCodec;
 
 import java.util.Map;
 
@@ -19,36 +20,18 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * {@code [n, elementsize]} byte matrix run by the backend's region-copy kernel, the
  * {@code length % elementsize} trailing bytes copied as they are (as numcodecs leaves them).
  */
-public final class OpenClShuffleCodec implements BytesToBytesCodec {
+public final class OpenClShuffleCodec extends OpenClDeviceCodec implements BytesToBytesCodec {
 
     private final int elementsize;
-    private final Device device;
-    private final OpenClBackend backend;
 
     private OpenClShuffleCodec(int elementsize, Device device, OpenClBackend backend) {
+        super(ShuffleSpec.NAME, device, backend);
         this.elementsize = elementsize;
-        this.device = device;
-        this.backend = backend;
     }
 
     /** The codec for {@code configuration}, checked as on every backend. */
     public static OpenClShuffleCodec create(Map<String, Object> configuration, Device device, OpenClBackend backend) {
         return new OpenClShuffleCodec(ShuffleSpec.parse(configuration).elementsize(), device, backend);
-    }
-
-    @Override
-    public String name() {
-        return ShuffleSpec.NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
     }
 
     @Override

@@ -3,15 +3,15 @@ package dev.zarrdirect.opencl.codec.bytestobytes;
 
 import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
-import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.ZstdSpec;
 import dev.zarrdirect.opencl.ClKernel;
-import dev.zarrdirect.opencl.KernelSource;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
 import dev.zarrdirect.opencl.codec.ChunkTable;
 import dev.zarrdirect.opencl.codec.DeviceItems;
+import dev.zarrdirect.opencl.codec.KernelProgram;
+import dev.zarrdirect.opencl.codec.OpenClDecodeOnlyCodec;
 
 import java.util.List;
 import java.util.Map;
@@ -41,12 +41,12 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * notes). Configuration ({@code level}, {@code checksum}) is validated as on the CPU, so that a
  * configuration valid there is valid here.
  */
-public final class OpenClZstdCodec implements BytesToBytesCodec {
+public final class OpenClZstdCodec extends OpenClDecodeOnlyCodec {
 
     static final String NAME = "zstd";
     /** {@code ZD_ZSTD_SCRATCH_PER_FRAME}: the literals of two blocks, 256 KiB. */
-    static final long SCRATCH_PER_FRAME = 256 * 1024;
-    static final String KERNEL_SOURCE = KernelSource.KERNELS_PREFIX + "opencl/zd_zstd.cl";
+    static final long SCRATCH_PER_FRAME = dev.zarrdirect.kernels.KernelContract.ZD_ZSTD_SCRATCH_PER_FRAME;
+    static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_zstd.cl");
     /** Work-items per frame; default 64, lowered to what the kernel allows on the device. */
     public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.zstdLocalSize";
     /**
@@ -58,24 +58,15 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
     private static final Pattern STATUS = Pattern.compile(
             "#define\\s+ZD_STATUS_(\\w+)\\s+(\\d+)u?\\s*(?:/\\*\\s*(.*?)\\s*\\*/)?");
 
-    private static final java.util.concurrent.ConcurrentHashMap<String, String> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
     private static volatile Map<Integer, String> statusNames;
 
-    private final Device device;
-    private final OpenClBackend backend;
-
     private OpenClZstdCodec(Device device, OpenClBackend backend) {
-        this.device = device;
-        this.backend = backend;
+        super(NAME, device, backend);
     }
 
     /** True when the kernels module's zstd decoder source can be read. */
     public static boolean kernelAvailable() {
-        try {
-            return KernelSource.exists(KERNEL_SOURCE);
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return PROGRAM.available();
     }
 
     /** Reads {@code {"level": int, "checksum": boolean}} (used only by encoders; checked all the same). */
@@ -84,57 +75,19 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
         return new OpenClZstdCodec(device, backend);
     }
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public String provider() {
-        return "opencl";
-    }
-
-    @Override
-    public long encodedSize(long decodedSize) {
-        return -1;
-    }
-
     /** zstd's compress bound, as {@code ZSTD_COMPRESSBOUND}. */
     @Override
     public long maxEncodedSize(long decodedSize) {
         return ZstdSpec.maxEncodedSize(decodedSize);
     }
 
-    /** @throws UnsupportedOperationException always: zstd encoding runs on the CPU codec */
-    @Override
-    public void encode(CodecBatch batch) {
-        throw new UnsupportedOperationException("the opencl zstd codec decodes only; encode "
-                + (batch.size() == 1 ? batch.label(0) : batch.size() + " chunks") + " with the cpu zstd codec"
-                + " (set zarrdirect.codec.zstd=cpu for writes)");
-    }
-
-    /** The kernel source with includes inlined, read once per kernels directory (null: the jar's). */
-    static String source(String kernelsDir) {
-        return SOURCES.computeIfAbsent(kernelsDir == null ? "" : kernelsDir,
-                d -> KernelSource.loadFrom(kernelsDir, KERNEL_SOURCE, KernelSource.KERNELS_PREFIX));
-    }
-
-    /** {@link #source(String)} of the backend's settings. */
-    static String source(OpenClBackend b) {
-        return source(b.openClSettings().kernelsDir());
-    }
 
     /** {@code CORRUPT_TRUNCATED (status 1: input ends inside a header, block or table)}. */
     static String describeStatus(OpenClBackend b, int status) {
         Map<Integer, String> names = statusNames;
         if (names == null) {
             names = new TreeMap<>();
-            Matcher m = STATUS.matcher(source(b));
+            Matcher m = STATUS.matcher(PROGRAM.source(b));
             while (m.find()) {
                 names.put(Integer.parseInt(m.group(2)), m.group(1) + " (status " + m.group(2)
                         + (m.group(3) == null ? "" : ": " + m.group(3)) + ")");
@@ -147,7 +100,7 @@ public final class OpenClZstdCodec implements BytesToBytesCodec {
 
     /** The decode kernel on {@code b}, built on first use, and the work-group size to run it with. */
     public static ClKernel kernel(OpenClBackend b) {
-        return b.programs().kernel(KERNEL_SOURCE, source(b), buildOptions(b), "zd_zstd_decode_batch");
+        return PROGRAM.kernel(b, buildOptions(b), "zd_zstd_decode_batch");
     }
 
     /** The build options of the backend's zstd policy (chosen when it started). */
