@@ -285,6 +285,14 @@ final class S3Config {
         return lines;
     }
 
+    /** This configuration with other credentials (tests sign with a server's own key this way). */
+    S3Config withCredentials(AwsCredentialsProvider provider, String source) {
+        StoreOptions o = StoreOptions.defaults().withMaxRequests(maxRequests).withMaxAttempts(maxAttempts)
+                .withRequestTimeout(requestTimeout).withConnectTimeout(connectTimeout);
+        return new S3Config(location, endpoint, endpointSource, region, regionSource, crossRegion, pathStyle, provider,
+                source, provider instanceof AnonymousCredentialsProvider, o);
+    }
+
     /** The environment's view for tests: {@link Map#get} of a fixed map. */
     static Function<String, String> envOf(Map<String, String> env) {
         return env::get;

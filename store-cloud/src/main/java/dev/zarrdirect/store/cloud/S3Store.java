@@ -518,6 +518,11 @@ final class S3Store implements Store {
         }
     }
 
+    /** The client, for tests that prepare a server (create buckets). */
+    S3Client client() {
+        return s3;
+    }
+
     /** The resolved configuration, for tests and doctor. */
     S3Config config() {
         return config;
