@@ -63,7 +63,7 @@ class StoresTest {
     @Test
     void objectStoreSchemesAreServedByTheCloudProviderOnTheClassPath() {
         assertEquals("zarr-direct-store-cloud (s3://, gs://)", Stores.providers().get("s3").name());
-        assertEquals(Stores.providers().get("s3"), Stores.providers().get("gs"));
+        assertEquals(Stores.providers().get("s3").getClass(), Stores.providers().get("gs").getClass());
     }
 
     @Test
