@@ -53,6 +53,9 @@ final class S3Config {
     static final String GCS_ENDPOINT = "https://storage.googleapis.com";
     static final String GCS_KEY_ENV = "ZARRDIRECT_GCS_ACCESS_KEY_ID";
     static final String GCS_SECRET_ENV = "ZARRDIRECT_GCS_SECRET_ACCESS_KEY";
+    /** Anonymous access for every store of the process, where no option can be passed (the Python loader). */
+    static final String NO_SIGN_ENV = "ZARRDIRECT_NO_SIGN_REQUEST";
+    static final String NO_SIGN_PROPERTY = "zarrdirect.noSignRequest";
 
     static final int DEFAULT_MAX_REQUESTS = 64;
     static final int DEFAULT_MAX_ATTEMPTS = 5;
@@ -109,7 +112,7 @@ final class S3Config {
         String profileName = o.profile().orElseGet(() -> Optional.ofNullable(nonBlank(env.apply("AWS_PROFILE")))
                 .orElse("default"));
         // Only read when something needs it: a missing or broken file must not stop anonymous reads.
-        boolean needProfile = !gs && (o.region().isEmpty() || !o.anonymous());
+        boolean needProfile = !gs;
         Optional<Profile> profile = needProfile ? readProfile(profiles, profileName) : Optional.empty();
 
         URI endpoint;
@@ -166,10 +169,12 @@ final class S3Config {
 
         AwsCredentialsProvider credentials;
         String credentialsSource;
-        boolean anonymous = o.anonymous();
-        if (o.anonymous()) {
+        boolean fromEnv = isTrue(System.getProperty(NO_SIGN_PROPERTY)) || isTrue(env.apply(NO_SIGN_ENV));
+        boolean anonymous = o.anonymous() || fromEnv;
+        if (anonymous) {
             credentials = AnonymousCredentialsProvider.create();
-            credentialsSource = "none: anonymous, unsigned requests (--no-sign-request)";
+            credentialsSource = "none: anonymous, unsigned requests (" + (o.anonymous() ? "--no-sign-request"
+                    : System.getProperty(NO_SIGN_PROPERTY) != null ? "-D" + NO_SIGN_PROPERTY : NO_SIGN_ENV) + ")";
         } else if (gs) {
             String key = nonBlank(env.apply(GCS_KEY_ENV));
             String secret = nonBlank(env.apply(GCS_SECRET_ENV));
@@ -228,6 +233,10 @@ final class S3Config {
         }
         return "nothing configured here; EC2 instance metadata is tried last (for a public bucket pass"
                 + " --no-sign-request)";
+    }
+
+    private static boolean isTrue(String s) {
+        return s != null && (s.strip().equalsIgnoreCase("true") || s.strip().equals("1"));
     }
 
     private static String nonBlank(String s) {
