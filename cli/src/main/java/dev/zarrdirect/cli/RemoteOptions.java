@@ -9,9 +9,10 @@ import java.net.URI;
 
 /**
  * How commands reach object stores ({@code s3://}, {@code gs://}) and http(s) stores: the AWS CLI's
- * {@code --no-sign-request}, {@code --endpoint-url}, {@code --region} and {@code --profile}, and the
- * requests in flight. Unset options leave the standard configuration (AWS_REGION,
- * AWS_ENDPOINT_URL, AWS_PROFILE, the default credential chain) in charge.
+ * {@code --no-sign-request}, {@code --endpoint-url} and {@code --profile}, and the requests in flight.
+ * Unset options leave the standard configuration (AWS_ENDPOINT_URL, AWS_PROFILE, the default
+ * credential chain) in charge; the region comes from AWS_REGION or the profile ({@code cat} has a
+ * {@code --region} of its own, the selection), else the bucket's own is followed.
  */
 final class RemoteOptions {
 
@@ -27,11 +28,6 @@ final class RemoteOptions {
             description = "Send object-store requests to this server (an S3-compatible one: MinIO, Ceph, R2, ...) "
                     + "instead of AWS S3 or storage.googleapis.com; AWS_ENDPOINT_URL does the same.")
     String endpointUrl;
-
-    @Option(names = "--region", paramLabel = "NAME",
-            description = "The S3 region to sign for; default AWS_REGION, the profile's, or us-east-1 following "
-                    + "the bucket to its region.")
-    String region;
 
     @Option(names = "--profile", paramLabel = "NAME",
             description = "The profile of ~/.aws/credentials and ~/.aws/config to take credentials and region from "
@@ -49,9 +45,6 @@ final class RemoteOptions {
         try {
             if (endpointUrl != null) {
                 o = o.withEndpoint(URI.create(endpointUrl.strip()));
-            }
-            if (region != null) {
-                o = o.withRegion(region);
             }
             if (profile != null) {
                 o = o.withProfile(profile);

@@ -302,7 +302,7 @@ public final class ConvertOptions {
 
         /**
          * How to reach a remote source: anonymous access, endpoint, region ({@code --no-sign-request},
-         * {@code --endpoint-url}, {@code --region} on the CLI).
+         * {@code --endpoint-url}, {@code --profile} on the CLI).
          *
          * @param storeOptions the options; not null
          * @return this builder
