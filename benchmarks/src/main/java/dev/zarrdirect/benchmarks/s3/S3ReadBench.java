@@ -22,9 +22,10 @@ import java.util.Locale;
  * the decoded GB/s of each round and the median.
  *
  * <p>Usage: {@code S3ReadBench ENDPOINT s3://BUCKET/STORE ARRAY IN_FLIGHT [ROUNDS=5] [BACKEND=cpu]
- * [STEPS_PER_READ=8]}: {@code IN_FLIGHT} is both the store's requests in flight and the context's
- * worker threads (each worker issues one request at a time); with a device backend the reads go
- * to device memory ({@code readToDevice}).
+ * [STEPS_PER_READ=8]}: {@code IN_FLIGHT} is the store's requests in flight; the context has
+ * {@code IN_FLIGHT} plus one per processor worker threads ({@code -Dzd.s3bench.threads=N} sets it),
+ * since a worker waits on its request before it decodes; with a device backend the reads go to
+ * device memory ({@code readToDevice}).
  */
 public final class S3ReadBench {
 
@@ -43,9 +44,12 @@ public final class S3ReadBench {
         int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 5;
         String backend = args.length > 5 ? args[5] : "cpu";
         int stepsPerRead = args.length > 6 ? Integer.parseInt(args[6]) : 8;
+        // Workers block on their request, then decode: more workers than requests in flight keep
+        // decoding while requests wait, and the store still sends at most IN_FLIGHT at once.
+        int threads = Integer.getInteger("zd.s3bench.threads", inFlight + Runtime.getRuntime().availableProcessors());
         StoreOptions options = StoreOptions.defaults().withEndpoint(endpoint).withAnonymous(true)
                 .withRegion("us-east-1").withMaxRequests(inFlight);
-        try (Store store = Stores.open(location, options); ZarrContext ctx = ZarrContext.open(backend, inFlight)) {
+        try (Store store = Stores.open(location, options); ZarrContext ctx = ZarrContext.open(backend, threads)) {
             ZarrArray a = Zarr.openArray(ctx, store, array);
             long[] shape = a.metadata().shape();
             boolean device = !ctx.device().isHost();
@@ -70,9 +74,9 @@ public final class S3ReadBench {
                 }
             }
             double[] sorted = gbs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf(Locale.ROOT, "{\"reader\": \"zarr-direct %s\", \"location\": \"%s\", \"in_flight\": %d,"
+            System.out.printf(Locale.ROOT, "{\"reader\": \"zarr-direct %s\", \"location\": \"%s\", \"in_flight\": %d, \"threads\": %d,"
                     + " \"bytes\": %d, \"gbps\": %s, \"median_gbps\": %.3f}%n", device ? "device " + ctx.device() : "host",
-                    location, inFlight, bytes, Arrays.toString(sorted), sorted[sorted.length / 2]);
+                    location, inFlight, threads, bytes, Arrays.toString(sorted), sorted[sorted.length / 2]);
         }
     }
 }

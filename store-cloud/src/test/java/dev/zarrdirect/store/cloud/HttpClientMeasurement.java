@@ -29,7 +29,10 @@ import java.util.function.Supplier;
  * {@link S3Store}, with the same requests in flight. Not a test: run by hand (docs/object-stores.md
  * has the command and the figures).
  *
- * <p>Arguments: {@code [objects=32] [objectMiB=4] [rangeKiB=1024] [inFlight=16,64] [rounds=3]}.
+ * <p>Arguments: {@code [objects=32] [objectMiB=4] [rangeKiB=1024] [inFlight=16,64] [rounds=3]
+ * [ENDPOINT BUCKET]}: with an endpoint, the objects {@code o0}, {@code o1}, ... of that size are read
+ * from that server's bucket (anonymous) instead of s3proxy's (on the GPU machine, MiniS3Server of
+ * the benchmarks serving a directory, so that s3proxy need not be carried there).
  */
 public final class HttpClientMeasurement {
 
@@ -43,6 +46,12 @@ public final class HttpClientMeasurement {
         int[] inFlight = args.length > 3 ? Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray()
                 : new int[] {16, 64};
         int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
+        if (args.length > 6) {
+            StoreOptions options = StoreOptions.defaults().withEndpoint(URI.create(args[5])).withRegion("us-east-1")
+                    .withAnonymous(true);
+            measure(args[6], options, objects, objectMiB, rangeKiB, inFlight, rounds);
+            return;
+        }
         try (S3Server server = S3Server.anonymous()) {
             String bucket = server.newBucket();
             Random random = new Random(42);
@@ -53,6 +62,14 @@ public final class HttpClientMeasurement {
                     writer.set("o" + i, MemorySegment.ofArray(value));
                 }
             }
+            measure(bucket, server.options(), objects, objectMiB, rangeKiB, inFlight, rounds);
+        }
+    }
+
+    private static void measure(String bucket, StoreOptions base, int objects, int objectMiB, int rangeKiB,
+            int[] inFlight, int rounds) throws Exception {
+        {
+            Random random = new Random(43);
             long rangeBytes = (long) rangeKiB << 10;
             int reads = (int) ((long) objects * (objectMiB << 20) / rangeBytes) * 2;
             List<long[]> plan = new ArrayList<>();
@@ -69,7 +86,7 @@ public final class HttpClientMeasurement {
                         UrlConnectionHttpClient::builder);
                 for (int c = 0; c < clients.size(); c++) {
                     String name = List.of("apache-client", "apache5-client", "url-connection-client").get(c);
-                    StoreOptions options = server.options().withMaxRequests(n).withRequestTimeout(Duration.ofMinutes(2));
+                    StoreOptions options = base.withMaxRequests(n).withRequestTimeout(Duration.ofMinutes(2));
                     S3Config config = S3Config.resolve(CloudLocation.parse(URI.create("s3://" + bucket)), options);
                     try (S3Store store = new S3Store(config, config.newClient(clients.get(c).get()),
                             S3Store.DEFAULT_MULTIPART_THRESHOLD, S3Store.DEFAULT_PART_SIZE, 100)) {
