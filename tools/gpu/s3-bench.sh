@@ -25,18 +25,16 @@ root=$(pwd)
 [ -f "$root/benchmarks/python/s3_ts_read.py" ] || { echo "run from the repository root" >&2; exit 2; }
 
 if [ "${1:-}" = "--prune-pack" ]; then
-  # Keep the jars of the runtime class paths of cli and benchmarks (plus the SDK's), drop test-only
-  # jars, test classes and the JUnit launcher.
+  # Drops what only tests need: s3proxy and its closure (Jetty, OpenTelemetry, Prometheus, Guava,
+  # gRPC, protobuf, Jackson 3, Woodstox), the other test libraries, test classes, the JUnit launcher.
   [ -d .device/lib ] || { echo "no .device/lib: run tools/device-pack first" >&2; exit 1; }
-  keep=$(mktemp)
-  for m in cli benchmarks store-cloud; do
-    mvn -q -B -o -pl "$m" dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile=/dev/stdout 2>/dev/null \
-      | tr ':' '\n' | xargs -n1 basename 2>/dev/null >> "$keep"
-  done
   before=$(du -sm .device | cut -f1)
-  for j in .device/lib/*.jar; do grep -qx "$(basename "$j")" "$keep" || rm -f "$j"; done
+  (cd .device/lib && rm -f s3proxy-* jetty-* jakarta.servlet-api-* opentelemetry-* prometheus-metrics-* guava-* \
+    failureaccess-* listenablefuture-* grpc-* protobuf-java-* jimfs-* args4j-* jcl-over-slf4j-* woodstox-core-* \
+    stax2-api-* jackson-dataformat-xml-* jackson-databind-3* jackson-core-3* error_prone_annotations-* \
+    j2objc-annotations-* jspecify-* apache5-client-* url-connection-client-* httpclient5-* httpcore5-* \
+    archunit* jqwik* jmh* jopt*)
   rm -rf .device/tools .device/classes/*-tests
-  rm -f "$keep"
   echo "s3-bench: pruned .device from ${before} MB to $(du -sm .device | cut -f1) MB"
   exit 0
 fi
