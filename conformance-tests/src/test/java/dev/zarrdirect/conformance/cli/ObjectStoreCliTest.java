@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.zarrdirect.cli;
+package dev.zarrdirect.conformance.cli;
 
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.cli.ZarrDirectCli;
 import dev.zarrdirect.core.Zarr;
 import dev.zarrdirect.core.ZarrArray;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
@@ -15,6 +16,8 @@ import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.foreign.ValueLayout;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,8 +34,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The CLI on {@code s3://} locations, against s3proxy on 127.0.0.1: convert into a bucket and out of
  * it, info and checksum of the bucket's copy, doctor naming the endpoint and the credentials' source.
+ * Here rather than in the cli module, so that s3proxy's dependencies stay off the CLI's class paths.
  */
 class ObjectStoreCliTest {
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = ZarrDirectCli.newCommandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
 
     @TempDir
     Path tmp;
@@ -67,31 +81,31 @@ class ObjectStoreCliTest {
                     .PUT(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, made.statusCode(), made.body());
             Path dir = array();
-            String local = CliEndToEndTest.run("checksum", dir.toString()).out().lines().findFirst().orElseThrow();
+            String local = run("checksum", dir.toString()).out().lines().findFirst().orElseThrow();
 
-            var conv = CliEndToEndTest.run("convert", dir.toString(), "s3://zd-cli/a.zarr", "--chunks", "1,5",
+            var conv = run("convert", dir.toString(), "s3://zd-cli/a.zarr", "--chunks", "1,5",
                     "--endpoint-url", endpoint, "--no-sign-request");
             assertEquals(0, conv.code(), conv.err() + conv.out());
             assertTrue(conv.out().contains("destination:  S3Store(s3://zd-cli/a.zarr, endpoint=" + endpoint + ")"),
                     conv.out());
-            var sum = CliEndToEndTest.run("checksum", "s3://zd-cli/a.zarr", "--endpoint-url", endpoint, "--no-sign-request");
+            var sum = run("checksum", "s3://zd-cli/a.zarr", "--endpoint-url", endpoint, "--no-sign-request");
             assertEquals(0, sum.code(), sum.err());
             assertEquals(local.split(" ")[0], sum.out().lines().findFirst().orElseThrow().split(" ")[0]);
-            var info = CliEndToEndTest.run("info", "s3://zd-cli/a.zarr", "--endpoint-url", endpoint, "--no-sign-request");
+            var info = run("info", "s3://zd-cli/a.zarr", "--endpoint-url", endpoint, "--no-sign-request");
             assertEquals(0, info.code(), info.err());
             assertTrue(info.out().contains("[1, 5]"), info.out());
 
             Path back = tmp.resolve("back.zarr");
-            var out = CliEndToEndTest.run("convert", "s3://zd-cli/a.zarr", back.toString(), "--chunks", "3,5",
+            var out = run("convert", "s3://zd-cli/a.zarr", back.toString(), "--chunks", "3,5",
                     "--endpoint-url", endpoint, "--no-sign-request", "--verify");
             assertEquals(0, out.code(), out.err() + out.out());
-            assertEquals(local, CliEndToEndTest.run("checksum", back.toString()).out().lines().findFirst().orElseThrow());
+            assertEquals(local, run("checksum", back.toString()).out().lines().findFirst().orElseThrow());
 
-            var missing = CliEndToEndTest.run("info", "s3://zd-none/a.zarr", "--endpoint-url", endpoint, "--no-sign-request");
+            var missing = run("info", "s3://zd-none/a.zarr", "--endpoint-url", endpoint, "--no-sign-request");
             assertEquals(1, missing.code(), missing.out());
             assertTrue(missing.err().contains("the bucket \"zd-none\" does not exist"), missing.err());
 
-            var doctor = CliEndToEndTest.run("doctor", "--endpoint-url", endpoint, "--no-sign-request");
+            var doctor = run("doctor", "--endpoint-url", endpoint, "--no-sign-request");
             assertTrue(doctor.out().contains("object stores: gs://, s3://")
                     && doctor.out().contains("s3 credentials: none: anonymous, unsigned requests (--no-sign-request)")
                     && doctor.out().contains("s3 endpoint:    " + endpoint + " (set by option)"), doctor.out());
