@@ -16,10 +16,9 @@
 # BACKENDS=cpu,cuda STORE_ARGS (more make_era5_stores.py options, e.g. "--lat 181 --lon 360").
 # Writes $OUT/s3-bench.jsonl (one line per run), $OUT/s3-bench.md (the table), $OUT/s3-server.log.
 #
-# The carry limit is 64 MiB with the working tree. The pack holds the AWS SDK (11.7 MB, needed) and
-# every test dependency, s3proxy's included (about 22 MB, not needed here): before the call, prune
-# the pack on the build machine to what runs here:
-#   bash tools/gpu/s3-bench.sh --prune-pack
+# The pack must hold the AWS SDK (11.7 MB), which tools/device-pack leaves out unless asked, and the
+# carry limit is 64 MiB with the working tree, so pack for it and drop what only tests need:
+#   DEVICE_PACK_S3=1 tools/device-pack && bash tools/gpu/s3-bench.sh --prune-pack
 set -u
 root=$(pwd)
 [ -f "$root/benchmarks/python/s3_ts_read.py" ] || { echo "run from the repository root" >&2; exit 2; }
