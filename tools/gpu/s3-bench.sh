@@ -31,7 +31,7 @@ if [ "${1:-}" = "--prune-pack" ]; then
   (cd .device/lib && rm -f s3proxy-* jetty-* jakarta.servlet-api-* opentelemetry-* prometheus-metrics-* guava-* \
     failureaccess-* listenablefuture-* grpc-* protobuf-java-* jimfs-* args4j-* jcl-over-slf4j-* woodstox-core-* \
     stax2-api-* jackson-dataformat-xml-* jackson-databind-3* jackson-core-3* error_prone_annotations-* \
-    j2objc-annotations-* jspecify-* apache5-client-* url-connection-client-* httpclient5-* httpcore5-* \
+    j2objc-annotations-* jspecify-* apache5-client-* url-connection-client-* httpclient5-* httpcore5-* netty-* \
     archunit* jqwik* jmh* jopt*)
   rm -rf .device/tools .device/classes/*-tests
   echo "s3-bench: pruned .device from ${before} MB to $(du -sm .device | cut -f1) MB"
