@@ -60,12 +60,14 @@ root="$stage/$name"
 mkdir -p "$root/bin"
 mv "$lib" "$root/lib"
 # The Java modules: what jdeps finds in the jars, plus what is reached by reflection or service
-# loading only (jdk.unsupported: zstd-jni and LWJGL; jdk.zipfs; jdk.management for the loader).
+# loading only (jdk.unsupported: zstd-jni and LWJGL; jdk.zipfs; jdk.management for the loader;
+# java.security.jgss and jdk.net: the Apache HTTP client of store-cloud, which jdeps misses in an
+# automatic module).
 # The jars carry module descriptors that require automatic modules (lz4-java): jdeps resolves them
 # as a module path, not as loose jars.
 mods="$("$JAVA_HOME/bin/jdeps" --ignore-missing-deps --multi-release 25 --print-module-deps \
   --module-path "$root/lib" --add-modules ALL-MODULE-PATH)"
-mods="$(echo "$mods,java.logging,jdk.unsupported,java.management,java.naming,java.xml,jdk.management,java.net.http,jdk.zipfs" | tr ',' '\n' | sort -u | paste -sd,)"
+mods="$(echo "$mods,java.logging,jdk.unsupported,java.management,java.naming,java.xml,jdk.management,java.net.http,jdk.zipfs,java.security.jgss,jdk.net" | tr ',' '\n' | sort -u | paste -sd,)"
 echo "make-dist: jlink runtime with $mods" >&2
 "$JAVA_HOME/bin/jlink" --add-modules "$mods" --strip-debug --no-man-pages --no-header-files \
   --compress=zip-6 --output "$root/runtime"

@@ -92,7 +92,9 @@ class ZarrLoader:
     ``channels[name]`` (all by default; a variable without a channel axis is one channel).
 
     Args:
-        path: the store: a directory, a ``.zip`` file or an http(s) URL of a Zarr group.
+        path: the store: a directory, a ``.zip`` file, an http(s) URL, or an object store
+            (``s3://bucket/path``, ``gs://bucket/path``: the server reads the AWS configuration of
+            its environment; ``ZARRDIRECT_NO_SIGN_REQUEST=1`` for a public bucket) of a Zarr group.
         variables: array names in the group, in channel order.
         channels: ``{variable: [channel indices]}``, for the variables that contribute only some.
         history, future, stride: the window (steps of input, steps of target, steps between).

@@ -7,7 +7,8 @@
  *
  * <p>Backends and codecs are found with {@link java.util.ServiceLoader}: put
  * {@code dev.zarrdirect.cpu} (and {@code dev.zarrdirect.cuda}, {@code dev.zarrdirect.opencl}) on the
- * module path and they are bound without a {@code requires}. The read engine (codec chains,
+ * module path and they are bound without a {@code requires}. Stores for {@code s3://} and {@code gs://}
+ * come the same way from a {@link dev.zarrdirect.api.store.StoreProvider} ({@code dev.zarrdirect.store.cloud}). The read engine (codec chains,
  * pipelines, executors) is internal.
  */
 module dev.zarrdirect.core {
@@ -35,4 +36,5 @@ module dev.zarrdirect.core {
 
     uses dev.zarrdirect.api.backend.BackendProvider;
     uses dev.zarrdirect.api.codec.CodecProvider;
+    uses dev.zarrdirect.api.store.StoreProvider;
 }

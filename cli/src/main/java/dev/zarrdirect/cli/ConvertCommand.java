@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.cli;
 
+import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.convert.ConvertListener;
 import dev.zarrdirect.core.convert.ConvertOptions;
 import dev.zarrdirect.core.convert.ConvertOptionsException;
@@ -9,6 +10,7 @@ import dev.zarrdirect.core.convert.ConvertSummary;
 import dev.zarrdirect.core.convert.Converter;
 import dev.zarrdirect.core.grid.Shapes;
 import dev.zarrdirect.core.metadata.CodecMetadata;
+import dev.zarrdirect.core.store.Stores;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,6 +18,7 @@ import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,15 +50,22 @@ final class ConvertCommand implements Callable<Integer> {
 
     static final int EXIT_INTERRUPTED = 3;
     private static final Pattern URL = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]+://.*");
+    /** Destinations written through a store provider rather than as a local directory. */
+    private static final Pattern OBJECT_STORE = Pattern.compile("^(?i:s3|gs)://.*");
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "SRC", description = "The array or group to read.")
+    @Parameters(index = "0", paramLabel = "SRC", description = "The array or group to read: a directory, .zip, "
+            + "http(s):// URL, s3://bucket/path or gs://bucket/path.")
     String source;
 
-    @Parameters(index = "1", paramLabel = "DST", description = "The directory (or .zip file) to write.")
+    @Parameters(index = "1", paramLabel = "DST", description = "The directory (or .zip file) to write, or an object "
+            + "store: s3://bucket/path, gs://bucket/path (needs credentials that may write there).")
     String destination;
+
+    @CommandLine.Mixin
+    RemoteOptions remote;
 
     @Option(names = "--chunks", paramLabel = "C0,C1,...", split = ",", hideParamSyntax = true,
             description = "New chunk shape (the inner chunks when sharded); -1 for a whole dimension. Default: the "
@@ -117,11 +127,14 @@ final class ConvertCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ConvertOptions options = options();
-        Path dst = destination();
         Printer printer = new Printer(out, err);
         ConvertResult r;
         try {
-            r = new Converter(options, printer).convert(source, dst);
+            if (OBJECT_STORE.matcher(destination).matches()) {
+                r = convertToObjectStore(options, printer);
+            } else {
+                r = new Converter(options, printer).convert(source, destination());
+            }
         } catch (ConvertOptionsException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -138,6 +151,22 @@ final class ConvertCommand implements Callable<Integer> {
             out.flush();
         }
         return ZarrDirectCli.EXIT_OK;
+    }
+
+    /**
+     * Into an object store: both stores opened here, with the remote options. The source keeps the
+     * identity a path destination would record, so that a resumed run finds its journal.
+     */
+    private ConvertResult convertToObjectStore(ConvertOptions options, Printer printer) {
+        String sourceId = URL.matcher(source).matches() || source.startsWith("file:") ? source
+                : Path.of(source).toAbsolutePath().normalize().toString();
+        if (!URL.matcher(source).matches() && !source.startsWith("file:") && !Files.exists(Path.of(source))) {
+            throw new dev.zarrdirect.core.convert.ConvertException("SRC " + sourceId + " does not exist");
+        }
+        try (Store src = Stores.open(source, options.storeOptions());
+             Store dst = Stores.open(destination, options.storeOptions())) {
+            return new Converter(options, printer).convert(src, sourceId, dst);
+        }
     }
 
     /** Prints the plan, the progress line and the outcome as the conversion reports them. */
@@ -234,6 +263,7 @@ final class ConvertCommand implements Callable<Integer> {
         b.endian(endian == null ? null : endian.equals("big") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN)
                 .parallel(parallel).memoryBytes(memoryMib < 1 ? 0 : memoryMib << 20).chunks(chunks).backend(backend)
                 .settings(CliSettings.forContexts(ZarrDirectCli.explicitSettings()))
+                .storeOptions(remote.storeOptions())
                 .overwrite(overwrite).verify(verify);
         if (threads != null) {
             b.threads(threads);
@@ -274,8 +304,8 @@ final class ConvertCommand implements Callable<Integer> {
                     + "\" is not a valid path: " + e.getMessage());
         }
         if (URL.matcher(destination).matches()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "DST must be a local directory or .zip path, got \""
-                    + destination + "\"");
+            throw new CommandLine.ParameterException(spec.commandLine(), "DST must be a local directory or .zip path,"
+                    + " s3://bucket/path or gs://bucket/path, got \"" + destination + "\"");
         }
         return p;
     }

@@ -7,8 +7,11 @@ import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.api.settings.ResolvedSetting;
 import dev.zarrdirect.api.settings.SettingResolver;
 import dev.zarrdirect.api.settings.SettingSource;
+import dev.zarrdirect.api.store.StoreOptions;
+import dev.zarrdirect.api.store.StoreProvider;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.registry.BackendRegistry;
+import dev.zarrdirect.core.store.Stores;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -26,6 +29,9 @@ final class DoctorCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.Mixin
+    RemoteOptions remote;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -34,6 +40,7 @@ final class DoctorCommand implements Callable<Integer> {
                 + System.getProperty("java.home") + ")");
         out.println("os:       " + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " cores");
+        printObjectStores(out);
         BackendRegistry reg = BackendRegistry.discover();
         out.println();
         out.println("backends found (preferred first):");
@@ -92,6 +99,34 @@ final class DoctorCommand implements Callable<Integer> {
         hints(out);
         out.flush();
         return status;
+    }
+
+    /**
+     * The store providers found and, for each scheme, where credentials, endpoint and region would
+     * come from with these options: never a secret.
+     */
+    private void printObjectStores(PrintWriter out) {
+        out.println();
+        Map<String, StoreProvider> providers;
+        try {
+            providers = Stores.providers();
+        } catch (ZarrDirectException e) {
+            out.println("object stores: " + Text.escape(e.getMessage()));
+            return;
+        }
+        if (providers.isEmpty()) {
+            out.println("object stores: none (no StoreProvider on the class path; add zarr-direct-store-cloud for"
+                    + " s3:// and gs://)");
+            return;
+        }
+        out.println("object stores: " + String.join(", ", providers.keySet().stream().map(s -> s + "://").toList()));
+        StoreOptions options = remote.storeOptions();
+        for (StoreProvider p : new java.util.LinkedHashSet<>(providers.values())) {
+            out.println("  " + p.name());
+            for (String line : p.describeConfiguration(options)) {
+                out.println("    " + Text.escape(line));
+            }
+        }
     }
 
     private static String why(ResolvedSetting<String> backend) {

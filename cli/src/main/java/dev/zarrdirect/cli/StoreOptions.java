@@ -7,6 +7,7 @@ import dev.zarrdirect.core.Zarr;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.store.Stores;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -16,14 +17,18 @@ import java.nio.file.Path;
 
 /**
  * The options of commands that read one node: the location of the node (a directory holding a
- * {@code zarr.json}, or a {@code file:} URI) and the backend to read it with.
+ * {@code zarr.json}, a {@code file:} URI, an http(s), {@code s3://} or {@code gs://} URL), how to
+ * reach it when it is remote, and the backend to read it with.
  */
 final class StoreOptions {
 
     @Parameters(index = "0", paramLabel = "PATH",
             description = "Directory of a Zarr array or group (the one holding its zarr.json or .zarray), a .zip of one, "
-                    + "a file: URI or an http(s):// URL.")
+                    + "a file: URI, an http(s):// URL, or an object store: s3://bucket/path, gs://bucket/path.")
     String location;
+
+    @Mixin
+    RemoteOptions remote;
 
     @Option(names = {"-b", "--backend"}, paramLabel = "NAME", defaultValue = "auto",
             description = "Backend to read with: auto (the best found), cpu, cuda, ... Default: ${DEFAULT-VALUE}.")
@@ -47,7 +52,7 @@ final class StoreOptions {
                         + " a .zip of it, or an http(s):// URL");
             }
         }
-        return Stores.open(location);
+        return Stores.open(location, remote.storeOptions());
     }
 
     /** Starts the chosen backend; the caller closes the context. */

@@ -198,8 +198,9 @@ class CliEndToEndTest {
         assertEquals(2, r.code());
         assertEquals("""
                 zarr-direct: Unknown option: '--bogus'
-                Usage: zarr-direct cat [-hV] [--stacktrace] [-b=NAME] [-n=N] [-r=START:STOP,...]
-                                [--set=NAME=VALUE]... PATH
+                Usage: zarr-direct cat [-hV] [--no-sign-request] [--stacktrace] [-b=NAME]
+                                [--endpoint-url=URL] [--max-requests=N] [-n=N] [--profile=NAME]
+                                [-r=START:STOP,...] [--set=NAME=VALUE]... PATH
                 Run 'zarr-direct cat --help' for more information on usage.
                 """, r.err());
         assertEquals("", r.out());
@@ -212,8 +213,10 @@ class CliEndToEndTest {
         assertEquals(2, r.code());
         assertEquals("""
                 zarr-direct: Missing required parameter: 'PATH'
-                Usage: zarr-direct checksum [-hV] [--force] [--progress] [--stacktrace] [-b=NAME]
-                                     [--set=NAME=VALUE]... PATH
+                Usage: zarr-direct checksum [-hV] [--force] [--no-sign-request] [--progress]
+                                     [--stacktrace] [-b=NAME] [--endpoint-url=URL]
+                                     [--max-requests=N] [--profile=NAME] [--set=NAME=VALUE]...
+                                     PATH
                 Run 'zarr-direct checksum --help' for more information on usage.
                 """, r.err());
     }

@@ -17,6 +17,12 @@
  * written by others are read with a limit ({@link dev.zarrdirect.api.store.ReadBound}), checked
  * before memory is allocated or bytes are read.
  *
+ * <h2>Plugins and options</h2>
+ * Stores for URI schemes that {@code core} does not know ({@code s3://}, {@code gs://}) come from a
+ * {@link dev.zarrdirect.api.store.StoreProvider} found with {@link java.util.ServiceLoader}; they take
+ * {@link dev.zarrdirect.api.store.StoreOptions} (anonymous access, endpoint, region, requests in
+ * flight, timeouts) besides the location.
+ *
  * <h2>Decorators</h2>
  * {@link dev.zarrdirect.api.store.FilterStore} forwards every call to a wrapped store; counting,
  * caching and fault-injecting stores override only what they change. The implementations

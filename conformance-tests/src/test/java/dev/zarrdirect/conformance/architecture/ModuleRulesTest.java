@@ -32,7 +32,7 @@ class ModuleRulesTest {
         // ArchUnit before 1.4.1 silently read nothing from Java 25 class files; make sure the rules see code.
         for (String pkg : new String[]{"dev.zarrdirect.api", "dev.zarrdirect.core", "dev.zarrdirect.core.plan",
                 "dev.zarrdirect.core.exec", "dev.zarrdirect.cpu", "dev.zarrdirect.cuda", "dev.zarrdirect.opencl",
-                "dev.zarrdirect.cli", "dev.zarrdirect.loader"}) {
+                "dev.zarrdirect.cli", "dev.zarrdirect.loader", "dev.zarrdirect.store.cloud"}) {
             assertTrue(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg)),
                     "no classes of " + pkg + " were imported; the rules below would check nothing");
         }
@@ -90,6 +90,18 @@ class ModuleRulesTest {
         noClasses().that().resideInAPackage("dev.zarrdirect.cli..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..",
                         "dev.zarrdirect.opencl..")
+                .check(classes);
+    }
+
+    @Test
+    void objectStoresUseTheApiAloneAndOnlyTheyImportTheCloudSdk() {
+        // core finds the provider through ServiceLoader; nothing else may reach the AWS SDK or the provider
+        noClasses().that().resideInAPackage("dev.zarrdirect.store.cloud..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.core..", "dev.zarrdirect.cli..",
+                        "dev.zarrdirect.loader..", "dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..", "dev.zarrdirect.opencl..")
+                .check(classes);
+        noClasses().that().resideInAPackage("dev.zarrdirect..").and().resideOutsideOfPackage("dev.zarrdirect.store.cloud..")
+                .should().dependOnClassesThat().resideInAnyPackage("software.amazon..", "dev.zarrdirect.store.cloud..")
                 .check(classes);
     }
 }

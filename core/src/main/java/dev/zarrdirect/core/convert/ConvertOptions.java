@@ -2,6 +2,7 @@
 package dev.zarrdirect.core.convert;
 
 import dev.zarrdirect.api.settings.SettingValues;
+import dev.zarrdirect.api.store.StoreOptions;
 
 import dev.zarrdirect.core.metadata.CodecMetadata;
 
@@ -51,6 +52,7 @@ public final class ConvertOptions {
     private final boolean verify;
     private final Long maxShards;
     private final SettingValues settings;
+    private final StoreOptions storeOptions;
 
     private ConvertOptions(Builder b) {
         this.chunks = b.chunks == null ? null : b.chunks.clone();
@@ -67,6 +69,7 @@ public final class ConvertOptions {
         this.verify = b.verify;
         this.maxShards = b.maxShards;
         this.settings = b.settings;
+        this.storeOptions = b.storeOptions;
     }
 
     /**
@@ -108,6 +111,7 @@ public final class ConvertOptions {
         b.verify = verify;
         b.maxShards = maxShards;
         b.settings = settings;
+        b.storeOptions = storeOptions;
         return b;
     }
 
@@ -203,6 +207,16 @@ public final class ConvertOptions {
     }
 
     /**
+     * How {@link Converter#convert(String, java.nio.file.Path)} reaches a remote source
+     * ({@code s3://}, {@code gs://}, http): anonymous access, endpoint, region, requests in flight.
+     *
+     * @return the options; {@link StoreOptions#defaults()} by default
+     */
+    public StoreOptions storeOptions() {
+        return storeOptions;
+    }
+
+    /**
      * The backend that reads the source. The destination is always encoded on the CPU.
      *
      * @return the backend's name; default {@code cpu}
@@ -269,6 +283,7 @@ public final class ConvertOptions {
         private boolean verify;
         private Long maxShards;
         private SettingValues settings = SettingValues.none();
+        private StoreOptions storeOptions = StoreOptions.defaults();
 
         private Builder() {
         }
@@ -282,6 +297,19 @@ public final class ConvertOptions {
          */
         public Builder settings(SettingValues settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
+         * How to reach a remote source: anonymous access, endpoint, region ({@code --no-sign-request},
+         * {@code --endpoint-url}, {@code --profile} on the CLI).
+         *
+         * @param storeOptions the options; not null
+         * @return this builder
+         * @throws NullPointerException when {@code storeOptions} is null
+         */
+        public Builder storeOptions(StoreOptions storeOptions) {
+            this.storeOptions = Objects.requireNonNull(storeOptions, "storeOptions");
             return this;
         }
 

@@ -169,7 +169,7 @@ public final class Converter {
         Objects.requireNonNull(source, "source");
         Destination dst = destination(source, destination);
         String sourceId = sourceIdentity(source);
-        try (Store src = openSource(source)) {
+        try (Store src = openSource(source, options.storeOptions())) {
             return run(src, sourceId, dst, null);
         }
     }
@@ -903,14 +903,14 @@ public final class Converter {
         }
     }
 
-    private static Store openSource(String source) {
+    private static Store openSource(String source, dev.zarrdirect.api.store.StoreOptions storeOptions) {
         if (!URL.matcher(source).matches() && !source.startsWith("file:")) {
             Path p = Path.of(source);
             if (!Files.exists(p)) {
                 throw new ConvertException("SRC " + p.toAbsolutePath().normalize() + " does not exist");
             }
         }
-        return Stores.open(source);
+        return Stores.open(source, storeOptions);
     }
 
     private static Object openRoot(ZarrContext ctx, Store src) {

@@ -29,8 +29,10 @@
  * {@code ZipStore} opened for reading, {@code FileSystemStore.openReadOnly}) throws a
  * {@link dev.zarrdirect.api.StoreException}.
  *
- * <h2>Missing</h2>
- * Object stores by scheme ({@code s3://}, {@code gs://}): {@code Stores.open} refuses them and
- * points to their https endpoints, which {@code HttpStore} reads when the bucket is public.
+ * <h2>Object stores</h2>
+ * {@code s3://} and {@code gs://} locations are opened by a
+ * {@link dev.zarrdirect.api.store.StoreProvider} found at run time (the artifact
+ * {@code zarr-direct-store-cloud}), so that this module needs no cloud SDK; without one on the path,
+ * {@code Stores.open} says which artifact to add. Other schemes ({@code az://}) are not supported.
  */
 package dev.zarrdirect.core.store;
