@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * with {@code ZD_REQUIRE_OPENCL=1} / {@code ZD_REQUIRE_CUDA=1}.
  *
  * <p>The corpus ({@link ZstdFrameCorpus}) is seeded: {@code -Dzd.seed=N} picks another, and
- * {@code -Dzd.zstdCorpus.perBase=N} makes it larger (default 40 damaged copies of each of 12 intact
+ * {@code -Dzd.zstdCorpus.perBase=N} makes it larger (default 40 damaged copies of each of 13 intact
  * frames). Whatever the backend, a cut-short frame never decodes, an intact one always does, and a
  * frame with a content checksum that decodes gives the original bytes.
  */

@@ -67,6 +67,9 @@ final class ZstdFrameCorpus {
         byte[] big = concat(text(r, 150_000), floats(r, 60_000), same);
         out.add(intact("several blocks, checksum", frame(big, 1, true, true), big, true));
         out.add(intact("several blocks, no content size", frame(big, 5, false, false), big, false));
+        // from 256 KiB the CUDA backend decodes a frame's blocks in parallel (its multi-pass kernel)
+        byte[] large = concat(floats(r, 200_000), text(r, 100_000));
+        out.add(intact("over 256 KiB", frame(large, 3, false, true), large, false));
         byte[] a = text(r, 5_000);
         byte[] b = floats(r, 4_000);
         out.add(intact("two frames", concat(frame(a, 3, true, true), frame(b, 3, false, true)), concat(a, b), false));
