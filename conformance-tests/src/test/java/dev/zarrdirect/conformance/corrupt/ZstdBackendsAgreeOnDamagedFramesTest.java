@@ -35,8 +35,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>The corpus ({@link ZstdFrameCorpus}) is seeded: {@code -Dzd.seed=N} picks another, and
  * {@code -Dzd.zstdCorpus.perBase=N} makes it larger (default 40 damaged copies of each of 13 intact
- * frames). Whatever the backend, a cut-short frame never decodes, an intact one always does, and a
- * frame with a content checksum that decodes gives the original bytes.
+ * frames). Whatever the backend, a cut-short frame or one declaring 1 TiB never decodes, an intact
+ * one always does, and a frame with a content checksum that decodes gives the original bytes.
  */
 class ZstdBackendsAgreeOnDamagedFramesTest {
 
@@ -118,6 +118,8 @@ class ZstdBackendsAgreeOnDamagedFramesTest {
                 wrong.add(where + "intact, but " + o.describe());
             } else if (c.truncated() && o.failure() == null) {
                 wrong.add(where + "cut short, but it decoded");
+            } else if (c.bomb() && o.failure() == null) {
+                wrong.add(where + "declares far more than the chunk holds, but it decoded");
             } else if (c.checksummed() && o.failure() == null && !Arrays.equals(c.original(), o.bytes())) {
                 wrong.add(where + "has a content checksum but decoded to other bytes");
             } else if ((o.failure() == null) != (want.failure() == null)) {

@@ -17,7 +17,8 @@ import java.util.SplittableRandom;
  * declared content size), frames of several blocks, several frames one after another and skippable
  * frames around them. Each intact frame is cut short at random places, has one or three bits
  * flipped (anywhere, or in its first bytes where the headers are), a byte overwritten, or garbage
- * appended. The same seed gives the same corpus.
+ * appended. Two frames declare a content size of 1 TiB (decompression bombs). The same seed gives
+ * the same corpus.
  */
 final class ZstdFrameCorpus {
 
@@ -29,6 +30,10 @@ final class ZstdFrameCorpus {
 
         boolean truncated() {
             return damage.startsWith("truncated");
+        }
+
+        boolean bomb() {
+            return damage.startsWith("content size");
         }
     }
 
@@ -45,7 +50,19 @@ final class ZstdFrameCorpus {
                 out.add(damage(b, r, k));
             }
         }
+        // decompression bombs: a few bytes whose header declares 1 TiB, for chunks of 1 and 3000 bytes
+        for (int expected : new int[]{1, 3000}) {
+            out.add(new Case("1 TiB declared", bomb(1L << 40), new byte[expected], false, "content size 2^40 declared"));
+        }
         return out;
+    }
+
+    /** A single-segment frame whose header declares {@code declared} bytes, holding one raw block of one zero byte. */
+    static byte[] bomb(long declared) {
+        ByteBuffer b = ByteBuffer.allocate(4 + 1 + 8 + 3 + 1).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0xFD2FB528).put((byte) 0xE0).putLong(declared);
+        int header = (1 << 3) | 1; // raw block of 1 byte, last
+        return b.put((byte) header).put((byte) 0).put((byte) 0).put((byte) 0).array();
     }
 
     /** The intact frames, one of each kind. */
