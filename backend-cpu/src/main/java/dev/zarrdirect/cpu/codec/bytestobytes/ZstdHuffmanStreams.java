@@ -27,6 +27,8 @@ public final class ZstdHuffmanStreams {
     private static final int MAGIC = 0xFD2FB528;
     private static final int MAX_BITS = 11;
     private static final int WEIGHTS_MAX_LOG = 6;
+    /** Table indexes masked to the table's size, so that the JIT can drop their bounds checks. */
+    private static final int CELL_MASK = (1 << MAX_BITS) - 1;
 
     private ZstdHuffmanStreams() {
     }
@@ -269,12 +271,26 @@ public final class ZstdHuffmanStreams {
         // Rounds of 5 symbols a stream while every stream has 8 bytes below its container: 5 codes
         // of at most 11 bits fit the 57 bits left after a refill, so one refill a round suffices.
         while (lastCount - done >= 5 && p0 - l0 >= 8 && p1 - l1 >= 8 && p2 - l2 >= 8 && p3 - l3 >= 8) {
-            for (int r = 0; r < 5; r++) {
-                u0 += nb[(int) ((c0 << u0) >>> shift)];
-                u1 += nb[(int) ((c1 << u1) >>> shift)];
-                u2 += nb[(int) ((c2 << u2) >>> shift)];
-                u3 += nb[(int) ((c3 << u3) >>> shift)];
-            }
+            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
             p0 -= u0 >>> 3;
             u0 &= 7;
             c0 = (long) LE_LONG_ARRAY.get(buf, p0);
