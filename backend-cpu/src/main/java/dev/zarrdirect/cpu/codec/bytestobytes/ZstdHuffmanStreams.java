@@ -17,7 +17,8 @@ import java.nio.ByteOrder;
  * known to be sound: it walks the frames and blocks, rebuilds each Huffman table (direct or
  * FSE-compressed weights, RFC 8878 4.2.1) and decodes each literal stream only far enough to see
  * where it ends. Anything it does not expect answers "no verdict" (null), never a false alarm:
- * libzstd's own checks stand. Stateless and thread-safe; the tables live on the caller's stack.
+ * libzstd's own checks stand. Thread-safe: each call takes its scratch (a table and a copy of
+ * one block's streams) from a small bounded pool, as the zstd contexts are.
  */
 public final class ZstdHuffmanStreams {
 
@@ -29,6 +30,10 @@ public final class ZstdHuffmanStreams {
     private static final int WEIGHTS_MAX_LOG = 6;
     /** Table indexes masked to the table's size, so that the JIT can drop their bounds checks. */
     private static final int CELL_MASK = (1 << MAX_BITS) - 1;
+    /** The largest block (RFC 8878 Block_Maximum_Size), which holds every stream of its literals. */
+    private static final int BLOCK_MAX = 128 << 10;
+    private static final java.util.concurrent.ArrayBlockingQueue<Table> TABLES = new java.util.concurrent.ArrayBlockingQueue<>(
+            Math.max(2, 2 * Runtime.getRuntime().availableProcessors()));
 
     private ZstdHuffmanStreams() {
     }
@@ -36,13 +41,24 @@ public final class ZstdHuffmanStreams {
     /**
      * Null when every Huffman stream of the frames in {@code in} is consumed exactly (or when the
      * data are not what this reader expects), else what is wrong, e.g. {@code "Huffman stream 2
-     * of the literals of block 3 of frame 0 ends 5 bits early"}.
+     * ends with 5 of its bits unread (...) of the literals of block 3 of frame 0"}.
      */
     public static String check(MemorySegment in) {
+        Table table = TABLES.poll();
+        if (table == null) {
+            table = new Table();
+        }
+        try {
+            return check(in, table);
+        } finally {
+            TABLES.offer(table);
+        }
+    }
+
+    private static String check(MemorySegment in, Table table) {
         long n = in.byteSize();
         long p = 0;
         int frame = 0;
-        Table table = new Table();
         while (p < n) {
             if (n - p < 5) {
                 return null;
@@ -101,10 +117,17 @@ public final class ZstdHuffmanStreams {
     /** The Huffman table of the current frame (kept for treeless literals): the code length of each cell. */
     private static final class Table {
         final byte[] nb = new byte[1 << MAX_BITS];
-        /** One stream at a time, copied out: a stream lies within a block (128 KiB at most). */
-        final byte[] buf = new byte[(128 << 10) + 16];
+        /** The streams of one literals section, copied out: they lie within a block (128 KiB at most). */
+        byte[] buf = new byte[4 << 10];
         int bits;
         boolean valid;
+
+        byte[] buf(long bytes) {
+            if (buf.length < bytes) {
+                buf = new byte[(int) Math.min(Math.max(bytes, 2L * buf.length), BLOCK_MAX)];
+            }
+            return buf;
+        }
     }
 
     /** Checks the literals section at {@code in[p, p + blockSize)}: null if fine, "" for no verdict, else what is wrong. */
@@ -158,7 +181,7 @@ public final class ZstdHuffmanStreams {
         long seg = (regen + 3) / 4;
         long at = q + 6;
         long[] len = {s1, s2, s3, s4};
-        if (s1 >= 8 && s2 >= 8 && s3 >= 8 && s4 >= 8 && rem - 6 <= table.buf.length) {
+        if (s1 >= 8 && s2 >= 8 && s3 >= 8 && s4 >= 8 && rem - 6 <= BLOCK_MAX) {
             return fourStreams(in, at, len, seg, regen - 3 * seg, table);
         }
         for (int k = 0; k < 4; k++) {
@@ -178,11 +201,11 @@ public final class ZstdHuffmanStreams {
      * negative, bits left over leave it positive.
      */
     private static String stream(MemorySegment in, long at, long len, long count, Table t, int k) {
-        if (len <= 0 || len > t.buf.length - 8) {
+        if (len <= 0 || len > BLOCK_MAX) {
             return "";
         }
         int n = (int) len;
-        byte[] buf = t.buf;
+        byte[] buf = t.buf(n);
         MemorySegment.copy(in, ValueLayout.JAVA_BYTE, at, buf, 0, n);
         int last = buf[n - 1] & 0xFF;
         if (last == 0) {
@@ -244,10 +267,10 @@ public final class ZstdHuffmanStreams {
      * (as libzstd does). Streams 1 to 3 decode {@code seg} symbols, stream 4 {@code lastCount}.
      */
     private static String fourStreams(MemorySegment in, long at, long[] len, long seg, long lastCount, Table t) {
-        byte[] buf = t.buf;
+        int total = (int) (len[0] + len[1] + len[2] + len[3]);
+        byte[] buf = t.buf(total);
         byte[] nb = t.nb;
         int shift = 64 - t.bits;
-        int total = (int) (len[0] + len[1] + len[2] + len[3]);
         MemorySegment.copy(in, ValueLayout.JAVA_BYTE, at, buf, 0, total);
         int[] lo = new int[4];
         int[] ptr = new int[4];
