@@ -117,6 +117,11 @@ public final class ZstdHuffmanStreams {
     /** The Huffman table of the current frame (kept for treeless literals): the code length of each cell. */
     private static final class Table {
         final byte[] nb = new byte[1 << MAX_BITS];
+        /**
+         * For each cell, the bits of its code and of the next code when the cell's index holds that
+         * one whole too (bits 0-4), and whether it does (bit 5): short codes are taken two at a time.
+         */
+        final byte[] pair = new byte[1 << MAX_BITS];
         /** The streams of one literals section, copied out: they lie within a block (128 KiB at most). */
         byte[] buf = new byte[4 << 10];
         int bits;
@@ -290,30 +295,74 @@ public final class ZstdHuffmanStreams {
         int u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
         long c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
         int l0 = lo[0], l1 = lo[1], l2 = lo[2], l3 = lo[3];
-        long done = 0;
-        // Rounds of 5 symbols a stream while every stream has 8 bytes below its container: 5 codes
-        // of at most 11 bits fit the 57 bits left after a refill, so one refill a round suffices.
-        while (lastCount - done >= 5 && p0 - l0 >= 8 && p1 - l1 >= 8 && p2 - l2 >= 8 && p3 - l3 >= 8) {
-            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u0 += nb[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u1 += nb[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u2 += nb[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u3 += nb[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+        byte[] pair = t.pair;
+        long d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+        // Rounds of 5 lookups a stream, each taking one or two codes of at most 11 bits together,
+        // while every stream has 10 codes left and 8 bytes below its container: 5 lookups fit the
+        // 57 bits left after a refill, so one refill a round suffices.
+        while (seg - d0 >= 10 && seg - d1 >= 10 && seg - d2 >= 10 && lastCount - d3 >= 10
+                && p0 - l0 >= 8 && p1 - l1 >= 8 && p2 - l2 >= 8 && p3 - l3 >= 8) {
+            int x;
+            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u0 += x & 31;
+            d0 += 1 + (x >>> 5);
+            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u1 += x & 31;
+            d1 += 1 + (x >>> 5);
+            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u2 += x & 31;
+            d2 += 1 + (x >>> 5);
+            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u3 += x & 31;
+            d3 += 1 + (x >>> 5);
+            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u0 += x & 31;
+            d0 += 1 + (x >>> 5);
+            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u1 += x & 31;
+            d1 += 1 + (x >>> 5);
+            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u2 += x & 31;
+            d2 += 1 + (x >>> 5);
+            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u3 += x & 31;
+            d3 += 1 + (x >>> 5);
+            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u0 += x & 31;
+            d0 += 1 + (x >>> 5);
+            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u1 += x & 31;
+            d1 += 1 + (x >>> 5);
+            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u2 += x & 31;
+            d2 += 1 + (x >>> 5);
+            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u3 += x & 31;
+            d3 += 1 + (x >>> 5);
+            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u0 += x & 31;
+            d0 += 1 + (x >>> 5);
+            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u1 += x & 31;
+            d1 += 1 + (x >>> 5);
+            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u2 += x & 31;
+            d2 += 1 + (x >>> 5);
+            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u3 += x & 31;
+            d3 += 1 + (x >>> 5);
+            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
+            u0 += x & 31;
+            d0 += 1 + (x >>> 5);
+            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
+            u1 += x & 31;
+            d1 += 1 + (x >>> 5);
+            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
+            u2 += x & 31;
+            d2 += 1 + (x >>> 5);
+            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
+            u3 += x & 31;
+            d3 += 1 + (x >>> 5);
             p0 -= u0 >>> 3;
             u0 &= 7;
             c0 = (long) LE_LONG_ARRAY.get(buf, p0);
@@ -326,47 +375,14 @@ public final class ZstdHuffmanStreams {
             p3 -= u3 >>> 3;
             u3 &= 7;
             c3 = (long) LE_LONG_ARRAY.get(buf, p3);
-            done += 5;
         }
-        for (; done < lastCount; done++) {
-            if ((u0 | u1 | u2 | u3) >= 64) {
-                break; // a stream has run out: the rest go one at a time below
-            }
-            u0 += nb[(int) ((c0 << u0) >>> shift)];
-            u1 += nb[(int) ((c1 << u1) >>> shift)];
-            u2 += nb[(int) ((c2 << u2) >>> shift)];
-            u3 += nb[(int) ((c3 << u3) >>> shift)];
-            if (u0 > 64 - MAX_BITS && p0 > l0) {
-                int back = Math.min(p0 - l0, u0 >>> 3);
-                p0 -= back;
-                u0 -= 8 * back;
-                c0 = (long) LE_LONG_ARRAY.get(buf, p0);
-            }
-            if (u1 > 64 - MAX_BITS && p1 > l1) {
-                int back = Math.min(p1 - l1, u1 >>> 3);
-                p1 -= back;
-                u1 -= 8 * back;
-                c1 = (long) LE_LONG_ARRAY.get(buf, p1);
-            }
-            if (u2 > 64 - MAX_BITS && p2 > l2) {
-                int back = Math.min(p2 - l2, u2 >>> 3);
-                p2 -= back;
-                u2 -= 8 * back;
-                c2 = (long) LE_LONG_ARRAY.get(buf, p2);
-            }
-            if (u3 > 64 - MAX_BITS && p3 > l3) {
-                int back = Math.min(p3 - l3, u3 >>> 3);
-                p3 -= back;
-                u3 -= 8 * back;
-                c3 = (long) LE_LONG_ARRAY.get(buf, p3);
-            }
-        }
+        long[] done = {d0, d1, d2, d3};
         ptr[0] = p0; ptr[1] = p1; ptr[2] = p2; ptr[3] = p3;
         used[0] = u0; used[1] = u1; used[2] = u2; used[3] = u3;
         c[0] = c0; c[1] = c1; c[2] = c2; c[3] = c3;
         for (int k = 0; k < 4; k++) {
             long count = k < 3 ? seg : lastCount;
-            long pos = run(buf, nb, shift, lo[k], ptr[k], used[k], c[k], count - done);
+            long pos = run(buf, nb, shift, lo[k], ptr[k], used[k], c[k], count - done[k]);
             String bad = verdict(pos, k, count);
             if (bad != null) {
                 return bad;
@@ -463,6 +479,22 @@ public final class ZstdHuffmanStreams {
                 t.nb[start[w] + c] = (byte) (mb + 1 - w);
             }
             start[w] += cells;
+        }
+        // The cells are in order of increasing weight, so code lengths never grow along them: the
+        // next code is known whole when the first and last cell its known bits allow agree.
+        int size = 1 << mb;
+        for (int idx = 0; idx < size; idx++) {
+            int first = t.nb[idx];
+            int entry = first;
+            int known = mb - first;
+            if (known > 0) {
+                int lo = (idx << first) & (size - 1);
+                int second = t.nb[lo];
+                if (second == t.nb[lo + (1 << first) - 1] && second <= known) {
+                    entry = (first + second) | 32;
+                }
+            }
+            t.pair[idx] = (byte) entry;
         }
         t.bits = mb;
         t.valid = true;
