@@ -370,6 +370,7 @@ public final class Json {
     /** An integer field; fractions, integral doubles such as {@code 2.0} and values past {@code long} are refused. */
     public static long longValue(Object v, String where) {
         return switch (v) {
+            case null -> throw mismatch(where, "an integer", null); // a pattern switch throws NPE on null
             case Long l -> l;
             case Integer i -> i;
             case Short s -> s;

@@ -225,6 +225,7 @@ public final class CodecChain {
             long size = stages.stageSize(i);
             if (size < 0) {
                 size = c.decodedSize(HostBuffer.wrap(cur));
+                checkDeclaredSize(c, i, size, cur.byteSize(), label);
             }
             if (size < 0) {
                 throw new CodecException(c.name(), "cannot tell the decoded size of stage \"" + c.name() + "\" of "
@@ -379,6 +380,28 @@ public final class CodecChain {
                     + " bytes, expected " + out.byteSize());
         }
         return n;
+    }
+
+    /**
+     * Refuses, before anything is allocated, a decoded size that stage {@code i}'s input declares
+     * (a decompression bomb: a zstd frame header or a blosc {@code nbytes} may claim any size) when
+     * it is more than the codecs before the stage can produce, or than one staging buffer holds.
+     */
+    private void checkDeclaredSize(BytesToBytesCodec c, int i, long declared, long encoded, String label) {
+        if (declared < 0) {
+            return;
+        }
+        long max = stages.maxStageSize(i);
+        if (declared > max) {
+            throw new CorruptChunkException(c.name(), "\"" + c.name() + "\" data of " + label + " (" + encoded
+                    + " bytes) declare " + declared + " decoded bytes, more than the " + max + " bytes the codecs "
+                    + metadata.stream().map(CodecMetadata::name).toList() + " can produce at most there");
+        }
+        if (declared > MAX_STAGED_CHUNK_BYTES) {
+            throw new CodecException(c.name(), "\"" + c.name() + "\" data of " + label + " declare " + declared
+                    + " decoded bytes, more than the " + MAX_STAGED_CHUNK_BYTES + " bytes one staging buffer holds;"
+                    + " rewrite the array with smaller shards ('zarr-direct convert --shard')");
+        }
     }
 
     /** Refuses, before any allocation, a chunk too large to stage ({@link #MAX_STAGED_CHUNK_BYTES}). */

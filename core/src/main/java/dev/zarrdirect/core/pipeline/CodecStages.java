@@ -209,6 +209,19 @@ public final class CodecStages {
         return stageSizes[i];
     }
 
+    /**
+     * The most bytes the decoded side of bytes-to-bytes stage {@code i} can hold: for stage 0 the
+     * array-to-bytes codec's worst case (for a shard, its index and every inner chunk at their
+     * worst), grown by the worst case of each stage before {@code i}, with the slack
+     * {@link CodecChain#maxEncodedBytes()} allows other writers. A size that a stage's input
+     * declares (a zstd frame's content size, a blosc {@code nbytes}) is checked against it before
+     * anything is allocated. Saturates at {@link Long#MAX_VALUE}.
+     */
+    long maxStageSize(int i) {
+        long first = sharding != null ? sharding.maxEncodedBytes() : a2b.maxEncodedSize(a2bSpec);
+        return i == 0 ? (first < 0 ? Long.MAX_VALUE : first) : CodecChain.maxEncodedBytes(first, b2b.subList(0, i));
+    }
+
     /** The encoded size of every chunk when it is fixed (no compression), else -1. */
     public long encodedSize() {
         return stageSizes[b2b.size()];

@@ -36,6 +36,14 @@ class JsonTest {
     }
 
     @Test
+    void aNullWhereAnIntegerBelongsIsAMetadataErrorNamingTheField() {
+        // found by ParserFuzzTest: "shape": [6, null] gave a NullPointerException
+        var e = assertThrows(InvalidMetadataException.class,
+                () -> Json.longArray(Json.parse("[6, null]"), "\"shape\" of zarr.json"));
+        assertTrue(e.getMessage().contains("shape") && e.getMessage().contains("null"), e.getMessage());
+    }
+
+    @Test
     void integersBeyondLongBecomeBigIntegerAndOthersStayLong() {
         assertEquals(new BigInteger("18446744073709551615"), Json.parse("18446744073709551615"));
         assertEquals(Long.MAX_VALUE, Json.parse("9223372036854775807"));

@@ -71,6 +71,23 @@ class HostileFileStoresTest {
     }
 
     @Test
+    void zipEntryClaimingMoreThanItsDataCanHoldIsRefusedEvenWithoutABound() throws IOException {
+        // found by ParserFuzzTest: get(key, allocator), with no bound, allocated and cleared what
+        // the central directory claimed (about 4 GiB for a 1.4 KB archive) before reading anything
+        for (int method : new int[]{ZipEntry.STORED, ZipEntry.DEFLATED}) {
+            Path zip = dir.resolve("claims-" + method + ".zip");
+            byte[] bytes = zipOf("c/0", new byte[1000], method);
+            patchCentralSize(bytes, 0xF000_0000L);
+            Files.write(zip, bytes);
+            try (ZipStore store = ZipStore.open(zip); Arena arena = Arena.ofConfined()) {
+                StoreException e = assertThrows(StoreException.class, () -> store.get("c/0", arena));
+                assertTrue(e.getMessage().contains(String.valueOf(0xF000_0000L)), e.getMessage());
+                assertEquals("c/0", e.key());
+            }
+        }
+    }
+
+    @Test
     void zipBombIsRefusedByItsDeclaredSize() throws IOException {
         Path zip = dir.resolve("bomb.zip");
         Files.write(zip, zipOf("c/0", new byte[4 << 20], ZipEntry.DEFLATED)); // 4 MiB of zeros: a few KiB

@@ -26,7 +26,10 @@ import java.util.concurrent.ArrayBlockingQueue;
  * writes past the output. The result must be exactly the output's size; anything else, and every
  * libzstd error, fails the item with a {@link CorruptChunkException} naming the chunk, the zstd
  * error and the expected size. libzstd bounds-checks its input, so hostile frames cannot crash
- * the JVM. Empty input is corrupt (no frame at all), even for an empty chunk.
+ * the JVM. Empty input is corrupt (no frame at all), even for an empty chunk. After libzstd, each
+ * Huffman literal stream is checked to be consumed exactly, as RFC 8878 4.2.2 requires and the
+ * device kernels check, but libzstd's fast loop does not ({@link ZstdHuffmanStreams}): without it a
+ * damaged frame could decode to wrong bytes here and fail on a device.
  *
  * <h2>Encoding</h2>
  * One frame per chunk with its content size, and a checksum when {@code checksum} is true.
@@ -214,6 +217,11 @@ public final class ZstdCodec implements BytesToBytesCodec {
             if (got != expected) {
                 throw new CorruptChunkException(NAME, "zstd frame of " + label + " is short: decodes to " + got
                         + " bytes, expected " + expected + " decoded bytes (" + n + " encoded bytes)");
+            }
+            String bad = ZstdHuffmanStreams.check(in);
+            if (bad != null) {
+                throw new CorruptChunkException(NAME, "zstd frame of " + label + " is corrupt: " + bad + "; expected "
+                        + expected + " decoded bytes (" + n + " encoded bytes)");
             }
             batch.complete(i, got);
         });

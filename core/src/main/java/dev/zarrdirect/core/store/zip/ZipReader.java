@@ -40,6 +40,8 @@ final class ZipReader implements AutoCloseable {
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int SKIP_BUFFER = 1 << 16;
+    /** Deflate's largest expansion: a 258-byte match coded in 2 bits. */
+    private static final long MAX_DEFLATE_RATIO = 1032;
 
     /** The documents that mark the root of a Zarr hierarchy (v3, then v2). */
     private static final Set<String> ROOT_DOCUMENTS = Set.of("zarr.json", ".zgroup", ".zarray", ".zattrs", ".zmetadata");
@@ -365,6 +367,24 @@ final class ZipReader implements AutoCloseable {
                 throw corruptEntry(key, e, String.format("CRC-32 mismatch: the central directory says 0x%08X,"
                         + " the data gives 0x%08X", e.crc, actual), null);
             }
+        }
+    }
+
+    /**
+     * Refuses, before anything is allocated for it, an entry whose declared size its data cannot
+     * produce: the central directory may claim any size, and a caller reading a key whole (no
+     * bound) would otherwise allocate and clear gigabytes for a few bytes of archive. A STORED
+     * entry holds exactly its size; deflate expands at most 1032:1 (a 258-byte match in 2 bits).
+     */
+    void checkDeclaredSize(String key, Entry e) {
+        dataOffset(key, e); // its compressed bytes lie within the file
+        if (e.method == STORED && e.compressedSize != e.size) {
+            throw corruptEntry(key, e, "it is STORED but its compressed size " + e.compressedSize
+                    + " differs from its size " + e.size, null);
+        }
+        if (e.method == DEFLATED && e.size / MAX_DEFLATE_RATIO > e.compressedSize) {
+            throw corruptEntry(key, e, "it declares " + e.size + " bytes, more than its " + e.compressedSize
+                    + " deflated bytes can hold (deflate expands at most " + MAX_DEFLATE_RATIO + ":1)", null);
         }
     }
 

@@ -182,6 +182,7 @@ public final class ZipStore implements Store {
             checkFits(key, range, e.size);
             // Before inflating anything: an entry may claim 2^40 bytes, or a few MB may inflate to GBs.
             ReadBound.check(allocator, range.lengthIn(e.size), "the size that zip entry \"" + e.name + "\" declares");
+            reader.checkDeclaredSize(key, e);
             MemorySegment dst = allocator.allocate(range.lengthIn(e.size));
             reader.read(key, e, range, range.start(e.size), dst, range.start(e.size) == 0 && dst.byteSize() == e.size);
             return Optional.of(dst);

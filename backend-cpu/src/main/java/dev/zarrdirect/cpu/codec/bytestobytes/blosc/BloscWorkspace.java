@@ -5,6 +5,7 @@ import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
+import dev.zarrdirect.cpu.codec.bytestobytes.ZstdHuffmanStreams;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdNatives;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Exception;
@@ -174,8 +175,14 @@ public final class BloscWorkspace implements AutoCloseable {
                 }
                 try {
                     zstdDecompressor.reset();
-                    yield zstdDecompressor.decompressDirectByteBuffer(dst.asSlice(dstOff, dstLen).asByteBuffer(), 0,
+                    long n = zstdDecompressor.decompressDirectByteBuffer(dst.asSlice(dstOff, dstLen).asByteBuffer(), 0,
                             dstLen, src.asSlice(off, len).asByteBuffer(), 0, len);
+                    // as the zstd codec does: the check libzstd skips, so that the device kernels agree
+                    String bad = ZstdHuffmanStreams.check(src.asSlice(off, len));
+                    if (bad != null) {
+                        throw new IllegalArgumentException("zstd stream is corrupt: " + bad);
+                    }
+                    yield n;
                 } catch (ZstdException e) {
                     throw new IllegalArgumentException("zstd reports: " + e.getMessage(), e);
                 }

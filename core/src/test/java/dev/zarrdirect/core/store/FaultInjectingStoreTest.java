@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.zarrdirect.conformance.store;
+package dev.zarrdirect.core.store;
 
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
