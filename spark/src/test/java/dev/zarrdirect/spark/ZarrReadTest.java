@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.spark;
+
+import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.core.Selection;
+import dev.zarrdirect.core.Zarr;
+import dev.zarrdirect.core.ZarrArray;
+import dev.zarrdirect.core.convert.ConvertOptions;
+import dev.zarrdirect.core.convert.Converter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.apache.spark.sql.functions.col;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ZarrReadTest {
+
+    @TempDir
+    static Path dir;
+    static Path store;
+    static SparkSession spark;
+
+    @BeforeAll
+    static void setUp() {
+        store = TestGroups.era5(dir.resolve("era5.zarr"));
+        spark = LocalSpark.session();
+    }
+
+    private Dataset<Row> read(String location, String variables) {
+        return spark.read().format("zarr").option("variables", variables).load(location);
+    }
+
+    @Test
+    void schemaHasCoordinateColumnsThenVariables() {
+        StructType schema = read(store.toString(), "t2m,u").schema();
+        assertArrayEquals(new String[]{"time", "latitude", "longitude", "t2m", "u"}, schema.fieldNames());
+        assertEquals(DataTypes.LongType, schema.apply("time").dataType());
+        assertEquals(DataTypes.DoubleType, schema.apply("latitude").dataType());
+        assertEquals(DataTypes.DoubleType, schema.apply("longitude").dataType());
+        assertEquals(DataTypes.FloatType, schema.apply("t2m").dataType());
+    }
+
+    @Test
+    void everyRowHoldsTheValuesCoreReads() {
+        float[] t2m;
+        try (ZarrArray a = Zarr.openArray(store.toString(), "t2m"); Tensor all = a.read()) {
+            t2m = all.toFloatArray();
+        }
+        List<Row> rows = read(store.toString(), "t2m,u").collectAsList();
+        assertEquals(TestGroups.T * TestGroups.H * TestGroups.W, rows.size());
+        boolean[] seen = new boolean[t2m.length];
+        for (Row r : rows) {
+            long t = (r.getLong(0) - TestGroups.hours(0)) / 6;
+            long y = Math.round((90 - r.getDouble(1)) / 30);
+            long x = Math.round(r.getDouble(2) / 10);
+            int flat = (int) ((t * TestGroups.H + y) * TestGroups.W + x);
+            assertEquals(t2m[flat], r.getFloat(3), "t2m at " + r);
+            assertEquals(TestGroups.value(1, t, y, x), r.getFloat(4), "u at " + r);
+            seen[flat] = true;
+        }
+        for (boolean s : seen) {
+            assertTrue(s);
+        }
+    }
+
+    @Test
+    void aTimeRangeReadsOnlyItsChunks() {
+        Dataset<Row> all = read(store.toString(), "t2m,u").select("time", "t2m");
+        assertEquals(TestGroups.T * TestGroups.H * TestGroups.W, all.count());
+        // steps 4..6 lie in the time chunks [3, 6) and [6, 9): two reads of t2m, none of u
+        Dataset<Row> range = read(store.toString(), "t2m,u").select("time", "t2m")
+                .where(col("time").geq(TestGroups.hours(4)).and(col("time").leq(TestGroups.hours(6))));
+        List<Row> rows = range.collectAsList();
+        assertEquals(3 * TestGroups.H * TestGroups.W, rows.size());
+        assertEquals(2, storeReads(range), range.queryExecution().executedPlan().toString());
+        Dataset<Row> whole = read(store.toString(), "t2m,u").select("time", "t2m");
+        whole.collectAsList();
+        assertEquals(TestGroups.T / TestGroups.TIME_CHUNK, storeReads(whole), "one read per chunk of t2m, none of u");
+    }
+
+    @Test
+    void aFilterOnIndicesAndCoordinatesTogetherNarrowsBoth() {
+        Dataset<Row> box = read(store.toString(), "u").where(col("latitude").lt(40).and(col("time").equalTo(
+                TestGroups.hours(11))));
+        List<Row> rows = box.collectAsList();
+        assertEquals(2 * TestGroups.W, rows.size());
+        for (Row r : rows) {
+            assertTrue(r.getDouble(1) < 40);
+        }
+        assertEquals(1, storeReads(box));
+    }
+
+    @Test
+    void readsAZipStoreAndAnHttpStoreAlike() throws Exception {
+        Path zip = dir.resolve("era5.zip");
+        new Converter(ConvertOptions.defaults()).convert(store.toString(), zip);
+        double zipSum = read(zip.toString(), "t2m").agg(org.apache.spark.sql.functions.sum("t2m")).first().getDouble(0);
+        double dirSum = read(store.toString(), "t2m").agg(org.apache.spark.sql.functions.sum("t2m")).first().getDouble(0);
+        assertEquals(dirSum, zipSum);
+        try (StaticHttpServer http = new StaticHttpServer(store)) {
+            Dataset<Row> remote = read(http.url(), "t2m,u").where(col("time").lt(TestGroups.hours(3)));
+            assertEquals(3 * TestGroups.H * TestGroups.W, remote.count());
+            double httpSum = read(http.url(), "t2m").agg(org.apache.spark.sql.functions.sum("t2m")).first().getDouble(0);
+            assertEquals(dirSum, httpSum);
+        }
+    }
+
+    @Test
+    void anUnknownVariableNamesTheStoreAndWhatItHas() {
+        Exception e = assertThrows(Exception.class, () -> read(store.toString(), "t2m,nope").schema());
+        Throwable root = e;
+        while (root.getCause() != null && !(root instanceof IllegalArgumentException)) {
+            root = root.getCause();
+        }
+        assertTrue(root.getMessage().contains("no array \"nope\""), root.getMessage());
+        assertTrue(root.getMessage().contains("t2m"), root.getMessage());
+    }
+
+    /** The scan's count of store reads of chunk data, after the query ran. */
+    static long storeReads(Dataset<Row> ran) {
+        SparkPlan scan = ran.queryExecution().executedPlan().collectLeaves().head();
+        return scan.metrics().apply(ScanMetrics.STORE_READS).value();
+    }
+
+    @Test
+    void partitionsArePlannedFromTheChunkGridWithoutListing() {
+        ZarrLayout layout = ZarrLayout.resolve(store.toString(), java.util.Map.of("variables", "t2m"));
+        ZarrScan scan = new ZarrScan(layout, layout.schema(), new long[]{4, 0, 0}, new long[]{7, 4, 5},
+                new ScanOptions(1, 16), new org.apache.spark.sql.sources.Filter[0]);
+        var parts = scan.planInputPartitions();
+        assertEquals(2, parts.length);
+        ZarrInputPartition first = (ZarrInputPartition) parts[0];
+        assertEquals(new Selection(new long[]{4, 0, 0}, new long[]{6, 4, 5}),
+                new Selection(first.starts()[0], first.stops()[0]));
+    }
+}
