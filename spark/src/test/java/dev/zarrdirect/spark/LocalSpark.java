@@ -8,14 +8,14 @@ import org.apache.spark.sql.SparkSession;
  * task threads, no UI, two shuffle partitions, no adaptive execution (so that the scan node and
  * its metrics sit where the tests look), everything on 127.0.0.1.
  */
-final class LocalSpark {
+public final class LocalSpark {
 
     private static SparkSession session;
 
     private LocalSpark() {
     }
 
-    static synchronized SparkSession session() {
+    public static synchronized SparkSession session() {
         if (session == null) {
             session = SparkSession.builder().master("local[2]").appName("zarr-direct-spark-tests")
                     .config("spark.ui.enabled", "false")
