@@ -15,6 +15,11 @@ import java.util.Map;
  * The path is any location {@code Stores.open} takes (a directory, a zip, an http(s) URL). The schema
  * comes from the store's metadata; a schema given by the caller is not supported.
  *
+ * <p>Writing: {@code df.write.format("zarr").mode("append").option("dimensions", "time,lat,lon")
+ * .option("shape", ...).option("chunks", ...).save(dir)} creates a new group at a directory (Spark's
+ * default mode, error-if-exists, is for catalog tables; {@code append} to a location that does not
+ * exist yet is how a path-based V2 source is written). See {@code dev.zarrdirect.spark.write}.
+ *
  * <p>Options: {@code variables} (comma-separated array paths in the group; default every array that is
  * not a coordinate), {@code group} (a group below the root), {@code partitionBytes} and
  * {@code batchRows} (see {@link ScanOptions}). Found by Spark through {@code META-INF/services}.
@@ -38,10 +43,16 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
         return ZarrLayout.resolve(path(options), options).schema();
     }
 
+    /** A write passes the rows' schema (there is no store yet); a read passes the one {@link #inferSchema} gave. */
+    @Override
+    public boolean supportsExternalMetadata() {
+        return true;
+    }
+
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
         CaseInsensitiveStringMap options = new CaseInsensitiveStringMap(properties);
-        return new ZarrTable(ZarrLayout.resolve(path(options), options));
+        return new ZarrTable(path(options), options, schema);
     }
 
     private static String path(CaseInsensitiveStringMap options) {
