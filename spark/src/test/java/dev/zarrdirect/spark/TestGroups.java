@@ -20,7 +20,7 @@ import java.util.Map;
  * in chunks of 3 steps (4 chunks along time), with the coordinates {@code time} (int64 hours),
  * {@code latitude} (float64, descending) and {@code longitude} (float32).
  */
-final class TestGroups {
+public final class TestGroups {
 
     static final long T = 12;
     static final long H = 4;
@@ -48,7 +48,7 @@ final class TestGroups {
     }
 
     /** Writes the group at {@code dir}. */
-    static Path era5(Path dir) {
+    public static Path era5(Path dir) {
         try (Store store = FileSystemStore.create(dir); ZarrGroup g = Zarr.createGroup(store, "", Map.of())) {
             for (int v = 0; v < 2; v++) {
                 ArrayMetadata md = ArrayMetadata.builder(new long[]{T, H, W}, DataType.FLOAT32)

@@ -58,6 +58,7 @@ public final class ZarrDirectSpark implements Runnable {
     public static int run(SparkSession session, PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new ZarrDirectSpark())
                 .addSubcommand(new SparkStatsCommand(session))
+                .addSubcommand(new SparkConvertCommand(session))
                 .setOut(out).setErr(err)
                 .setExecutionExceptionHandler((e, line, parsed) -> {
                     line.getErr().println("zarr-direct-spark " + line.getCommandName() + ": " + e);
