@@ -16,7 +16,7 @@ public final class LocalSpark {
     }
 
     public static synchronized SparkSession session() {
-        if (session == null) {
+        if (session == null || session.sparkContext().isStopped()) {
             session = SparkSession.builder().master("local[2]").appName("zarr-direct-spark-tests")
                     .config("spark.ui.enabled", "false")
                     .config("spark.sql.shuffle.partitions", "2")
@@ -27,5 +27,15 @@ public final class LocalSpark {
                     .getOrCreate();
         }
         return session;
+    }
+
+    /** Stops the session, so that another (such as one on a cluster) can start in this JVM: Spark allows one. */
+    static synchronized void stop() {
+        if (session != null) {
+            session.stop();
+            session = null;
+        }
+        SparkSession.clearActiveSession();
+        SparkSession.clearDefaultSession();
     }
 }
