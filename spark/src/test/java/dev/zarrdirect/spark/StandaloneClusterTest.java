@@ -68,7 +68,8 @@ class StandaloneClusterTest {
                     .config("spark.cores.max", "2")
                     .config("spark.jars", cluster.appJars())
                     .config("spark.executor.extraJavaOptions",
-                            "--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -XX:+UseSerialGC")
+                            "--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -XX:+UseSerialGC"
+                                    + " -XX:TieredStopAtLevel=1")
                     .config("spark.sql.warehouse.dir", dir.resolve("warehouse").toString())
                     .getOrCreate();
             awaitExecutors(2);

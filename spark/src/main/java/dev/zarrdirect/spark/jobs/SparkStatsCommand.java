@@ -93,13 +93,16 @@ final class SparkStatsCommand implements Callable<Integer> {
         }
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(session.sparkContext());
         List<StatsTask> tasks = plan.tasks();
+        long t0 = System.nanoTime();
         List<Moments[]> results = sc.parallelize(tasks, tasks.size()).map(StatsTask::run).collect();
+        double seconds = (System.nanoTime() - t0) / 1e9;
         StatsFile stats = plan.merge(results);
         stats.write(output);
         printTable(stats, out);
         out.println("wrote " + output + ": " + stats.variables().values().stream().mapToInt(StatsFile.VariableStats::size)
                 .sum() + " channel(s) of " + stats.variables().size() + " variable(s) over time steps ["
-                + stats.timeStart() + ", " + stats.timeStop() + ") in " + tasks.size() + " task(s)");
+                + stats.timeStart() + ", " + stats.timeStop() + ") in " + tasks.size() + " task(s), "
+                + String.format(Locale.ROOT, "%.2f", seconds) + " s on " + sc.defaultParallelism() + " core(s)");
         out.flush();
         return 0;
     }

@@ -43,9 +43,13 @@ final class ChunkBuffer implements AutoCloseable {
             DataType t = spec.type(i);
             values[i] = arena.allocate(n * t.byteSize(), 8);
             if (t.equals(DataType.FLOAT32)) {
-                values[i].elements(ValueLayout.JAVA_FLOAT).forEach(s -> s.set(ValueLayout.JAVA_FLOAT, 0, Float.NaN));
+                for (long e = 0; e < n; e++) {
+                    values[i].setAtIndex(ValueLayout.JAVA_FLOAT, e, Float.NaN);
+                }
             } else if (t.equals(DataType.FLOAT64)) {
-                values[i].elements(ValueLayout.JAVA_DOUBLE).forEach(s -> s.set(ValueLayout.JAVA_DOUBLE, 0, Double.NaN));
+                for (long e = 0; e < n; e++) {
+                    values[i].setAtIndex(ValueLayout.JAVA_DOUBLE, e, Double.NaN);
+                }
             }
         }
     }
