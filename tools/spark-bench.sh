@@ -13,6 +13,8 @@
 #   TASK_BYTES=268435456     --task-bytes of the Spark stats
 #   REPEAT=2                 runs of each configuration; the fastest is reported (the first warms the page cache)
 #   SKIP_BUILD=1             reuse the jars of an earlier run
+# The job waits for all its executors (minRegisteredResourcesRatio=1), so "job s" leaves out their
+# JVM start, which "submit s" (spark-submit to exit) includes.
 # Needs JDK 25+ (JAVA_HOME or scripts/find-java.sh), Maven, and nothing else: Spark's jars come from
 # Maven Central as the spark module's provided dependencies. Builds with `package`, never `install`.
 set -euo pipefail
@@ -101,6 +103,7 @@ done
 submit() { # executors output
     java -Xmx1g -cp "$SPARK_HOME/jars/*" org.apache.spark.deploy.SparkSubmit --master spark://127.0.0.1:7177 \
         --conf spark.ui.enabled=false --conf spark.executor.cores=1 --conf spark.cores.max="$1" \
+        --conf spark.scheduler.minRegisteredResourcesRatio=1.0 \
         --conf spark.executor.memory="$EXECUTOR_MEMORY" --conf spark.executorEnv.ZARRDIRECT_THREADS=1 \
         --conf spark.executor.extraJavaOptions="$JVM_FLAGS" --conf spark.driver.extraJavaOptions="$JVM_FLAGS" \
         --jars "$APP_DEPS" --class dev.zarrdirect.spark.jobs.ZarrDirectSpark "$APP_JAR" \

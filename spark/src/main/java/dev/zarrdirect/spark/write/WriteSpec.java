@@ -39,7 +39,7 @@ import java.util.Map;
  * @param types      the arrays' data types
  * @param codec      the compressor, as given
  */
-public record WriteSpec(String location, String jobId, List<String> dims, int[] dimColumns, boolean[] dimInts, long[] shape,
+record WriteSpec(String location, String jobId, List<String> dims, int[] dimColumns, boolean[] dimInts, long[] shape,
                         long[] chunks, List<String> variables, int[] varColumns, List<String> types, String codec)
         implements Serializable {
 
