@@ -119,6 +119,22 @@ class ZarrReadTest {
     }
 
     @Test
+    void aZarrV2StoreTakesItsDimensionsFromArrayDimensions() {
+        Path v2 = dir.resolve("era5-v2.zarr");
+        new Converter(ConvertOptions.builder().zarrFormat(2).build()).convert(store.toString(), v2);
+        Dataset<Row> df = read(v2.toString(), "t2m");
+        assertArrayEquals(new String[]{"time", "latitude", "longitude", "t2m"}, df.schema().fieldNames());
+        Dataset<Row> one = df.where(col("time").equalTo(TestGroups.hours(5)).and(col("longitude").equalTo(20.0)));
+        List<Row> rows = one.collectAsList();
+        assertEquals(TestGroups.H, rows.size());
+        for (Row r : rows) {
+            long y = Math.round((90 - r.getDouble(1)) / 30);
+            assertEquals(TestGroups.value(0, 5, y, 2), r.getFloat(3));
+        }
+        assertEquals(1, storeReads(one));
+    }
+
+    @Test
     void anUnknownVariableNamesTheStoreAndWhatItHas() {
         Exception e = assertThrows(Exception.class, () -> read(store.toString(), "t2m,nope").schema());
         Throwable root = e;
