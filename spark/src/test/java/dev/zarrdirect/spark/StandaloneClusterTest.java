@@ -175,7 +175,7 @@ class StandaloneClusterTest {
                 "--codec", "gzip:level=9", "--task-bytes", "1024"));
         Path done = dst.resolve(".zarr-direct-spark-convert");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!(Files.isDirectory(done) && countFiles(done) > 5) && !run.isDone() && System.nanoTime() < deadline) {
+        while (!(Files.isDirectory(done) && countFiles(done) > 2) && !run.isDone() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertFalse(run.isDone(), "the conversion ended before an executor could be killed: " + err);
