@@ -135,6 +135,17 @@ class ZarrReadTest {
     }
 
     @Test
+    void aShardedStoreIsPlannedByShardsAndReadsTheSameValues() {
+        Path sharded = dir.resolve("era5-sharded.zarr");
+        new Converter(ConvertOptions.builder().chunks(1, 4, 5).shard(6, 4, 5).build()).convert(store.toString(), sharded);
+        ZarrLayout layout = ZarrLayout.resolve(sharded.toString(), java.util.Map.of("variables", "t2m,u"));
+        assertArrayEquals(new long[]{6, 4, 5}, layout.unit(), "a partition unit is a shard");
+        List<Row> expected = read(store.toString(), "t2m,u").orderBy("time", "latitude", "longitude").collectAsList();
+        List<Row> actual = read(sharded.toString(), "t2m,u").orderBy("time", "latitude", "longitude").collectAsList();
+        assertEquals(expected, actual);
+    }
+
+    @Test
     void anUnknownVariableNamesTheStoreAndWhatItHas() {
         Exception e = assertThrows(Exception.class, () -> read(store.toString(), "t2m,nope").schema());
         Throwable root = e;
