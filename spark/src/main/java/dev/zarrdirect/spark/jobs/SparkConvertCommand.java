@@ -11,6 +11,7 @@ import dev.zarrdirect.core.convert.Converter;
 import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.store.Stores;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
+import dev.zarrdirect.spark.CodecSpecs;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
@@ -163,7 +164,7 @@ final class SparkConvertCommand implements Callable<Integer> {
             if (codecs != null) {
                 List<CodecMetadata> b2b = new ArrayList<>();
                 for (String c : codecs) {
-                    b2b.addAll(parseCodec(c));
+                    b2b.addAll(CodecSpecs.parse(c));
                 }
                 b.codecs(b2b);
             }
@@ -171,46 +172,6 @@ final class SparkConvertCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-    }
-
-    /**
-     * Parses one {@code --codec} as {@code zarr-direct convert} does: {@code none}, or
-     * {@code NAME[:KEY=VALUE,...]} with integer, {@code true}/{@code false} or text values.
-     */
-    static List<CodecMetadata> parseCodec(String text) {
-        String t = text.trim();
-        if (t.equalsIgnoreCase("none")) {
-            return List.of();
-        }
-        int colon = t.indexOf(':');
-        String name = (colon < 0 ? t : t.substring(0, colon)).trim().toLowerCase(Locale.ROOT);
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("--codec \"" + text + "\" has no codec name; write NAME or"
-                    + " NAME:KEY=VALUE,..., such as zstd:level=3");
-        }
-        Map<String, Object> cfg = new LinkedHashMap<>();
-        if (colon >= 0 && !t.substring(colon + 1).isBlank()) {
-            for (String kv : t.substring(colon + 1).split(",")) {
-                int eq = kv.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("--codec \"" + text + "\": \"" + kv.trim()
-                            + "\" is not KEY=VALUE, such as level=3");
-                }
-                String v = kv.substring(eq + 1).trim();
-                Object value = v;
-                if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
-                    value = Boolean.parseBoolean(v);
-                } else {
-                    try {
-                        value = Long.parseLong(v);
-                    } catch (NumberFormatException e) {
-                        // text
-                    }
-                }
-                cfg.put(kv.substring(0, eq).trim(), value);
-            }
-        }
-        return List.of(CodecMetadata.of(name, cfg));
     }
 
     /** The boxes of every array of the destination, in array order then C order. */

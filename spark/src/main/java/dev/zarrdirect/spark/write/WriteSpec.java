@@ -4,7 +4,7 @@ package dev.zarrdirect.spark.write;
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.CodecMetadata;
-import dev.zarrdirect.core.metadata.Codecs;
+import dev.zarrdirect.spark.CodecSpecs;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -24,8 +24,9 @@ import java.util.Map;
  * columns. Plain values, sent to every task.
  *
  * <p>Options: {@code dimensions} (the index columns, outermost first, integers), {@code shape} and
- * {@code chunks} (one extent per dimension), {@code codec} ({@code zstd}, {@code zstd:LEVEL},
- * {@code gzip:LEVEL} or {@code none}; default {@code zstd:3}).
+ * {@code chunks} (one extent per dimension), {@code codec} (bytes-to-bytes codecs as
+ * {@code zarr-direct convert --codec} takes them, several separated by {@code ;}, such as
+ * {@code zstd:level=3;crc32c}, or {@code none}; default {@code zstd:level=3}).
  *
  * @param location   the group's directory
  * @param jobId      names the job's staging directory
@@ -89,7 +90,7 @@ record WriteSpec(String location, String jobId, List<String> dims, int[] dimColu
             throw new IllegalArgumentException("the rows have dimension columns " + dims + " only; add a column of"
                     + " values to write");
         }
-        String codec = options.getOrDefault("codec", "zstd:3");
+        String codec = options.getOrDefault("codec", "zstd:level=3");
         boolean[] isInt = new boolean[dimInts.size()];
         for (int d = 0; d < isInt.length; d++) {
             isInt[d] = dimInts.get(d);
@@ -175,25 +176,18 @@ record WriteSpec(String location, String jobId, List<String> dims, int[] dimColu
         Object fill = t.kind() == DataType.Kind.FLOAT ? (Object) Double.NaN : (Object) 0L;
         var b = ArrayMetadata.builder(shape, t).chunks(chunks).fillValue(fill)
                 .dimensionNames(dims.toArray(new String[0]));
-        CodecMetadata c = compressor();
-        if (c != null) {
-            b.compressors(c);
+        List<CodecMetadata> c = compressors();
+        if (!c.isEmpty()) {
+            b.compressors(c.toArray(new CodecMetadata[0]));
         }
         return b.build();
     }
 
-    private CodecMetadata compressor() {
-        String[] parts = codec.trim().toLowerCase(Locale.ROOT).split(":");
+    private List<CodecMetadata> compressors() {
         try {
-            return switch (parts[0]) {
-                case "none" -> null;
-                case "zstd" -> Codecs.zstd(parts.length > 1 ? Integer.parseInt(parts[1]) : 3);
-                case "gzip" -> Codecs.gzip(parts.length > 1 ? Integer.parseInt(parts[1]) : 5);
-                default -> throw new IllegalArgumentException("option codec = \"" + codec + "\": expected none, zstd,"
-                        + " zstd:LEVEL or gzip:LEVEL");
-            };
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("option codec = \"" + codec + "\": the level is not an integer", e);
+            return CodecSpecs.parseChain(codec);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("option codec: " + e.getMessage(), e);
         }
     }
 

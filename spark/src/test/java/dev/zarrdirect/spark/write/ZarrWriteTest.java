@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -40,19 +41,26 @@ class ZarrWriteTest {
     }
 
     private static void write(Dataset<Row> rows, Path to, String chunks) {
+        write(rows, to, chunks, "zstd:level=3");
+    }
+
+    private static void write(Dataset<Row> rows, Path to, String chunks, String codec) {
         rows.write().format("zarr").mode("append").option("dimensions", "time,latitude,longitude")
-                .option("shape", T + "," + H + "," + W).option("chunks", chunks).save(to.toString());
+                .option("shape", T + "," + H + "," + W).option("chunks", chunks).option("codec", codec)
+                .save(to.toString());
     }
 
     @Test
     void rowsInAnyOrderBecomeArraysThatCoreReadsBack() {
         Path out = dir.resolve("out.zarr");
         // chunks of 5 steps: the last is cut at the edge, and tasks' runs of rows split chunks between them
-        write(rows("false"), out, "5,3,5");
+        write(rows("false"), out, "5,3,5", "gzip:level=1;crc32c");
         try (ZarrArray t2m = Zarr.openArray(out.toString(), "t2m"); Tensor all = t2m.read();
              ZarrArray n = Zarr.openArray(out.toString(), "n"); Tensor ints = n.read()) {
             assertArrayEquals(new long[]{T, H, W}, t2m.shape());
             assertArrayEquals(new long[]{5, 3, 5}, t2m.chunkShape());
+            assertEquals(List.of("bytes", "gzip", "crc32c"),
+                    t2m.metadata().codecs().stream().map(c -> c.name()).toList(), "the codecs asked for");
             float[] values = all.toFloatArray();
             long[] indices = ints.toLongArray();
             for (int i = 0; i < values.length; i++) {
@@ -103,6 +111,14 @@ class ZarrWriteTest {
         Exception e = assertThrows(Exception.class, () -> write(rows("false"), out, "3,4,5"));
         assertTrue(rootCause(e).getMessage().contains("creates a new group"), rootCause(e).getMessage());
         assertEquals("mine", Files.readString(out.resolve("notes.txt")));
+    }
+
+    @Test
+    void anUnknownCodecFailsBeforeAnyTaskRuns() {
+        Path out = dir.resolve("codec.zarr");
+        Exception e = assertThrows(Exception.class, () -> write(rows("false"), out, "3,4,5", "brotli:level=3"));
+        assertTrue(String.valueOf(rootCause(e).getMessage()).contains("brotli"), rootCause(e).toString());
+        assertFalse(Files.exists(out.resolve("zarr.json")));
     }
 
     private static Throwable rootCause(Throwable e) {
