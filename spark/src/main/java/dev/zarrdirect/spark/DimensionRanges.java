@@ -105,10 +105,22 @@ final class DimensionRanges {
 
     private Narrowing on(String column, Object value, java.util.function.DoubleFunction<DoublePredicate> test) {
         int d = layout.dims().indexOf(column);
-        if (d < 0 || !(value instanceof Number n)) {
+        if (d < 0) {
             return null;
         }
-        return new Narrowing(d, test.apply(n.doubleValue()));
+        // a timestamp column compares microseconds since 1970 (exact in a double until the year 2255)
+        double v;
+        switch (value) {
+            case Number n when layout.times().get(d) == null -> v = n.doubleValue();
+            case java.sql.Timestamp ts when layout.times().get(d) != null ->
+                    v = Math.floorDiv(ts.getTime(), 1000L) * 1_000_000L + ts.getNanos() / 1_000;
+            case java.time.Instant i when layout.times().get(d) != null ->
+                    v = i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+            case null, default -> {
+                return null;
+            }
+        }
+        return new Narrowing(d, test.apply(v));
     }
 
     /** {@code [first, last + 1)} of the indices of dimension {@code d} whose value passes; empty when none does. */
@@ -148,6 +160,12 @@ final class DimensionRanges {
         }
         if (coordinates[d] == null) {
             coordinates[d] = readCoordinate(layout, d);
+            CfTime time = layout.times().get(d);
+            if (time != null) {
+                for (int i = 0; i < coordinates[d].length; i++) {
+                    coordinates[d][i] = time.micros(coordinates[d][i]);
+                }
+            }
         }
         return coordinates[d];
     }

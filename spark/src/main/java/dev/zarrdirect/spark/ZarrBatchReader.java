@@ -133,8 +133,18 @@ final class ZarrBatchReader implements PartitionReader<ColumnarBatch> {
         for (int d = 0; d < coordinates.length; d++) {
             if (coordinates[d] != null) {
                 try (Tensor t = coordinates[d].read(new Selection(new long[]{start[d]}, new long[]{stop[d]}))) {
-                    coordinateValues[d] = layout.dimensionType(d) == DataTypes.DoubleType
-                            ? DimensionRanges.asDoubles(t) : t.toLongArray();
+                    CfTime time = layout.times().get(d);
+                    if (time != null) {
+                        double[] v = DimensionRanges.asDoubles(t);
+                        long[] micros = new long[v.length];
+                        for (int i = 0; i < v.length; i++) {
+                            micros[i] = time.micros(v[i]);
+                        }
+                        coordinateValues[d] = micros;
+                    } else {
+                        coordinateValues[d] = layout.dimensionType(d) == DataTypes.DoubleType
+                                ? DimensionRanges.asDoubles(t) : t.toLongArray();
+                    }
                 }
             }
         }

@@ -27,7 +27,8 @@ import java.util.Set;
  * dimension the 1-D coordinate array named after it, if the group has one.
  *
  * <p>Rows are the elements of the variables' common shape: one column per dimension (the coordinate
- * value, else the index) and one per variable. Serializable, and small: names, shapes and types.
+ * value, else the index; a CF time coordinate as timestamps) and one per variable. Serializable, and
+ * small: names, shapes and types.
  *
  * @param location    the store as given to {@code load}
  * @param group       the group's path in the store; empty for the root
@@ -37,9 +38,12 @@ import java.util.Set;
  * @param unit        the partition unit: the first variable's chunk (its shard when sharded)
  * @param coordinates per dimension the coordinate array's path relative to the group, or null
  * @param types       the zarr-direct data type of each variable, then of each coordinate (null: index)
+ * @param times       per dimension its CF time units when its coordinate has them (its column is then a
+ *                    timestamp), else null
  */
 record ZarrLayout(String location, String group, List<String> variables, List<String> dims, long[] shape,
-                  long[] unit, List<String> coordinates, List<String> types) implements Serializable {
+                  long[] unit, List<String> coordinates, List<String> types, List<CfTime> times)
+        implements Serializable {
 
     @Serial
     private static final long serialVersionUID = 1L;
@@ -155,12 +159,14 @@ record ZarrLayout(String location, String group, List<String> variables, List<St
             types.add(a.dataType().name());
         }
         List<String> coordPaths = new ArrayList<>();
+        List<CfTime> times = new ArrayList<>();
         for (int d = 0; d < dims.size(); d++) {
             ZarrArray c = d < coordinates.size() ? coordinates.get(d) : null;
             boolean numeric = c != null && (c.dataType().kind() == DataType.Kind.FLOAT || c.dataType().kind() == DataType.Kind.INT
                     || c.dataType().kind() == DataType.Kind.UINT);
             coordPaths.add(numeric ? dims.get(d) : null);
             types.add(numeric ? c.dataType().name() : null);
+            times.add(numeric ? CfTime.of(c.attributes()) : null);
         }
         Set<String> seen = new LinkedHashSet<>(dims);
         for (String n : names) {
@@ -171,7 +177,7 @@ record ZarrLayout(String location, String group, List<String> variables, List<St
         }
         return new ZarrLayout(location, group, List.copyOf(names), List.copyOf(dims), first.shape(),
                 first.chunkShape(), java.util.Collections.unmodifiableList(coordPaths),
-                java.util.Collections.unmodifiableList(types));
+                java.util.Collections.unmodifiableList(types), java.util.Collections.unmodifiableList(times));
     }
 
     /** A 1-D array named after its own (only) dimension, as xarray writes {@code time} or {@code latitude}. */
@@ -215,8 +221,14 @@ record ZarrLayout(String location, String group, List<String> variables, List<St
                 + " column of the same width; the zarr source reads bool, int8/16/32/64, float32 and float64");
     }
 
-    /** The type of dimension {@code d}'s column: double for float coordinates, long for integer ones and indices. */
+    /**
+     * The type of dimension {@code d}'s column: timestamp for a CF time coordinate, double for other
+     * float coordinates, long for integer ones and for indices.
+     */
     org.apache.spark.sql.types.DataType dimensionType(int d) {
+        if (times.get(d) != null) {
+            return DataTypes.TimestampType;
+        }
         String t = types.get(variables.size() + d);
         return t != null && DataType.parse(t).kind() == DataType.Kind.FLOAT ? DataTypes.DoubleType : DataTypes.LongType;
     }
@@ -260,7 +272,7 @@ record ZarrLayout(String location, String group, List<String> variables, List<St
     public boolean equals(Object o) {
         return o instanceof ZarrLayout l && l.location.equals(location) && l.group.equals(group)
                 && l.variables.equals(variables) && l.dims.equals(dims) && Arrays.equals(l.shape, shape)
-                && Arrays.equals(l.unit, unit) && l.coordinates.equals(coordinates) && l.types.equals(types);
+                && Arrays.equals(l.unit, unit) && l.coordinates.equals(coordinates) && l.types.equals(types) && l.times.equals(times);
     }
 
     @Override

@@ -47,8 +47,13 @@ public final class TestGroups {
         return 10 * x;
     }
 
-    /** Writes the group at {@code dir}. */
+    /** Writes the group at {@code dir}, its time coordinate plain numbers. */
     public static Path era5(Path dir) {
+        return era5(dir, Map.of());
+    }
+
+    /** Writes the group at {@code dir}, with {@code timeAttributes} on the time coordinate (CF units). */
+    static Path era5(Path dir, Map<String, Object> timeAttributes) {
         try (Store store = FileSystemStore.create(dir); ZarrGroup g = Zarr.createGroup(store, "", Map.of())) {
             for (int v = 0; v < 2; v++) {
                 ArrayMetadata md = ArrayMetadata.builder(new long[]{T, H, W}, DataType.FLOAT32)
@@ -68,16 +73,17 @@ public final class TestGroups {
                     a.write(data);
                 }
             }
-            coordinate(g, "time", DataType.INT64, T, i -> hours(i));
-            coordinate(g, "latitude", DataType.FLOAT64, H, TestGroups::latitude);
-            coordinate(g, "longitude", DataType.FLOAT32, W, TestGroups::longitude);
+            coordinate(g, "time", DataType.INT64, T, i -> hours(i), timeAttributes);
+            coordinate(g, "latitude", DataType.FLOAT64, H, TestGroups::latitude, Map.of());
+            coordinate(g, "longitude", DataType.FLOAT32, W, TestGroups::longitude, Map.of());
         }
         return dir;
     }
 
     private static void coordinate(ZarrGroup g, String name, DataType type, long n,
-                                   java.util.function.LongFunction<Number> value) {
-        ArrayMetadata md = ArrayMetadata.builder(new long[]{n}, type).chunks(n).dimensionNames(name).build();
+                                   java.util.function.LongFunction<Number> value, Map<String, Object> attributes) {
+        ArrayMetadata md = ArrayMetadata.builder(new long[]{n}, type).chunks(n).dimensionNames(name).build()
+                .withAttributes(attributes);
         try (ZarrArray a = g.createArray(name, md); Tensor data = Tensor.allocateHost(type, n)) {
             for (long i = 0; i < n; i++) {
                 Number v = value.apply(i);

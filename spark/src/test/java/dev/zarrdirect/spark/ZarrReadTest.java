@@ -146,6 +146,26 @@ class ZarrReadTest {
     }
 
     @Test
+    void aCfTimeCoordinateIsATimestampColumnAndTimestampFiltersNarrowTheRead() {
+        Path cf = TestGroups.era5(dir.resolve("era5-cf.zarr"),
+                java.util.Map.of("units", "hours since 1900-01-01 00:00:00", "calendar", "gregorian"));
+        Dataset<Row> df = read(cf.toString(), "t2m");
+        assertEquals(DataTypes.TimestampType, df.schema().apply("time").dataType());
+        java.time.Instant first = java.time.LocalDateTime.of(1900, 1, 1, 0, 0).toInstant(java.time.ZoneOffset.UTC)
+                .plus(java.time.Duration.ofHours(TestGroups.hours(0)));
+        // steps 9.. lie in the last time chunk [9, 12)
+        java.time.Instant from = first.plus(java.time.Duration.ofHours(6 * 9));
+        Dataset<Row> late = df.where(col("time").geq(org.apache.spark.sql.functions.lit(java.sql.Timestamp.from(from))));
+        List<Row> rows = late.collectAsList();
+        assertEquals(3 * TestGroups.H * TestGroups.W, rows.size());
+        for (Row r : rows) {
+            assertTrue(!r.getTimestamp(0).toInstant().isBefore(from), r.toString());
+        }
+        assertEquals(1, storeReads(late));
+        assertEquals(first, df.agg(org.apache.spark.sql.functions.min("time")).first().getTimestamp(0).toInstant());
+    }
+
+    @Test
     void anUnknownVariableNamesTheStoreAndWhatItHas() {
         Exception e = assertThrows(Exception.class, () -> read(store.toString(), "t2m,nope").schema());
         Throwable root = e;
