@@ -6,7 +6,7 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The one local-mode session the tests of this module share (starting Spark costs seconds): two
  * task threads, no UI, two shuffle partitions, no adaptive execution (so that the scan node and
- * its metrics sit where the tests look), everything on 127.0.0.1.
+ * its metrics sit where the tests look), timestamps in UTC, everything on 127.0.0.1.
  */
 public final class LocalSpark {
 
@@ -21,6 +21,7 @@ public final class LocalSpark {
                     .config("spark.ui.enabled", "false")
                     .config("spark.sql.shuffle.partitions", "2")
                     .config("spark.sql.adaptive.enabled", "false")
+                    .config("spark.sql.session.timeZone", "UTC")
                     .config("spark.driver.host", "127.0.0.1")
                     .config("spark.driver.bindAddress", "127.0.0.1")
                     .config("spark.sql.warehouse.dir", System.getProperty("java.io.tmpdir") + "/zarr-direct-spark-warehouse")

@@ -162,6 +162,10 @@ class ZarrReadTest {
             assertTrue(!r.getTimestamp(0).toInstant().isBefore(from), r.toString());
         }
         assertEquals(1, storeReads(late));
+        String text = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")
+                .format(from.atOffset(java.time.ZoneOffset.UTC));
+        Dataset<Row> byText = df.where(col("time").geq(text));
+        assertEquals(rows.size(), byText.count(), "a string compared with the column is a timestamp in UTC");
         assertEquals(first, df.agg(org.apache.spark.sql.functions.min("time")).first().getTimestamp(0).toInstant());
     }
 
