@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Times `stats` over an ERA5-like store on a Spark standalone cluster of 1, 2, 4 ... one-core
+# executors, against the single-machine CLI (all cores, and one thread: the per-core baseline), and
+# checks that every Spark result equals the CLI's within 1e-9 (relative).
+#
+#   tools/spark-bench.sh [WORK_DIR]            (default WORK_DIR: /tmp/zd-spark-bench)
+#
+# Environment (all optional):
+#   SHAPE=730,8,181,360      [time, channel, lat, lon] of the generated store (float32, zstd 3)
+#   EXECUTORS="1 2"          executor counts to time; as many one-core workers as the largest are started
+#   EXECUTOR_MEMORY=1g       heap of each executor (reads are off-heap)
+#   TASK_BYTES=268435456     --task-bytes of the Spark stats
+#   REPEAT=2                 runs of each configuration; the fastest is reported (the first warms the page cache)
+#   SKIP_BUILD=1             reuse the jars of an earlier run
+# The job waits for all its executors (minRegisteredResourcesRatio=1), so "job s" leaves out their
+# JVM start, which "submit s" (spark-submit to exit) includes.
+# Needs JDK 25+ (JAVA_HOME or scripts/find-java.sh), Maven, and nothing else: Spark's jars come from
+# Maven Central as the spark module's provided dependencies. Builds with `package`, never `install`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+WORK=${1:-/tmp/zd-spark-bench}
+SHAPE=${SHAPE:-730,8,181,360}
+EXECUTORS=${EXECUTORS:-"1 2"}
+EXECUTOR_MEMORY=${EXECUTOR_MEMORY:-1g}
+TASK_BYTES=${TASK_BYTES:-268435456}
+REPEAT=${REPEAT:-2}
+if [[ -z "${JAVA_HOME:-}" ]]; then JAVA_HOME=$(dirname "$(dirname "$(scripts/find-java.sh)")"); fi
+export JAVA_HOME PATH=$JAVA_HOME/bin:$PATH
+JVM_FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+mkdir -p "$WORK"
+
+# ---- build: the CLI and the spark module, their class paths, Spark's jars as a SPARK_HOME ----
+if [[ "${SKIP_BUILD:-}" != 1 ]]; then
+    rm -rf "$WORK/spark-home" && mkdir -p "$WORK/spark-home/jars"
+    # Reactor builds, so that zarr-direct's own jars come from this build, never from ~/.m2. Only
+    # the spark module has provided dependencies (Spark's): they become SPARK_HOME/jars.
+    build="mvn -B -ntp -q -pl cli,spark -am -Dmaven.test.skip=true -Dzd.doclint.skip=true -Dzd.nvcc.skip=true package"
+    $build dependency:copy-dependencies -DincludeScope=provided -DoutputDirectory="$WORK/spark-home/jars"
+    $build dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile=target/bench-classpath.txt
+fi
+CLI_CP="$(ls "$ROOT"/cli/target/zarr-direct-cli-*.jar | grep -v sources | head -1):$(cat cli/target/bench-classpath.txt)"
+APP_JAR=$(ls "$ROOT"/spark/target/zarr-direct-spark-*.jar | grep -v sources | head -1)
+# Maven mediated the jars Spark shares with zarr-direct (Jackson, zstd-jni, lz4-java) out of the
+# provided scope: they join SPARK_HOME/jars, as a Spark distribution has its own copies; the
+# application ships zarr-direct's jars only.
+APP_DEPS=
+for j in $(tr ':' '\n' < spark/target/bench-classpath.txt); do
+    case "$(basename "$j")" in
+        zarr-direct-*) APP_DEPS+="$j," ;;
+        *) ln -sf "$j" "$WORK/spark-home/jars/$(basename "$j")" ;;
+    esac
+done
+APP_DEPS=${APP_DEPS%,}
+export SPARK_HOME=$WORK/spark-home SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1
+
+cli() { java $JVM_FLAGS -cp "$CLI_CP" dev.zarrdirect.cli.ZarrDirectCli "$@"; }
+
+# ---- the store: bench --generate's array as variable "data" of a group ----
+STORE=$WORK/era5-$(echo "$SHAPE" | tr ',' 'x').zarr
+if [[ ! -f "$STORE/zarr.json" ]]; then
+    mkdir -p "$STORE"
+    cli bench --generate era5 --shape "$SHAPE" --passes 1 --backend cpu "$STORE/data" >/dev/null
+    printf '{"zarr_format": 3, "node_type": "group", "attributes": {}}\n' > "$STORE/zarr.json"
+fi
+echo "store: $STORE ($(du -sh "$STORE" | cut -f1) on disk, shape $SHAPE float32)"
+
+best() { # command...: runs it REPEAT times, prints the fastest wall time in seconds
+    local b=
+    for _ in $(seq "$REPEAT"); do
+        local t0 t1
+        t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
+        b=$(awk -v a="${b:-1e9}" -v d="$(echo "$t1 - $t0" | bc)" 'BEGIN { print (d < a ? d : a) }')
+    done
+    echo "$b"
+}
+
+CORES=$(nproc)
+cli_all=$(best cli stats "$STORE" --variables data --backend cpu -o "$WORK/stats-cli.json")
+cli_one=$(ZARRDIRECT_THREADS=1 best cli stats "$STORE" --variables data --backend cpu -o "$WORK/stats-cli-1.json")
+echo "cli stats: ${cli_all} s on $CORES core(s); ${cli_one} s on one thread"
+
+# ---- the cluster: a master and as many one-core workers as the largest executor count ----
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+spark_java() { java -Xmx256m -cp "$SPARK_HOME/jars/*" "$@"; }
+MAX=$(echo "$EXECUTORS" | tr ' ' '\n' | sort -n | tail -1)
+spark_java org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 7177 --webui-port 8180 \
+    > "$WORK/master.log" 2>&1 & PIDS+=($!)
+for i in $(seq "$MAX"); do
+    spark_java org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --cores 1 --memory "$EXECUTOR_MEMORY" \
+        --webui-port $((8180 + i)) --work-dir "$WORK/worker-$i" spark://127.0.0.1:7177 > "$WORK/worker-$i.log" 2>&1 &
+    PIDS+=($!)
+done
+for _ in $(seq 120); do
+    [[ $(grep -c "Registering worker" "$WORK/master.log" 2>/dev/null || true) -ge $MAX ]] && break; sleep 1
+done
+[[ $(grep -c "Registering worker" "$WORK/master.log" || true) -ge $MAX ]] \
+    || { echo "the workers did not register within 120 s; see $WORK/*.log" >&2; exit 1; }
+
+submit() { # executors output
+    java -Xmx1g -cp "$SPARK_HOME/jars/*" org.apache.spark.deploy.SparkSubmit --master spark://127.0.0.1:7177 \
+        --conf spark.ui.enabled=false --conf spark.executor.cores=1 --conf spark.cores.max="$1" \
+        --conf spark.scheduler.minRegisteredResourcesRatio=1.0 \
+        --conf spark.executor.memory="$EXECUTOR_MEMORY" --conf spark.executorEnv.ZARRDIRECT_THREADS=1 \
+        --conf spark.executor.extraJavaOptions="$JVM_FLAGS" --conf spark.driver.extraJavaOptions="$JVM_FLAGS" \
+        --jars "$APP_DEPS" --class dev.zarrdirect.spark.jobs.ZarrDirectSpark "$APP_JAR" \
+        stats "$STORE" --variables data --backend cpu --task-bytes "$TASK_BYTES" -o "$2"
+}
+
+printf '%-10s %12s %12s %18s\n' executors "job s" "submit s" "cli(1 thread)/job"
+for n in $EXECUTORS; do
+    job=; wall=
+    for _ in $(seq "$REPEAT"); do
+        t0=$(date +%s.%N)
+        line=$(submit "$n" "$WORK/stats-spark-$n.json" 2>"$WORK/submit-$n.log" | grep ' s on ')
+        t1=$(date +%s.%N)
+        s=$(echo "$line" | sed -E 's/.*task\(s\), ([0-9.]+) s on.*/\1/')
+        job=$(awk -v a="${job:-1e9}" -v d="$s" 'BEGIN { print (d < a ? d : a) }')
+        wall=$(awk -v a="${wall:-1e9}" -v d="$(echo "$t1 - $t0" | bc)" 'BEGIN { print (d < a ? d : a) }')
+    done
+    printf '%-10s %12.2f %12.2f %18.2f\n' "$n" "$job" "$wall" "$(echo "$cli_one / $job" | bc -l)"
+    python3 - "$WORK/stats-cli.json" "$WORK/stats-spark-$n.json" <<'EOF' || exit 1
+import json, sys
+a, b = (json.load(open(p))["variables"] for p in sys.argv[1:3])
+for name, v in a.items():
+    w = b[name]
+    assert v["count"] == w["count"] and v["nan_count"] == w["nan_count"], name
+    for k in ("mean", "std"):
+        for x, y in zip(v[k], w[k]):
+            assert abs(x - y) <= 1e-9 * max(abs(x), 1e-300), (name, k, x, y)
+EOF
+done
+echo "every Spark result equals the CLI's within 1e-9 (relative)"
