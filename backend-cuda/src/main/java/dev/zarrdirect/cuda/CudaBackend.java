@@ -438,6 +438,24 @@ public final class CudaBackend implements Backend {
             MemorySegment.copy(src.segment(), srcOffset, dst.segment(), dstOffset, bytes);
             return;
         }
+        // A host buffer over a Java array (HostBuffer.wrap(MemorySegment.ofArray(...))) has no
+        // address the driver can use: its bytes go through native memory.
+        if (!onDevice(src) && !src.segment().isNative()) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment staged = a.allocate(bytes, 16);
+                MemorySegment.copy(src.segment(), srcOffset, staged, 0, bytes);
+                copy(HostBuffer.wrap(staged), 0, dst, dstOffset, bytes);
+            }
+            return;
+        }
+        if (!onDevice(dst) && !dst.segment().isNative()) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment staged = a.allocate(bytes, 16);
+                copy(src, srcOffset, HostBuffer.wrap(staged), 0, bytes);
+                MemorySegment.copy(staged, 0, dst.segment(), dstOffset, bytes);
+            }
+            return;
+        }
         CudaDevice dev = deviceFor(src, dst);
         dev.makeCurrent();
         long stream = dev.acquireStream();

@@ -105,18 +105,22 @@ class DecompressionBombsOnEveryBackendTest {
         BytesToBytesCodec codec = (BytesToBytesCodec) c;
         MemoryKind kind = d.isHost() ? MemoryKind.HOST : MemoryKind.DEVICE;
         String label = "bomb chunk (" + bomb.codec() + ", " + bomb.input().length + " bytes)";
-        long t0 = System.nanoTime();
         try (Buffer in = b.allocate(d, kind, bomb.input().length); Buffer out = b.allocate(d, kind, CHUNK)) {
             b.copy(HostBuffer.wrap(MemorySegment.ofArray(bomb.input())), 0, in, 0, bomb.input().length);
-            CodecBatch batch = CodecBatch.of(in, out, label);
-            codec.decode(batch);
-            ZarrDirectException e = batch.failure(0);
-            String where = bomb.codec() + " on " + b.name();
-            assertInstanceOf(CorruptChunkException.class, e, where + " decoded a bomb into " + CHUNK + " bytes");
-            assertTrue(e.getMessage().contains(label), where + ": the message names the chunk: " + e.getMessage());
+            // Twice: the first call may build the device program (seconds on some OpenCL
+            // drivers); the second shows that refusing the bomb itself is quick.
+            for (int round = 0; round < 2; round++) {
+                long t0 = System.nanoTime();
+                CodecBatch batch = CodecBatch.of(in, out, label);
+                codec.decode(batch);
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                ZarrDirectException e = batch.failure(0);
+                String where = bomb.codec() + " on " + b.name();
+                assertInstanceOf(CorruptChunkException.class, e, where + " decoded a bomb into " + CHUNK + " bytes");
+                assertTrue(e.getMessage().contains(label), where + ": the message names the chunk: " + e.getMessage());
+                assertTrue(round == 0 || ms < 10_000, where + " took " + ms + " ms to refuse a bomb");
+            }
         }
-        long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertTrue(ms < 10_000, bomb.codec() + " on " + b.name() + " took " + ms + " ms");
         return true;
     }
 

@@ -90,6 +90,23 @@ class CudaCopyTest {
     }
 
     @Test
+    void copiesToAndFromJavaArraysGoThroughNativeMemory() {
+        // HostBuffer.wrap(MemorySegment.ofArray(...)) has no address the driver can use; the copy
+        // failed with CUDA_ERROR_INVALID_VALUE (or read whatever lay at that "address").
+        Random rnd = CudaTests.random("heap copies");
+        byte[] data = new byte[3010];
+        rnd.nextBytes(data);
+        byte[] back = new byte[data.length + 7];
+        try (Buffer d = backend.allocate(cuda0, MemoryKind.DEVICE, data.length + 5);
+             HostBuffer in = HostBuffer.wrap(MemorySegment.ofArray(data));
+             HostBuffer out = HostBuffer.wrap(MemorySegment.ofArray(back))) {
+            backend.copy(in, 0, d, 5, data.length);
+            backend.copy(d, 5, out, 7, data.length);
+        }
+        assertArrayEquals(data, java.util.Arrays.copyOfRange(back, 7, back.length));
+    }
+
+    @Test
     void copiesOutOfBoundsAreRefusedBeforeTouchingTheDevice() {
         try (Buffer d = backend.allocate(cuda0, MemoryKind.DEVICE, 100);
              Buffer h = backend.allocate(cuda0, MemoryKind.HOST_PINNED, 100)) {
