@@ -180,7 +180,8 @@ public abstract class DeviceCodecContract {
 
     private static List<Case> arrayCases() {
         List<Case> c = new ArrayList<>();
-        for (DataType t : List.of(DataType.UINT8, DataType.INT16, DataType.FLOAT32, DataType.FLOAT64, DataType.COMPLEX64)) {
+        for (DataType t : List.of(DataType.UINT8, DataType.INT16, DataType.FLOAT32, DataType.INT64, DataType.FLOAT64,
+                DataType.COMPLEX64, DataType.COMPLEX128)) {
             for (String endian : List.of("little", "big")) {
                 c.add(new Case("bytes", Map.of("endian", endian), new ChunkSpec(t, new long[] {3, 1001}), ARRAY));
             }
@@ -269,10 +270,14 @@ public abstract class DeviceCodecContract {
 
     private Codec device(Case c) {
         Device d = codecMemory(backend).device();
-        Codec codec = backend.codecs().create(c.codec(), c.config(), d).orElseThrow(() -> new AssertionError(
-                backend.name() + " lists " + c.codec() + " in codecNames() but create(" + c.config() + ", " + d
-                        + ") is empty"));
+        // A provider may offer a codec for some configurations only (OpenCL's blosc has no zlib
+        // compressor); the registry then takes the CPU codec, so there is nothing of the device's to test.
+        Codec codec = backend.codecs().create(c.codec(), c.config(), d).orElse(null);
+        if (codec == null) {
+            Assumptions.abort(backend.name() + " offers " + c.codec() + " but not for " + c.config() + " on " + d);
+        }
         assertEquals(c.codec(), codec.name(), "the codec's name");
+        assertEquals(d, codec.device(), "the codec's device");
         return codec;
     }
 
