@@ -24,7 +24,8 @@
  * {@link dev.zarrdirect.testing.FaultInjectingStore} damages what reads see (an I/O failure on the
  * n-th read, truncation, a flipped bit); {@link dev.zarrdirect.testing.TrackingStore} records where
  * each read and the store itself started, for leak checks after a test. Wrap the one in the other
- * to do both.
+ * to do both. {@link dev.zarrdirect.testing.TrackedStores}, a JUnit extension, hands out tracking
+ * stores and checks them after each test, as Lucene's {@code newDirectory()} does.
  *
  * <h2>Seeds</h2>
  * Random data comes from a seed printed in every failure message; {@code -Dzd.seed=N} replays it.
