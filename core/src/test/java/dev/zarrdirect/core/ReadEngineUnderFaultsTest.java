@@ -9,14 +9,16 @@ import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.metadata.FillValue;
-import dev.zarrdirect.core.store.FaultInjectingStore;
-import dev.zarrdirect.core.store.TrackingStore;
+import dev.zarrdirect.testing.FaultInjectingStore;
+import dev.zarrdirect.testing.TrackedStores;
+import dev.zarrdirect.testing.TrackingStore;
 import dev.zarrdirect.core.store.memory.MemoryStore;
 import dev.zarrdirect.cpu.CpuBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.Random;
@@ -41,6 +43,10 @@ class ReadEngineUnderFaultsTest {
 
     static ZarrContext ctx;
 
+    /** Every store a test reads is tracked; after each test none may have a get running or be left open. */
+    @RegisterExtension
+    final TrackedStores stores = new TrackedStores(2_000);
+
     private TrackingStore tracking;
     private FaultInjectingStore faults;
 
@@ -55,11 +61,9 @@ class ReadEngineUnderFaultsTest {
     }
 
     @AfterEach
-    void nothingLeaks() {
+    void closeTheStoreAndCheckTheBuffers() {
         if (tracking != null) {
-            tracking.assertQuiet(2_000);
-            tracking.close();
-            tracking.assertClosed();
+            tracking.close(); // then TrackedStores checks that no get is still running
         }
         ((CpuBackend) ctx.backend()).assertNoLiveBuffers();
     }
@@ -68,7 +72,7 @@ class ReadEngineUnderFaultsTest {
     private Tensor array(List<CodecMetadata> codecs, long seed) {
         MemoryStore mem = new MemoryStore();
         faults = new FaultInjectingStore(mem);
-        tracking = new TrackingStore(faults);
+        tracking = stores.track(faults);
         ZarrArray a = Zarr.createArray(ctx, tracking, "t2m", ArrayMetadata.create(SHAPE, DT, CHUNK,
                 FillValue.zero(DT), codecs));
         Tensor data = random(DT, SHAPE, new Random(seed));

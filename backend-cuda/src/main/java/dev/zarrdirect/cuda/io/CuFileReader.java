@@ -238,7 +238,8 @@ public final class CuFileReader implements DirectReader {
             fd = cufile.open(path, CuFile.O_RDONLY);
         }
         if (fd < 0) {
-            throw new StoreException("local files", path, "cannot open for cuFile: " + CuFileErrors.errno(-fd));
+            throw new StoreException("local files", path, "cannot open " + path + " for cuFile: "
+                    + CuFileErrors.errno(-fd));
         }
         CuFile.CuFileException refused;
         try {

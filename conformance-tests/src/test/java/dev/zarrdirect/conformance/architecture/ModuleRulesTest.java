@@ -86,6 +86,16 @@ class ModuleRulesTest {
     }
 
     @Test
+    void theTestingArtifactDependsOnTheApiAlone() {
+        // third-party authors add it next to their own code: no engine, no backend, no cycle with core's tests
+        noClasses().that().resideInAPackage("dev.zarrdirect.testing..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.core..", "dev.zarrdirect.cpu..",
+                        "dev.zarrdirect.cuda..", "dev.zarrdirect.opencl..", "dev.zarrdirect.cli..",
+                        "dev.zarrdirect.loader..", "dev.zarrdirect.testkit..", "dev.zarrdirect.store.cloud..")
+                .check(classes);
+    }
+
+    @Test
     void theCliReachesBackendsOnlyThroughTheRegistries() {
         noClasses().that().resideInAPackage("dev.zarrdirect.cli..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.zarrdirect.cpu..", "dev.zarrdirect.cuda..",

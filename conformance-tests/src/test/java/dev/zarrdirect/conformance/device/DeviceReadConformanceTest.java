@@ -44,6 +44,22 @@ class DeviceReadConformanceTest {
 
     static final long SEED = Long.getLong("zd.seed", System.nanoTime());
 
+    /** Device contexts record where each buffer was allocated, so that a leak names its stack. */
+    private static final String TRACK = "zarrdirect.trackBuffers";
+
+    /**
+     * Fails naming each buffer of the device backend still open once a check's reads are done and
+     * their tensors closed: a read, failed or not, must give back all it took.
+     */
+    private static void assertNoLiveBuffers(Backend backend) {
+        switch (backend) {
+            case dev.zarrdirect.opencl.OpenClBackend b -> b.assertNoLiveBuffers();
+            case dev.zarrdirect.cuda.CudaBackend b -> b.assertNoLiveBuffers();
+            case dev.zarrdirect.cpu.CpuBackend b -> b.assertNoLiveBuffers();
+            default -> fail("no leak check for the " + backend.name() + " backend (" + backend.getClass().getName() + ")");
+        }
+    }
+
     static CodecMetadata c(String name, Map<String, Object> cfg) {
         return CodecMetadata.of(name, cfg);
     }
@@ -150,7 +166,7 @@ class DeviceReadConformanceTest {
         List<Case> cases = List.of(new Case(DataType.INT8, "|i1", "|i1", 0), new Case(DataType.UINT16, "<u2", "<i2", 1),
                 new Case(DataType.INT32, "<i4", "<i4", 2), new Case(DataType.UINT64, "<u8", "<u8", 1),
                 new Case(DataType.FLOAT32, "<f4", "<f4", 0), new Case(DataType.FLOAT64, "<f8", "<f8", 2));
-        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 2)) {
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.builder().backend(name).threads(2).set(TRACK, "true").open()) {
             for (Case k : cases) {
                 int size = k.type().byteSize();
                 CodecMetadata delta = c("numcodecs.delta", Map.of("dtype", k.dtype(), "astype", k.astype()));
@@ -203,6 +219,7 @@ class DeviceReadConformanceTest {
                     }
                 }
             }
+            assertNoLiveBuffers(dev.backend());
         }
     }
 
@@ -230,7 +247,7 @@ class DeviceReadConformanceTest {
                         "index_codecs", List.of(le.toJson()), "index_location", "start"))));
         ReadSettings small = new ReadSettings(2, 3, 0, 0, false);
         try (ZarrContext cpu = ZarrContext.open("cpu", 2);
-             ZarrContext dev = ZarrContext.builder().backend(name).threads(3).readSettings(small).open()) {
+             ZarrContext dev = ZarrContext.builder().backend(name).threads(3).readSettings(small).set(TRACK, "true").open()) {
             for (List<CodecMetadata> codecs : chains) {
                 boolean sharded = codecs.size() == 1;
                 Store store = new MemoryStore();
@@ -296,6 +313,7 @@ class DeviceReadConformanceTest {
                     }
                 }
             }
+            assertNoLiveBuffers(dev.backend());
         }
     }
 
@@ -314,7 +332,8 @@ class DeviceReadConformanceTest {
                 List.of(c("sharding_indexed", Map.of("chunk_shape", List.of(1L, 4L, 8L),
                         "codecs", List.of(le.toJson(), zstd.toJson()),
                         "index_codecs", List.of(le.toJson(), c("crc32c", Map.of()).toJson()), "index_location", "end"))));
-        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.builder().backend(name).threads(3).readSettings(settings).open()) {
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.builder().backend(name).threads(3).readSettings(settings).set(TRACK, "true")
+                .open()) {
             for (List<CodecMetadata> codecs : chains) {
                 boolean sharded = codecs.size() == 1;
                 long[] chunks = sharded ? new long[]{1, 12, 40} : new long[]{1, 4, 8};
@@ -355,13 +374,14 @@ class DeviceReadConformanceTest {
                     }
                 }
             }
+            assertNoLiveBuffers(dev.backend());
         }
     }
 
 
     private void checkBackend(String name) {
         Random rnd = new Random(SEED);
-        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.open(name, 2)) {
+        try (ZarrContext cpu = ZarrContext.open("cpu", 2); ZarrContext dev = ZarrContext.builder().backend(name).threads(2).set(TRACK, "true").open()) {
             Backend b = dev.backend();
             long[] shape = {5, 7, 19};
             long[] chunks = {2, 3, 8};
@@ -425,6 +445,7 @@ class DeviceReadConformanceTest {
                     }
                 }
             }
+            assertNoLiveBuffers(dev.backend());
         }
     }
 }

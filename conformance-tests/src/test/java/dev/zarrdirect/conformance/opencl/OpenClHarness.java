@@ -56,6 +56,18 @@ final class OpenClHarness implements AutoCloseable {
 
     /** Opens the backend, or skips (fails with ZD_REQUIRE_OPENCL=1) with the probe's reason. */
     static OpenClHarness openOrSkip() {
+        Backend backend = openBackendOrSkip();
+        CodecProvider cpu = ServiceLoader.load(CodecProvider.class).stream().map(ServiceLoader.Provider::get)
+                .filter(p -> p.name().equals("cpu")).findFirst()
+                .orElseThrow(() -> new AssertionError("the cpu codec provider is missing from the test class path"));
+        return new OpenClHarness(backend, cpu);
+    }
+
+    /**
+     * The OpenCL backend with buffer tracking on, found through {@link ServiceLoader}, or a skipped
+     * test (a failed one with ZD_REQUIRE_OPENCL=1) naming why it is unavailable.
+     */
+    static Backend openBackendOrSkip() {
         BackendProvider provider = ServiceLoader.load(BackendProvider.class).stream().map(ServiceLoader.Provider::get)
                 .filter(p -> p.name().equals("opencl")).findFirst().orElse(null);
         String why = provider == null ? "no BackendProvider named \"opencl\" on the class path" : null;
@@ -69,10 +81,9 @@ final class OpenClHarness implements AutoCloseable {
             }
             assumeTrue(false, why);
         }
-        CodecProvider cpu = ServiceLoader.load(CodecProvider.class).stream().map(ServiceLoader.Provider::get)
-                .filter(p -> p.name().equals("cpu")).findFirst()
-                .orElseThrow(() -> new AssertionError("the cpu codec provider is missing from the test class path"));
-        return new OpenClHarness(provider.open(), cpu);
+        Backend backend = provider.open();
+        ((dev.zarrdirect.opencl.OpenClBackend) backend).trackBuffers(true);
+        return backend;
     }
 
     Codec gpuCodec(String name, Map<String, Object> config) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.conformance.store;
 
+import dev.zarrdirect.testing.StoreContract;
 import dev.zarrdirect.api.InvalidKeyException;
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;

@@ -4,6 +4,7 @@ package dev.zarrdirect.core.store;
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
 import dev.zarrdirect.core.store.memory.MemoryStore;
+import dev.zarrdirect.testing.FaultInjectingStore;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

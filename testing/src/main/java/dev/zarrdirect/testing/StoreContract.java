@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.zarrdirect.conformance.store;
+package dev.zarrdirect.testing;
 
 import dev.zarrdirect.api.InvalidKeyException;
 import dev.zarrdirect.api.StoreException;
@@ -38,18 +38,46 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What every {@link Store} must do. A subclass supplies the store; each test gets a fresh one in a
- * fresh directory.
+ * What every writable {@link Store} must do, after Lucene's {@code BaseDirectoryTestCase}: round
+ * trips of many sizes, byte ranges, missing keys, overwrite and delete, sorted listings, refusal of
+ * invalid keys with the store's name in the message, concurrent writers that never expose a torn
+ * value, and the lifetime rules (closing twice is harmless, use after close fails).
+ *
+ * <p>A subclass supplies the store; each test gets a fresh one in a fresh directory and closes it
+ * afterwards. Subclasses add tests of their own store's specifics next to the inherited ones.
+ *
+ * {@snippet :
+ * class MyStoreTest extends StoreContract {
+ *     @Override
+ *     protected Store newStore(Path dir) {
+ *         return new MyStore(dir);
+ *     }
+ * }
+ * }
  */
 public abstract class StoreContract {
 
-    /** A new, empty, writable store; {@code dir} is an empty directory it may use. */
+    /** For subclasses. */
+    protected StoreContract() {
+    }
+
+    /**
+     * A new, empty, writable store.
+     *
+     * @param dir an empty directory the store may use, deleted after the test
+     * @return the store, which the contract closes after each test
+     * @throws Exception when the store cannot be made; the test fails with it
+     */
     protected abstract Store newStore(Path dir) throws Exception;
 
+    /** The test's temporary directory, the one given to {@link #newStore}. */
     @TempDir
     protected Path dir;
 
+    /** The store under test, fresh for each test. */
     protected Store store;
+
+    /** Where reads land; closed after each test. */
     protected Arena arena;
 
     @BeforeEach
@@ -66,24 +94,55 @@ public abstract class StoreContract {
 
     // ---- helpers shared with the subclasses ----
 
+    /**
+     * The seed of a test's random data: {@code -Dzd.seed=N}, else a new one. Put it in messages.
+     *
+     * @return the seed
+     */
     protected static long seed() {
         return Long.getLong("zd.seed", System.nanoTime());
     }
 
+    /**
+     * Random bytes.
+     *
+     * @param random the source
+     * @param size   how many
+     * @return a new array
+     */
     protected static byte[] randomBytes(Random random, int size) {
         byte[] bytes = new byte[size];
         random.nextBytes(bytes);
         return bytes;
     }
 
+    /**
+     * Stores {@code bytes} under {@code key}.
+     *
+     * @param key   the key
+     * @param bytes the value
+     */
     protected void put(String key, byte[] bytes) {
         store.set(key, MemorySegment.ofArray(bytes));
     }
 
+    /**
+     * Reads a range of a key.
+     *
+     * @param key   the key
+     * @param range the range
+     * @return the bytes, or null when the key is missing
+     */
     protected byte[] read(String key, ByteRange range) {
         return store.get(key, range, arena).map(s -> s.toArray(ValueLayout.JAVA_BYTE)).orElse(null);
     }
 
+    /**
+     * Reads a whole key.
+     *
+     * @param key the key
+     * @return the bytes, or null when the key is missing
+     */
     protected byte[] read(String key) {
         return read(key, ByteRange.ALL);
     }

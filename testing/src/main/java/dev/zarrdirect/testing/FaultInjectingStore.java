@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.zarrdirect.core.store;
+package dev.zarrdirect.testing;
 
 import dev.zarrdirect.api.StoreException;
 import dev.zarrdirect.api.store.ByteRange;
@@ -38,6 +38,11 @@ public final class FaultInjectingStore extends FilterStore {
     private final List<Truncation> truncations = new CopyOnWriteArrayList<>();
     private final List<BitFlip> flips = new CopyOnWriteArrayList<>();
 
+    /**
+     * Wraps {@code delegate}, with no faults yet.
+     *
+     * @param delegate the store that holds the real bytes; closed with this one
+     */
     public FaultInjectingStore(Store delegate) {
         super(delegate);
     }
@@ -45,6 +50,10 @@ public final class FaultInjectingStore extends FilterStore {
     /**
      * Makes the {@code n}-th {@link #get} from now on ({@code 1} is the next one) throw a
      * {@link StoreException} caused by an {@link IOException}; later gets succeed again.
+     *
+     * @param n which get fails, counting from 1
+     * @return this store
+     * @throws IllegalArgumentException when {@code n} is less than 1
      */
     public FaultInjectingStore failNthGet(long n) {
         if (n < 1) {
@@ -54,7 +63,14 @@ public final class FaultInjectingStore extends FilterStore {
         return this;
     }
 
-    /** Serves keys matching {@code keys} cut to their first {@code length} bytes. */
+    /**
+     * Serves keys matching {@code keys} cut to their first {@code length} bytes.
+     *
+     * @param keys   which keys are cut
+     * @param length how many bytes remain
+     * @return this store
+     * @throws IllegalArgumentException when {@code length} is negative
+     */
     public FaultInjectingStore truncate(Predicate<String> keys, long length) {
         if (length < 0) {
             throw new IllegalArgumentException("negative truncation length " + length);
@@ -63,7 +79,15 @@ public final class FaultInjectingStore extends FilterStore {
         return this;
     }
 
-    /** Serves keys matching {@code keys} with bit {@code bit} (0 is the lowest) of byte {@code offset} flipped. */
+    /**
+     * Serves keys matching {@code keys} with bit {@code bit} (0 is the lowest) of byte {@code offset} flipped.
+     *
+     * @param keys   which keys are damaged
+     * @param offset the byte, from the start of the value
+     * @param bit    the bit, 0 to 7
+     * @return this store
+     * @throws IllegalArgumentException for a negative offset or a bit outside 0 to 7
+     */
     public FaultInjectingStore flipBit(Predicate<String> keys, long offset, int bit) {
         if (offset < 0 || bit < 0 || bit > 7) {
             throw new IllegalArgumentException("bad bit flip at byte " + offset + ", bit " + bit + " (bits are 0-7)");
@@ -72,7 +96,11 @@ public final class FaultInjectingStore extends FilterStore {
         return this;
     }
 
-    /** Removes every fault; the count of gets goes on. */
+    /**
+     * Removes every fault; the count of gets goes on.
+     *
+     * @return this store
+     */
     public FaultInjectingStore clearFaults() {
         failingGet.set(-1);
         truncations.clear();
@@ -80,7 +108,11 @@ public final class FaultInjectingStore extends FilterStore {
         return this;
     }
 
-    /** How many gets this store has served or failed. */
+    /**
+     * How many gets this store has served or failed.
+     *
+     * @return the count since this store was made
+     */
     public long gets() {
         return gets.get();
     }
@@ -143,7 +175,12 @@ public final class FaultInjectingStore extends FilterStore {
         return size < 0 || cut < 0 ? size : Math.min(size, cut);
     }
 
-    /** No local files: every read must pass through this decorator, even a device backend's direct one. */
+    /**
+     * No local files: every read must pass through this decorator, even a device backend's direct one.
+     *
+     * @param key any key
+     * @return empty
+     */
     @Override
     public Optional<java.nio.file.Path> localPath(String key) {
         return Optional.empty();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.zarrdirect.core.store;
+package dev.zarrdirect.testing;
 
 import dev.zarrdirect.api.store.ByteRange;
 import dev.zarrdirect.api.store.FilterStore;
@@ -28,6 +28,11 @@ public final class TrackingStore extends FilterStore {
     private final Throwable created = new Throwable("store created here");
     private volatile boolean closed;
 
+    /**
+     * Wraps {@code delegate}; the stack of this call is the one {@link #assertClosed} reports.
+     *
+     * @param delegate the store read; closed with this one
+     */
     public TrackingStore(Store delegate) {
         super(delegate);
     }
@@ -44,12 +49,21 @@ public final class TrackingStore extends FilterStore {
         }
     }
 
-    /** How many gets have started. */
+    /**
+     * How many gets have started.
+     *
+     * @return the count since this store was made
+     */
     public long gets() {
         return ids.get();
     }
 
-    /** No local files: every read goes through this decorator, even a direct one. */
+    /**
+     * No local files: every read goes through this decorator, even a direct one.
+     *
+     * @param key any key
+     * @return empty
+     */
     @Override
     public Optional<java.nio.file.Path> localPath(String key) {
         return Optional.empty();
@@ -58,6 +72,9 @@ public final class TrackingStore extends FilterStore {
     /**
      * Fails unless every {@code get} has returned, waiting up to {@code graceMillis} for those still
      * running; the failure carries, as suppressed exceptions, the stack that started each.
+     *
+     * @param graceMillis how long to wait for gets still running, in milliseconds
+     * @throws AssertionError when a get is still running after the grace
      */
     public void assertQuiet(long graceMillis) {
         long deadline = System.nanoTime() + graceMillis * 1_000_000;
@@ -73,7 +90,11 @@ public final class TrackingStore extends FilterStore {
         }
     }
 
-    /** Fails, with the stack that created this store, unless it was closed. */
+    /**
+     * Fails, with the stack that created this store, unless it was closed.
+     *
+     * @throws AssertionError when {@link #close()} was never called
+     */
     public void assertClosed() {
         if (!closed) {
             throw new AssertionError(this + " was never closed", created);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.zarrdirect.conformance.store;
+package dev.zarrdirect.testing;
 
 import dev.zarrdirect.api.InvalidKeyException;
 import dev.zarrdirect.api.StoreException;
@@ -45,18 +45,37 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public abstract class ReadOnlyStoreContract {
 
-    /** A read-only store holding exactly {@code contents}; {@code dir} is an empty directory it may use. */
+    /** For subclasses. */
+    protected ReadOnlyStoreContract() {
+    }
+
+    /**
+     * A read-only store holding exactly {@code contents}.
+     *
+     * @param dir      an empty directory the store may use, deleted after the test
+     * @param contents the keys and values it must hold
+     * @return the store, which the contract closes after each test
+     * @throws Exception when the store cannot be made; the test fails with it
+     */
     protected abstract Store openReadOnly(Path dir, Map<String, byte[]> contents) throws Exception;
 
-    /** False for stores that cannot list (HTTP); the listing tests are then skipped. */
+    /**
+     * Whether the store can list its keys; the listing tests are skipped when not (HTTP).
+     *
+     * @return true by default
+     */
     protected boolean supportsListing() {
         return true;
     }
 
+    /** The test's temporary directory, the one given to {@link #openReadOnly}. */
     @TempDir
     protected Path dir;
 
+    /** The store under test, set by {@link #open}. */
     protected Store store;
+
+    /** Where reads land; closed after each test. */
     protected Arena arena;
 
     @BeforeEach
@@ -72,30 +91,68 @@ public abstract class ReadOnlyStoreContract {
         arena.close();
     }
 
+    /**
+     * Opens the store under test holding {@code contents} (through {@link #openReadOnly}).
+     *
+     * @param contents the keys and values
+     * @return the store, also in {@link #store}
+     * @throws Exception when {@link #openReadOnly} fails
+     */
     protected Store open(Map<String, byte[]> contents) throws Exception {
         store = openReadOnly(dir, contents);
         return store;
     }
 
+    /**
+     * Reads a range of a key.
+     *
+     * @param key   the key
+     * @param range the range
+     * @return the bytes, or null when the key is missing
+     */
     protected byte[] read(String key, ByteRange range) {
         return store.get(key, range, arena).map(s -> s.toArray(ValueLayout.JAVA_BYTE)).orElse(null);
     }
 
+    /**
+     * Reads a whole key.
+     *
+     * @param key the key
+     * @return the bytes, or null when the key is missing
+     */
     protected byte[] read(String key) {
         return read(key, ByteRange.ALL);
     }
 
+    /**
+     * The seed of a test's random data: {@code -Dzd.seed=N}, else a new one. Put it in messages.
+     *
+     * @return the seed
+     */
     protected static long seed() {
         return Long.getLong("zd.seed", System.nanoTime());
     }
 
+    /**
+     * Random bytes.
+     *
+     * @param random the source
+     * @param size   how many
+     * @return a new array
+     */
     protected static byte[] randomBytes(Random random, int size) {
         byte[] bytes = new byte[size];
         random.nextBytes(bytes);
         return bytes;
     }
 
-    /** Bytes that deflate well, like most Zarr chunks, but are not all alike. */
+    /**
+     * Bytes that deflate well, like most Zarr chunks, but are not all alike.
+     *
+     * @param random the source
+     * @param size   how many
+     * @return a new array
+     */
     protected static byte[] compressibleBytes(Random random, int size) {
         byte[] bytes = new byte[size];
         for (int i = 0; i < size; i++) {
