@@ -23,6 +23,7 @@ import dev.zarrdirect.core.plan.ReadPlanner;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -45,7 +46,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * Each store request of a plan is one task on the workers, with a bounded number in flight; a
  * chunk decodes straight into the destination when its box there is one contiguous run. When a
  * request holds several inner chunks (a shard's, coalesced), the task that fetched them asks idle
- * workers to help decode them, so that a read of a few shards still uses every core.
+ * workers to help decode them, so that a read of a few shards still uses every core; and a request
+ * of inner chunks is at most {@link #MAX_REQUEST_BYTES} long, so that a large shard is fetched in
+ * pieces and its first inner chunks decode while the rest arrive.
  *
  * <h2>Device reads</h2>
  * A plan is cut into batches (the backend's preferred size, or the {@link ReadSettings}); a
@@ -198,8 +201,9 @@ public final class ReadEngine implements AutoCloseable {
             for (FillBox f : plan.fills()) {
                 target.fill(f.at(), f.extent(), decoder.fill());
             }
-            try (ParallelChunks tasks = tasks(plan.ranges().size())) {
-                for (FetchRange r : plan.ranges()) {
+            List<FetchRange> requests = pieces(plan.ranges());
+            try (ParallelChunks tasks = tasks(requests.size())) {
+                for (FetchRange r : requests) {
                     if (!tasks.submit(() -> withScratch(s -> readRange(store, decoder, r, target, s)))) {
                         break;
                     }
@@ -214,6 +218,49 @@ public final class ReadEngine implements AutoCloseable {
             l.readFinished(id, e);
             throw e;
         }
+    }
+
+    /**
+     * The most bytes one host request of inner chunks asks for ({@value} bytes, 8 MiB): a
+     * coalesced range beyond it is cut at chunk boundaries, so that the first part decodes while
+     * the rest is on its way and a few large shards still give every worker something to fetch.
+     */
+    static final long MAX_REQUEST_BYTES = 8L << 20;
+
+    /** {@code ranges} with every range of several chunks over {@link #MAX_REQUEST_BYTES} cut into pieces at most that long, where chunk sizes allow. */
+    static List<FetchRange> pieces(List<FetchRange> ranges) {
+        List<FetchRange> out = null;
+        for (int k = 0; k < ranges.size(); k++) {
+            FetchRange r = ranges.get(k);
+            if (r.whole() || r.length() <= MAX_REQUEST_BYTES || r.chunks().size() < 2) {
+                if (out != null) {
+                    out.add(r);
+                }
+                continue;
+            }
+            if (out == null) {
+                out = new ArrayList<>(ranges.subList(0, k));
+            }
+            List<ChunkRead> chunks = r.chunks();
+            int first = 0;
+            while (first < chunks.size()) {
+                long start = chunks.get(first).offset();
+                long end = start + chunks.get(first).length();
+                int last = first;
+                while (last + 1 < chunks.size()) {
+                    ChunkRead c = chunks.get(last + 1);
+                    long e = Math.max(end, c.offset() + c.length());
+                    if (e - start > MAX_REQUEST_BYTES) {
+                        break;
+                    }
+                    end = e;
+                    last++;
+                }
+                out.add(new FetchRange(r.key(), start, end - start, chunks.subList(first, last + 1)));
+                first = last + 1;
+            }
+        }
+        return out == null ? ranges : out;
     }
 
     private void readRange(Store store, CodecChain chain, FetchRange r, HostRegion target, HostScratch s) {
