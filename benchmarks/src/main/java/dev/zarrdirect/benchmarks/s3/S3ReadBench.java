@@ -25,7 +25,9 @@ import java.util.Locale;
  * [STEPS_PER_READ=8]}: {@code IN_FLIGHT} is the store's requests in flight; the context has
  * {@code IN_FLIGHT} plus one per processor worker threads ({@code -Dzd.s3bench.threads=N} sets it),
  * since a worker waits on its request before it decodes; with a device backend the reads go to
- * device memory ({@code readToDevice}).
+ * device memory ({@code readToDevice}). {@code median_cores_busy} is this process's CPU time over the
+ * wall time of a round (the median round): how many cores the reads kept busy. A path other than
+ * {@code s3://} reads that local store (the endpoint is then ignored), for the same reads without S3.
  */
 public final class S3ReadBench {
 
@@ -54,9 +56,12 @@ public final class S3ReadBench {
             long[] shape = a.metadata().shape();
             boolean device = !ctx.device().isHost();
             List<Double> gbs = new ArrayList<>();
+            List<Double> cores = new ArrayList<>();
+            var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
             long bytes = 0;
             for (int r = 0; r < rounds + 1; r++) {
                 long t0 = System.nanoTime();
+                long cpu0 = os.getProcessCpuTime();
                 bytes = 0;
                 for (long t = 0; t < shape[0]; t += stepsPerRead) {
                     long[] off = new long[shape.length];
@@ -68,15 +73,20 @@ public final class S3ReadBench {
                         bytes += out.byteSize();
                     }
                 }
-                double s = (System.nanoTime() - t0) / 1e9;
+                long wall = System.nanoTime() - t0;
+                double s = wall / 1e9;
                 if (r > 0) {
                     gbs.add(bytes / s / 1e9); // round 0 warms the JIT, the connections and the page cache
+                    // this process's CPU time over the wall time: how many cores the reads kept busy
+                    cores.add((os.getProcessCpuTime() - cpu0) / (double) wall);
                 }
             }
             double[] sorted = gbs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] busy = cores.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             System.out.printf(Locale.ROOT, "{\"reader\": \"zarr-direct %s\", \"location\": \"%s\", \"in_flight\": %d, \"threads\": %d,"
-                    + " \"bytes\": %d, \"gbps\": %s, \"median_gbps\": %.3f}%n", device ? "device " + ctx.device() : "host",
-                    location, inFlight, threads, bytes, Arrays.toString(sorted), sorted[sorted.length / 2]);
+                    + " \"bytes\": %d, \"gbps\": %s, \"median_gbps\": %.3f, \"median_cores_busy\": %.2f}%n",
+                    device ? "device " + ctx.device() : "host", location, inFlight, threads, bytes, Arrays.toString(sorted),
+                    sorted[sorted.length / 2], busy[busy.length / 2]);
         }
     }
 }

@@ -23,15 +23,19 @@ import dev.zarrdirect.core.plan.ReadPlanner;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs read plans: fetch, decode, place. One engine per {@link dev.zarrdirect.core.ZarrContext}; it
@@ -40,7 +44,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Host reads</h2>
  * Each store request of a plan is one task on the workers, with a bounded number in flight; a
- * chunk decodes straight into the destination when its box there is one contiguous run.
+ * chunk decodes straight into the destination when its box there is one contiguous run. When a
+ * request holds several inner chunks (a shard's, coalesced), the task that fetched them asks idle
+ * workers to help decode them, so that a read of a few shards still uses every core; and a request
+ * of inner chunks is at most {@link #MAX_REQUEST_BYTES} long, so that a large shard is fetched in
+ * pieces and its first inner chunks decode while the rest arrive.
  *
  * <h2>Device reads</h2>
  * A plan is cut into batches (the backend's preferred size, or the {@link ReadSettings}); a
@@ -193,8 +201,9 @@ public final class ReadEngine implements AutoCloseable {
             for (FillBox f : plan.fills()) {
                 target.fill(f.at(), f.extent(), decoder.fill());
             }
-            try (ParallelChunks tasks = tasks(plan.ranges().size())) {
-                for (FetchRange r : plan.ranges()) {
+            List<FetchRange> requests = pieces(plan.ranges());
+            try (ParallelChunks tasks = tasks(requests.size())) {
+                for (FetchRange r : requests) {
                     if (!tasks.submit(() -> withScratch(s -> readRange(store, decoder, r, target, s)))) {
                         break;
                     }
@@ -211,7 +220,50 @@ public final class ReadEngine implements AutoCloseable {
         }
     }
 
-    private static void readRange(Store store, CodecChain chain, FetchRange r, HostRegion target, HostScratch s) {
+    /**
+     * The most bytes one host request of inner chunks asks for ({@value} bytes, 8 MiB): a
+     * coalesced range beyond it is cut at chunk boundaries, so that the first part decodes while
+     * the rest is on its way and a few large shards still give every worker something to fetch.
+     */
+    static final long MAX_REQUEST_BYTES = 8L << 20;
+
+    /** {@code ranges} with every range of several chunks over {@link #MAX_REQUEST_BYTES} cut into pieces at most that long, where chunk sizes allow. */
+    static List<FetchRange> pieces(List<FetchRange> ranges) {
+        List<FetchRange> out = null;
+        for (int k = 0; k < ranges.size(); k++) {
+            FetchRange r = ranges.get(k);
+            if (r.whole() || r.length() <= MAX_REQUEST_BYTES || r.chunks().size() < 2) {
+                if (out != null) {
+                    out.add(r);
+                }
+                continue;
+            }
+            if (out == null) {
+                out = new ArrayList<>(ranges.subList(0, k));
+            }
+            List<ChunkRead> chunks = r.chunks();
+            int first = 0;
+            while (first < chunks.size()) {
+                long start = chunks.get(first).offset();
+                long end = start + chunks.get(first).length();
+                int last = first;
+                while (last + 1 < chunks.size()) {
+                    ChunkRead c = chunks.get(last + 1);
+                    long e = Math.max(end, c.offset() + c.length());
+                    if (e - start > MAX_REQUEST_BYTES) {
+                        break;
+                    }
+                    end = e;
+                    last++;
+                }
+                out.add(new FetchRange(r.key(), start, end - start, chunks.subList(first, last + 1)));
+                first = last + 1;
+            }
+        }
+        return out == null ? ranges : out;
+    }
+
+    private void readRange(Store store, CodecChain chain, FetchRange r, HostRegion target, HostScratch s) {
         if (r.whole()) {
             ChunkRead c = r.chunks().getFirst();
             ChunkSource src = new StoreChunkSource(store, r.key(), chain.maxEncodedBytes());
@@ -235,30 +287,152 @@ public final class ReadEngine implements AutoCloseable {
             }
         }
         // the request's bytes go to the task's scratch: a steady read allocates nothing per request
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment bytes;
+        MemorySegment bytes;
+        try {
+            bytes = store.get(r.key(), ByteRange.of(r.offset(), r.length()), (size, align) -> s.encoded(size))
+                    .orElse(null);
+        } catch (StoreException | IndexOutOfBoundsException e) {
+            throw new dev.zarrdirect.api.CorruptChunkException("sharding_indexed", "shard at key \"" + r.key()
+                    + "\" in " + store + ": its index points at bytes " + r.offset() + "-" + (r.offset() + r.length())
+                    + ", which cannot be read: " + e.getMessage(), e);
+        }
+        if (bytes == null) {
+            throw new dev.zarrdirect.api.CorruptChunkException("sharding_indexed", "shard at key \"" + r.key()
+                    + "\" in " + store + " disappeared while it was being read");
+        }
+        // The inner chunks of a request (a shard's, often) are decoded by this thread and by idle
+        // workers together: one task per request would leave a read of few shards on few cores.
+        InnerDecodes work = new InnerDecodes(store, chain, r, bytes, target);
+        int helpers = helpersFor(r.chunks().size(), chain.spec().byteSize(), bytes);
+        for (int i = 0; i < helpers; i++) {
             try {
-                bytes = store.get(r.key(), ByteRange.of(r.offset(), r.length()), (size, align) -> s.encoded(size))
-                        .orElse(null);
-            } catch (StoreException | IndexOutOfBoundsException e) {
-                throw new dev.zarrdirect.api.CorruptChunkException("sharding_indexed", "shard at key \"" + r.key()
-                        + "\" in " + store + ": its index points at bytes " + r.offset() + "-" + (r.offset() + r.length())
-                        + ", which cannot be read: " + e.getMessage(), e);
+                workers.execute(() -> {
+                    if (!work.exhausted()) {
+                        withScratch(work::run);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                break; // closing: this thread decodes the rest
             }
-            if (bytes == null) {
-                throw new dev.zarrdirect.api.CorruptChunkException("sharding_indexed", "shard at key \"" + r.key()
-                        + "\" in " + store + " disappeared while it was being read");
-            }
-            for (ChunkRead c : r.chunks()) {
-                String where = "bytes " + c.offset() + "-" + (c.offset() + c.length()) + " of key \"" + r.key() + "\" in " + store;
-                MemorySegment enc = bytes.asSlice(c.offset() - r.offset(), c.length());
-                String label = c.label() + " (" + where + ")";
-                if (c.placements().size() == 1) {
-                    Placement p = c.placements().getFirst();
-                    chain.decodeRegion(ChunkSource.ofMemory(enc, where), p.chunkStart(), p.extent(), target, p.at(), label, s);
-                } else {
-                    decodeAndPlace(chain, enc, c, target, s, arena);
+        }
+        work.run(s);
+        work.awaitClaimed();
+    }
+
+    /**
+     * The fewest decoded bytes worth handing to another worker ({@value} bytes, 1 MiB): below it,
+     * the hand-off costs about what the decode does.
+     */
+    static final long MIN_SPLIT_BYTES = 1L << 20;
+
+    /**
+     * How many workers to ask to help decode the {@code chunks} inner chunks (of {@code chunkBytes}
+     * each) of one request besides the thread that fetched it: none when there is nothing to share,
+     * one worker per {@link #MIN_SPLIT_BYTES} beyond the first, at most {@code parallelism - 1}.
+     * None when {@code bytes} cannot be read from another thread (a store that returned memory of a
+     * confined arena).
+     */
+    private int helpersFor(int chunks, long chunkBytes, MemorySegment bytes) {
+        if (chunks < 2 || parallelism < 2 || !bytes.isAccessibleBy(ANOTHER_THREAD)) {
+            return 0;
+        }
+        long worth = Math.max(1, chunks * Math.max(1, chunkBytes) / MIN_SPLIT_BYTES);
+        return (int) Math.min(Math.min(parallelism - 1, chunks - 1), worth - 1);
+    }
+
+    /** A thread that never runs: memory it may read is memory every thread may read. */
+    private static final Thread ANOTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    /**
+     * The inner chunks of one fetched request, decoded by whichever threads claim them: the thread
+     * that fetched the bytes and the workers it asked to help. Each chunk is claimed once; a helper
+     * that starts after the last claim does nothing, so the fetching thread never waits for a
+     * worker to become free, only for chunks already being decoded. The first failure stops
+     * further decoding and is rethrown by {@link #awaitClaimed()}, later ones suppressed.
+     */
+    private static final class InnerDecodes {
+        private final Store store;
+        private final CodecChain chain;
+        private final FetchRange range;
+        private final MemorySegment bytes;
+        private final HostRegion target;
+        private final AtomicInteger next = new AtomicInteger();
+        private final CountDownLatch finished;
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+        InnerDecodes(Store store, CodecChain chain, FetchRange range, MemorySegment bytes, HostRegion target) {
+            this.store = store;
+            this.chain = chain;
+            this.range = range;
+            this.bytes = bytes;
+            this.target = target;
+            this.finished = new CountDownLatch(range.chunks().size());
+        }
+
+        boolean exhausted() {
+            return next.get() >= range.chunks().size();
+        }
+
+        /** Claims and decodes chunks until none is left. */
+        void run(HostScratch s) {
+            List<ChunkRead> chunks = range.chunks();
+            try (Arena arena = Arena.ofConfined()) {
+                int i;
+                while ((i = next.getAndIncrement()) < chunks.size()) {
+                    try {
+                        if (failure.get() == null) {
+                            decode(chunks.get(i), s, arena);
+                        }
+                    } catch (Throwable t) {
+                        if (!failure.compareAndSet(null, t) && failure.get().getSuppressed().length < 8) {
+                            failure.get().addSuppressed(t);
+                        }
+                    } finally {
+                        finished.countDown();
+                    }
                 }
+            }
+        }
+
+        private void decode(ChunkRead c, HostScratch s, Arena arena) {
+            String where = "bytes " + c.offset() + "-" + (c.offset() + c.length()) + " of key \"" + range.key()
+                    + "\" in " + store;
+            MemorySegment enc = bytes.asSlice(c.offset() - range.offset(), c.length());
+            String label = c.label() + " (" + where + ")";
+            if (c.placements().size() == 1) {
+                Placement p = c.placements().getFirst();
+                chain.decodeRegion(ChunkSource.ofMemory(enc, where), p.chunkStart(), p.extent(), target, p.at(), label, s);
+            } else {
+                decodeAndPlace(chain, enc, c, target, s, arena);
+            }
+        }
+
+        /**
+         * Waits for every chunk to be decoded (once this thread's {@link #run} has returned, every
+         * chunk is claimed by a running thread) and rethrows the first failure.
+         */
+        void awaitClaimed() {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    finished.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the bytes must outlive the decodes that read them
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable t = failure.get();
+            if (t instanceof RuntimeException e) {
+                throw e;
+            }
+            if (t instanceof Error e) {
+                throw e;
+            }
+            if (t != null) {
+                throw new ZarrDirectException(t.toString(), t);
             }
         }
     }
