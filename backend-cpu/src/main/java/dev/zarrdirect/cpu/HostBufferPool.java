@@ -35,8 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Zeroing</h2>
  * {@link #allocate} returns zeroed bytes (a reused block is cleared, a fresh one comes zeroed
- * from {@code calloc}, which for large blocks means untouched pages from the kernel, faulted in by
- * whichever thread writes them first: {@link CallocMemory}); {@link #allocateUninitialized} skips the clearing of reused blocks, for
+ * from the arena); {@link #allocateUninitialized} skips the clearing of reused blocks, for
  * outputs that a codec overwrites completely, and may return bytes of an earlier user.
  *
  * <h2>Lifetime</h2>
@@ -231,9 +230,7 @@ public final class HostBufferPool implements AutoCloseable {
     private static Block newBlock(long size) {
         Arena arena = Arena.ofShared();
         try {
-            // calloc, not arena.allocate: a large block is faulted in by the threads that write it, in
-            // parallel, rather than cleared page by page here first (CallocMemory says why)
-            return new Block(arena, CallocMemory.allocate(arena, size, ALIGNMENT));
+            return new Block(arena, arena.allocate(size, ALIGNMENT));
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;

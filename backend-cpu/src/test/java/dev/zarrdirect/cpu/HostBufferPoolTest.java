@@ -56,21 +56,6 @@ class HostBufferPoolTest {
     }
 
     @Test
-    void freshBlocksComeZeroedAndAlignedFromCallocWhetherPooledOrNot() {
-        assertTrue(CallocMemory.available(), "calloc and free found in the C library");
-        // each size is a class of its own, so each block is fresh; the last is above the largest pooled
-        for (long n : new long[] {1, 4096 + 7, 20L << 20}) {
-            try (HostBuffer b = pool.allocateUninitialized(n, MemoryKind.HOST)) {
-                MemorySegment s = b.segment();
-                assertEquals(n, s.byteSize());
-                assertEquals(0, b.address() % 64, "64-byte aligned");
-                assertEquals(-1, s.mismatch(MemorySegment.ofArray(new byte[(int) n])), "fresh memory is zero");
-                s.fill((byte) 9); // every byte is ours to write
-            }
-        }
-    }
-
-    @Test
     void uninitializedAllocationSkipsTheClearing() {
         try (HostBuffer a = pool.allocate(4096, MemoryKind.HOST)) {
             a.segment().fill((byte) 7);
