@@ -58,6 +58,11 @@ import static org.lwjgl.opencl.CL10.*;
  */
 public final class ClMemory {
 
+    /** Bytes of free pinned blocks kept: as much as the CUDA backend's pinned pool keeps by default for a host-decoded batch pair. */
+    static final long PINNED_RETAINED = 1L << 30;
+    /** Bytes of free launch scratch kept: a few launches' worth (a blosc launch takes up to 512 MiB). */
+    static final long SCRATCH_RETAINED = 2L << 30;
+
     private record Live(long id, MemoryKind kind, long bytes, String thread, Throwable allocatedAt,
                         Runnable free) {
     }
@@ -70,6 +75,10 @@ public final class ClMemory {
     private final boolean hasFillBuffer;
     private final long baseAlignBytes;
     private final Map<Long, Live> live = new ConcurrentHashMap<>();
+    /** Mapped pinned staging kept for reuse: pinning and mapping a block costs far more than the copies through it. */
+    private final BlockPool pinned = new BlockPool(PINNED_RETAINED);
+    /** Launch scratch kept for reuse (see {@link #scratch}). */
+    private final BlockPool scratchPool = new BlockPool(SCRATCH_RETAINED);
     private final AtomicLong ids = new AtomicLong();
     private volatile boolean tracking;
 
@@ -111,6 +120,7 @@ public final class ClMemory {
             long sub = org.lwjgl.opencl.CL11.clCreateSubBuffer(parent, 0,
                     org.lwjgl.opencl.CL11.CL_BUFFER_CREATE_TYPE_REGION, region, err);
             ClErrors.check(err.get(0), "clCreateSubBuffer", "of " + size + " bytes at " + origin + " on " + device);
+            backend.counters().subBuffers.incrementAndGet();
             return sub;
         }
     }
@@ -136,40 +146,109 @@ public final class ClMemory {
         }
     }
 
-    @SuppressWarnings("restricted") // the mapped pointer is valid for exactly `bytes` bytes until unmapped
-    HostBuffer allocatePinned(long bytes) {
-        long mem = createMem(bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, "HOST_PINNED memory");
-        long ptr = 0;
-        Arena arena = null;
+    /**
+     * {@code bytes} of pinned host memory: a mapped {@code CL_MEM_ALLOC_HOST_PTR} block from the pool
+     * (see {@link BlockPool}) or a new one, zeroed when {@code zeroed}. Closing the buffer gives the
+     * block back; its segment is closed then, so a late access fails rather than touching the next user's.
+     */
+    @SuppressWarnings("restricted") // the mapped pointer is valid for the whole block until unmapped
+    HostBuffer allocatePinned(long bytes, boolean zeroed) {
+        BlockPool.Block block = pinned.take(bytes);
+        if (block == null) {
+            block = mapPinned(BlockPool.blockSize(bytes));
+        }
+        Arena arena = Arena.ofShared();
         boolean ok = false;
-        try (MemoryStack stack = MemoryStack.stackPush()) {
-            IntBuffer err = stack.mallocInt(1);
-            ptr = nclEnqueueMapBuffer(queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, Math.max(1, bytes), 0, 0, 0,
-                    org.lwjgl.system.MemoryUtil.memAddress(err));
-            ClErrors.check(err.get(0), "clEnqueueMapBuffer", "of " + Sizes.human(bytes) + " of HOST_PINNED memory on "
-                    + device);
-            arena = Arena.ofShared();
-            MemorySegment seg = MemorySegment.ofAddress(ptr).reinterpret(bytes, arena, null);
-            seg.fill((byte) 0);
-            long p = ptr;
-            Arena a = arena;
+        try {
+            MemorySegment seg = MemorySegment.ofAddress(block.ptr()).reinterpret(bytes, arena, null);
+            if (zeroed) {
+                seg.fill((byte) 0);
+            }
+            BlockPool.Block blk = block;
             long id = track(MemoryKind.HOST_PINNED, bytes, () -> {
-                a.close();
-                unmapAndRelease(mem, p);
+                arena.close();
+                if (!pinned.giveBack(blk)) {
+                    unmapAndRelease(blk.mem(), blk.ptr());
+                }
             });
             ok = true;
             return HostBuffer.of(seg, MemoryKind.HOST_PINNED, Device.CPU, () -> untrack(id));
         } finally {
             if (!ok) {
-                if (arena != null) {
-                    arena.close();
-                }
-                if (ptr != 0) {
-                    unmapAndRelease(mem, ptr);
-                } else {
-                    clReleaseMemObject(mem);
+                arena.close();
+                if (!pinned.giveBack(block)) {
+                    unmapAndRelease(block.mem(), block.ptr());
                 }
             }
+        }
+    }
+
+    /** A new pinned block of {@code bytes}, mapped for its whole life. */
+    private BlockPool.Block mapPinned(long bytes) {
+        long mem = createMem(bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, "HOST_PINNED memory");
+        try (MemoryStack stack = MemoryStack.stackPush()) {
+            IntBuffer err = stack.mallocInt(1);
+            long ptr = nclEnqueueMapBuffer(queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, Math.max(1, bytes), 0, 0,
+                    0, org.lwjgl.system.MemoryUtil.memAddress(err));
+            if (err.get(0) != 0) {
+                clReleaseMemObject(mem);
+            }
+            ClErrors.check(err.get(0), "clEnqueueMapBuffer", "of " + Sizes.human(bytes) + " of HOST_PINNED memory on "
+                    + device);
+            backend.counters().pinnedMaps.incrementAndGet();
+            return new BlockPool.Block(mem, ptr, bytes);
+        }
+    }
+
+    /**
+     * Device scratch of at least {@code bytes} for one launch (a decoder's per-group scratch): a
+     * {@code cl_mem} from the scratch pool or a new one; {@link Scratch#close()} gives it back once
+     * the launch has completed. Creating and releasing such buffers per batch costs a driver
+     * allocation each time (NVIDIA's OpenCL allocates at first use, and a release may wait for the
+     * device), which reuse avoids.
+     */
+    public Scratch scratch(long bytes, String what) {
+        BlockPool.Block b = scratchPool.take(Math.max(1, bytes));
+        if (b == null) {
+            long size = BlockPool.blockSize(Math.max(1, bytes));
+            b = new BlockPool.Block(createMem(size, CL_MEM_READ_WRITE, what), 0, size);
+        }
+        return new Scratch(b);
+    }
+
+    /** Device scratch from {@link #scratch}; close it after the launch that uses it has completed. */
+    public final class Scratch implements AutoCloseable {
+        private final BlockPool.Block block;
+        private boolean closed;
+
+        private Scratch(BlockPool.Block block) {
+            this.block = block;
+        }
+
+        /** The {@code cl_mem}. */
+        public long mem() {
+            return block.mem();
+        }
+
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (!scratchPool.giveBack(block)) {
+                clReleaseMemObject(block.mem());
+            }
+        }
+    }
+
+    /** Frees the pooled pinned and scratch blocks; the backend's {@code close()} calls this after {@link #releaseAll()}. */
+    void releasePools() {
+        for (BlockPool.Block b : pinned.close()) {
+            unmapAndRelease(b.mem(), b.ptr());
+        }
+        for (BlockPool.Block b : scratchPool.close()) {
+            clReleaseMemObject(b.mem());
         }
     }
 
@@ -209,6 +288,7 @@ public final class ClMemory {
             IntBuffer err = stack.mallocInt(1);
             long mem = clCreateBuffer(context, flags, Math.max(1, bytes), err);
             ClErrors.check(err.get(0), "clCreateBuffer", "of " + Sizes.human(bytes) + " of " + what + " on " + device);
+            created(bytes);
             return mem;
         }
     }
@@ -228,8 +308,15 @@ public final class ClMemory {
                     data.address(), org.lwjgl.system.MemoryUtil.memAddress(err));
             ClErrors.check(err.get(0), "clCreateBuffer", "of " + Sizes.human(data.byteSize()) + " of " + what + " on "
                     + device);
+            created(data.byteSize());
             return mem;
         }
+    }
+
+    private void created(long bytes) {
+        ClCounters c = backend.counters();
+        c.buffersCreated.incrementAndGet();
+        c.bytesCreated.addAndGet(Math.max(1, bytes));
     }
 
     /** Releases a {@code cl_mem} from {@link #createMem}. */
@@ -310,6 +397,8 @@ public final class ClMemory {
         if (src.isNative()) {
             ClErrors.check(nclEnqueueWriteBuffer(queue, mem, CL_TRUE, memOff, n, src.address() + srcOff, 0, 0, 0),
                     "clEnqueueWriteBuffer", "of " + n + " bytes to offset " + memOff + " on " + device);
+            backend.counters().blockingWrites.incrementAndGet();
+            backend.counters().bytesWritten.addAndGet(n);
             return;
         }
         try (Arena a = Arena.ofConfined()) {
@@ -334,6 +423,8 @@ public final class ClMemory {
         if (dst.isNative()) {
             ClErrors.check(nclEnqueueReadBuffer(queue, mem, CL_TRUE, memOff, n, dst.address() + dstOff, 0, 0, 0),
                     "clEnqueueReadBuffer", "of " + n + " bytes from offset " + memOff + " on " + device);
+            backend.counters().blockingReads.incrementAndGet();
+            backend.counters().bytesRead.addAndGet(n);
             return;
         }
         try (Arena a = Arena.ofConfined()) {
