@@ -54,19 +54,7 @@ typedef long zd_i64;
 #define ZD_CONST_TABLE __constant
 #define ZD_INLINE static inline
 #define ZD_FUNC static
-/* The decoders' items read global bytes other items of their group wrote (lz matches, scratch),
-   so a barrier orders global memory within the group too. How that is spelled matters on NVIDIA's
-   OpenCL, whose barrier(CLK_GLOBAL_MEM_FENCE) may fence device-wide; ZD_CL_BARRIER_WG_SCOPE (OpenCL
-   C 2.0+, -cl-std=CL2.0 or later) asks for work-group scope explicitly, ZD_CL_BARRIER_LOCAL_ONLY
-   drops the global fence (for measurement only: OpenCL does not promise that global writes are
-   then seen by the group's other items). */
-#if defined(ZD_CL_BARRIER_WG_SCOPE)
-#define ZD_BARRIER() work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, memory_scope_work_group)
-#elif defined(ZD_CL_BARRIER_LOCAL_ONLY)
-#define ZD_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#else
 #define ZD_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
-#endif
 #define zd_group_id() ((zd_u32)get_group_id(0))
 #define zd_local_id() ((zd_u32)get_local_id(0))
 #define zd_local_size() ((zd_u32)get_local_size(0))

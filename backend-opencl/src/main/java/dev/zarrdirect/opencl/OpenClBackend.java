@@ -29,7 +29,9 @@ import static org.lwjgl.opencl.CL10.*;
  *       the kernels, and the plane gather;</li>
  *   <li>{@link OpenClCodecProvider} ({@link #codecs()}): the device codecs.</li>
  * </ul>
- * Memory kinds are described in {@link ClMemory}; every allocation is zeroed.
+ * Memory kinds are described in {@link ClMemory}; {@link #allocate} zeroes, {@link #allocateUninitialized}
+ * does not (and takes pinned staging from a pool). {@link #counters()} counts what the backend asked
+ * of the driver.
  *
  * <h2>Synchronisation</h2>
  * Every method returns when its work is complete: copies are blocking reads and writes or wait on

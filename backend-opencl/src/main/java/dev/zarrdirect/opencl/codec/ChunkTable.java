@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * The per-chunk arrays every batch decode kernel of the kernels module takes (input offsets, input
  * sizes, output offsets, output sizes: four sub-buffers of one upload) and the status words it
- * writes, on an OpenCL device. One per launch; {@link #close()} releases them.
+ * writes, on an OpenCL device, both in blocks of the backend's scratch pool (a launch creates no
+ * buffer). One per launch; {@link #close()} gives them back after the launch has completed.
  */
 public final class ChunkTable implements AutoCloseable {
 
