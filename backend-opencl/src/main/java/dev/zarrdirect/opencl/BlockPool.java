@@ -9,10 +9,11 @@ import java.util.Map;
 
 /**
  * Free {@code cl_mem} blocks of one kind kept for reuse, by size class, as the CUDA backend's pinned
- * pool keeps its blocks: a request is rounded up to a power of two from 64 KiB (requests over
- * {@link #MAX_POOLED} are their own size and never kept), and a block given back stays on its free
- * list while the pool holds at most {@code retainedBytes}. The caller makes and frees the blocks; the
- * pool only remembers them. Thread-safe.
+ * pool keeps its blocks: a request is rounded up to a power of two from 64 KiB, or with
+ * {@code steps} above 1 to the next of {@code steps} even steps between two powers of two (at most
+ * 1/steps wasted), requests over {@link #MAX_POOLED} are their own size and never kept, and a block
+ * given back stays on its free list while the pool holds at most {@code retainedBytes}. The caller
+ * makes and frees the blocks; the pool only remembers them. Thread-safe.
  */
 final class BlockPool {
 
@@ -24,21 +25,35 @@ final class BlockPool {
     static final long MAX_POOLED = 1L << 30;
 
     private final long retainedBytes;
+    private final int steps;
     private final Map<Long, ArrayDeque<Block>> free = new HashMap<>();
     private long retained;
     private boolean closed;
 
+    /** A pool of power-of-two classes. */
     BlockPool(long retainedBytes) {
+        this(retainedBytes, 1);
+    }
+
+    /** A pool of {@code steps} classes per doubling (a power of two). */
+    BlockPool(long retainedBytes, int steps) {
+        if (steps < 1 || Integer.bitCount(steps) != 1) {
+            throw new IllegalArgumentException("steps per doubling must be a power of two, not " + steps);
+        }
         this.retainedBytes = retainedBytes;
+        this.steps = steps;
     }
 
     /** The size of the block a request of {@code bytes} uses. */
-    static long blockSize(long bytes) {
+    long blockSize(long bytes) {
         if (bytes > MAX_POOLED) {
             return bytes;
         }
-        long b = Math.max(MIN_CLASS, Long.highestOneBit(Math.max(1, bytes)));
-        return b < bytes ? b << 1 : b;
+        if (bytes <= MIN_CLASS) {
+            return MIN_CLASS;
+        }
+        long step = Math.max(1, Long.highestOneBit(bytes) / steps);
+        return (bytes + step - 1) / step * step;
     }
 
     /** A free block of {@code bytes}' size class, or null when none is kept. */

@@ -68,6 +68,10 @@ public final class ClMemory {
     static final long PINNED_RETAINED = 1L << 30;
     /** Bytes of free launch scratch kept: a few launches' worth (a blosc launch takes up to 512 MiB). */
     static final long SCRATCH_RETAINED = 2L << 30;
+    /** Bytes of free uninitialized device memory kept at most: a few batches and destinations. */
+    static final long DEVICE_RETAINED = 4L << 30;
+    /** Size classes per doubling of the device pool. */
+    static final int DEVICE_STEPS = 8;
 
     private record Live(long id, MemoryKind kind, long bytes, String thread, Throwable allocatedAt,
                         Runnable free) {
@@ -85,6 +89,8 @@ public final class ClMemory {
     private final BlockPool pinned = new BlockPool(PINNED_RETAINED);
     /** Launch scratch kept for reuse (see {@link #scratch}). */
     private final BlockPool scratchPool = new BlockPool(SCRATCH_RETAINED);
+    /** Uninitialized device memory kept for reuse (see {@link #allocateDeviceUninitialized}). */
+    private final BlockPool devicePool;
     private final AtomicLong ids = new AtomicLong();
     private volatile boolean tracking;
 
@@ -99,6 +105,8 @@ public final class ClMemory {
         this.hasFillBuffer = CL.getICD().clEnqueueFillBuffer != 0 && !info.version().startsWith("OpenCL 1.0")
                 && !info.version().startsWith("OpenCL 1.1");
         this.baseAlignBytes = Math.max(8, baseAlignBits(info.id()) / 8);
+        // an eighth of the device's memory at most (PoCL's "device" is the host's memory)
+        this.devicePool = new BlockPool(Math.min(DEVICE_RETAINED, info.globalMemBytes() / 8), DEVICE_STEPS);
     }
 
     private static long baseAlignBits(long deviceId) {
@@ -153,6 +161,39 @@ public final class ClMemory {
     }
 
     /**
+     * Device memory whose contents are unspecified, tracked like every allocation: a block of the
+     * device pool ({@value #DEVICE_STEPS} size classes per doubling, so at most 1/{@value #DEVICE_STEPS}
+     * is wasted) or a new {@code cl_mem}; closing the buffer gives the block back. The device decoder
+     * takes a batch's encoded bytes and every read's destination this way: created and released
+     * per batch, each would cost a driver allocation at first use and a free that may wait for the device.
+     */
+    OpenClBuffer allocateDeviceUninitialized(long bytes) {
+        BlockPool.Block b = devicePool.take(bytes);
+        if (b == null) {
+            long size = devicePool.blockSize(bytes);
+            if (size > info.maxAllocBytes() && bytes <= info.maxAllocBytes()) {
+                size = Math.max(1, bytes); // its own size, never pooled
+            }
+            b = new BlockPool.Block(createMem(size, CL_MEM_READ_WRITE, "DEVICE memory"), 0, size);
+        }
+        BlockPool.Block blk = b;
+        boolean ok = false;
+        try {
+            long id = track(MemoryKind.DEVICE, bytes, () -> {
+                if (!devicePool.giveBack(blk)) {
+                    clReleaseMemObject(blk.mem());
+                }
+            });
+            ok = true;
+            return new OpenClBuffer(backend, null, blk.mem(), 0, bytes, id, new AtomicBoolean());
+        } finally {
+            if (!ok && !devicePool.giveBack(blk)) {
+                clReleaseMemObject(blk.mem());
+            }
+        }
+    }
+
+    /**
      * {@code bytes} of pinned host memory: a mapped {@code CL_MEM_ALLOC_HOST_PTR} block from the pool
      * (see {@link BlockPool}) or a new one, zeroed when {@code zeroed}. Closing the buffer gives the
      * block back; its segment is closed then, so a late access fails rather than touching the next user's.
@@ -161,7 +202,7 @@ public final class ClMemory {
     HostBuffer allocatePinned(long bytes, boolean zeroed) {
         BlockPool.Block block = pinned.take(bytes);
         if (block == null) {
-            block = mapPinned(BlockPool.blockSize(bytes));
+            block = mapPinned(pinned.blockSize(bytes));
         }
         Arena arena = Arena.ofShared();
         boolean ok = false;
@@ -216,7 +257,7 @@ public final class ClMemory {
     public Scratch scratch(long bytes, String what) {
         BlockPool.Block b = scratchPool.take(Math.max(1, bytes));
         if (b == null) {
-            long size = BlockPool.blockSize(Math.max(1, bytes));
+            long size = scratchPool.blockSize(Math.max(1, bytes));
             b = new BlockPool.Block(createMem(size, CL_MEM_READ_WRITE, what), 0, size);
         }
         return new Scratch(b);
@@ -254,6 +295,9 @@ public final class ClMemory {
             unmapAndRelease(b.mem(), b.ptr());
         }
         for (BlockPool.Block b : scratchPool.close()) {
+            clReleaseMemObject(b.mem());
+        }
+        for (BlockPool.Block b : devicePool.close()) {
             clReleaseMemObject(b.mem());
         }
     }

@@ -297,9 +297,15 @@ public final class OpenClBackend implements Backend {
         }
     }
 
-    /** Device memory, zeroed when {@code zeroed}; tracked like every allocation. */
+    /**
+     * Device memory, zeroed when {@code zeroed}, else from the pool of uninitialized device blocks;
+     * tracked like every allocation.
+     */
     public OpenClBuffer allocateDevice(long bytes, boolean zeroed) {
         checkOpen();
+        if (!zeroed) {
+            return memory.allocateDeviceUninitialized(bytes);
+        }
         return memory.allocateDevice(bytes, mem -> {
             if (zeroed && bytes > 0) {
                 regions.fillDevice(mem, 0, bytes, MemorySegment.ofArray(new byte[1]));

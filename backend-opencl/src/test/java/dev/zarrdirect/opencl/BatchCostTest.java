@@ -153,6 +153,25 @@ class BatchCostTest {
     }
 
     @Test
+    void uninitializedDeviceMemoryIsReusedWithinItsSizeClassAndZeroedMemoryIsZero() {
+        ClCounters.Snapshot before = backend.counters().snapshot();
+        try (Buffer a = backend.allocateUninitialized(backend.device(), MemoryKind.DEVICE, 5_000_000)) {
+            backend.fill(a, 0, a.byteSize(), MemorySegment.ofArray(new byte[]{9}));
+        }
+        // 5,000,000 and 4,800,000 bytes share a class (4 MiB to 8 MiB in steps of 512 KiB): one buffer
+        try (Buffer b = backend.allocateUninitialized(backend.device(), MemoryKind.DEVICE, 4_800_000)) {
+            assertEquals(1, backend.counters().snapshot().minus(before).buffersCreated());
+            assertEquals(4_800_000, b.byteSize());
+        }
+        try (Buffer c = backend.allocate(backend.device(), MemoryKind.DEVICE, 5_000_000);
+             HostBuffer h = HostBuffer.allocate(5_000_000)) {
+            assertEquals(2, backend.counters().snapshot().minus(before).buffersCreated(), "allocate() is never pooled");
+            backend.copy(c, 0, h, 0, h.byteSize());
+            assertEquals(-1, h.segment().mismatch(MemorySegment.ofArray(new byte[5_000_000])), "allocate() zeroes");
+        }
+    }
+
+    @Test
     void aClosedPinnedBufferCannotBeReadThroughItsOldSegment() {
         Buffer a = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST_PINNED, 1 << 16);
         MemorySegment seg = a.segment();
