@@ -161,6 +161,15 @@ public final class ClMemory {
     }
 
     /**
+     * The size class of {@code bytes} in {@code pool}, or {@code bytes} itself (a block never pooled)
+     * when the class would exceed what the device allows per buffer and the request does not.
+     */
+    private long classOrOwnSize(BlockPool pool, long bytes) {
+        long size = pool.blockSize(bytes);
+        return size > info.maxAllocBytes() && bytes <= info.maxAllocBytes() ? Math.max(1, bytes) : size;
+    }
+
+    /**
      * Device memory whose contents are unspecified, tracked like every allocation: a block of the
      * device pool ({@value #DEVICE_STEPS} size classes per doubling, so at most 1/{@value #DEVICE_STEPS}
      * is wasted) or a new {@code cl_mem}; closing the buffer gives the block back. The device decoder
@@ -170,10 +179,7 @@ public final class ClMemory {
     OpenClBuffer allocateDeviceUninitialized(long bytes) {
         BlockPool.Block b = devicePool.take(bytes);
         if (b == null) {
-            long size = devicePool.blockSize(bytes);
-            if (size > info.maxAllocBytes() && bytes <= info.maxAllocBytes()) {
-                size = Math.max(1, bytes); // its own size, never pooled
-            }
+            long size = classOrOwnSize(devicePool, bytes);
             b = new BlockPool.Block(createMem(size, CL_MEM_READ_WRITE, "DEVICE memory"), 0, size);
         }
         BlockPool.Block blk = b;
@@ -202,7 +208,7 @@ public final class ClMemory {
     HostBuffer allocatePinned(long bytes, boolean zeroed) {
         BlockPool.Block block = pinned.take(bytes);
         if (block == null) {
-            block = mapPinned(pinned.blockSize(bytes));
+            block = mapPinned(classOrOwnSize(pinned, bytes));
         }
         Arena arena = Arena.ofShared();
         boolean ok = false;
@@ -257,7 +263,7 @@ public final class ClMemory {
     public Scratch scratch(long bytes, String what) {
         BlockPool.Block b = scratchPool.take(Math.max(1, bytes));
         if (b == null) {
-            long size = scratchPool.blockSize(Math.max(1, bytes));
+            long size = classOrOwnSize(scratchPool, Math.max(1, bytes));
             b = new BlockPool.Block(createMem(size, CL_MEM_READ_WRITE, what), 0, size);
         }
         return new Scratch(b);
