@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.opencl;
 
+import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
@@ -105,6 +106,35 @@ class BatchCostTest {
             assertEquals(1, second.blockingWrites(), "the chunk table: " + second);
             assertEquals(0, second.buffersCreated(), "table, plan and scratch come from the pool: " + second);
             assertEquals(0, second.pinnedMaps(), second.toString());
+        }
+    }
+
+    @Test
+    void bloscFrameWhoseBlocksizeFieldIsHugeFailsAsCorruptAsOnTheCpu() {
+        // one block of the whole chunk, its header claiming 2 GiB - 1 (so the streams no longer
+        // split: corrupt on the CPU). The retry must size its scratch by what a block can decode to
+        // (the chunk), not by the claim: 2 GiB of scratch would fail the batch on allocation instead
+        BytesToBytesCodec enc = (BytesToBytesCodec) cpu().create("blosc", Map.of("cname", "lz4", "clevel", 5,
+                "shuffle", 1, "typesize", 4, "blocksize", CHUNK), Device.CPU).orElseThrow();
+        Map<String, Object> config = Map.of("id", "blosc", "cname", "lz4", "clevel", 5, "shuffle", 1, "blocksize", 0);
+        BytesToBytesCodec onCpu = (BytesToBytesCodec) cpu().create("blosc", config, Device.CPU).orElseThrow();
+        BytesToBytesCodec dec = (BytesToBytesCodec) backend.codecs().create("blosc", config, backend.device()).orElseThrow();
+        byte[] frame = encode(enc, chunk(5));
+        MemorySegment.ofArray(frame).set(ValueLayout.JAVA_INT_UNALIGNED, 8, Integer.MAX_VALUE);
+        try (HostBuffer in = HostBuffer.allocate(frame.length); HostBuffer out = HostBuffer.allocate(CHUNK)) {
+            MemorySegment.copy(MemorySegment.ofArray(frame), 0, in.segment(), 0, frame.length);
+            CodecBatch b = CodecBatch.of(in, out, "chunk");
+            onCpu.decode(b);
+            assertInstanceOf(CorruptChunkException.class, b.failure(0), "the CPU's verdict");
+        }
+        try (Buffer in = backend.allocate(backend.device(), MemoryKind.DEVICE, frame.length);
+             Buffer out = backend.allocate(backend.device(), MemoryKind.DEVICE, CHUNK);
+             HostBuffer h = HostBuffer.allocate(frame.length)) {
+            MemorySegment.copy(MemorySegment.ofArray(frame), 0, h.segment(), 0, frame.length);
+            backend.copy(h, 0, in, 0, frame.length);
+            CodecBatch b = CodecBatch.of(in, out, "chunk");
+            dec.decode(b);
+            assertInstanceOf(CorruptChunkException.class, b.failure(0), String.valueOf(b.failure(0)));
         }
     }
 

@@ -176,8 +176,9 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
             }
 
             /**
-             * The largest {@code blocksize} header field (bytes 8..11) of items {@code sub}, whose
-             * headers the plan kernel has checked (a block is at most the frame's decoded size).
+             * The largest block of items {@code sub}: each one's {@code blocksize} header field (bytes
+             * 8..11), but no more than its decoded size (the plan kernel checked that size against
+             * the header; a block never decodes more, whatever a damaged field claims).
              */
             private long largestBlock(OpenClBackend b, DeviceItems items, List<Integer> sub) {
                 long largest = 0;
@@ -185,8 +186,9 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                     MemorySegment field = a.allocate(4, 4);
                     for (int i : sub) {
                         b.memory().read(items.in(i).mem(), items.in(i).offset() + 8, field, 0, 4);
-                        largest = Math.max(largest, Integer.toUnsignedLong(field.get(ValueLayout.JAVA_INT_UNALIGNED
-                                .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0)));
+                        long blocksize = Integer.toUnsignedLong(field.get(ValueLayout.JAVA_INT_UNALIGNED
+                                .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0));
+                        largest = Math.max(largest, Math.min(blocksize, batch.output(i).byteSize()));
                     }
                 }
                 return largest;
