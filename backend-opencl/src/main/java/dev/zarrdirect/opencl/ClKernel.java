@@ -35,10 +35,12 @@ public final class ClKernel {
 
     private final String name;
     private final long kernel;
+    private final ClCounters counters;
 
-    ClKernel(String name, long kernel) {
+    ClKernel(String name, long kernel, ClCounters counters) {
         this.name = name;
         this.kernel = kernel;
+        this.counters = counters;
     }
 
     public String name() {
@@ -57,6 +59,28 @@ public final class ClKernel {
                     "clGetKernelWorkGroupInfo", "CL_KERNEL_WORK_GROUP_SIZE of kernel " + name);
             return v.get(0);
         }
+    }
+
+    /**
+     * A {@code cl_ulong} fact of this kernel on {@code device}, such as {@code CL_KERNEL_PRIVATE_MEM_SIZE}
+     * or {@code CL_KERNEL_LOCAL_MEM_SIZE}: for diagnosis.
+     */
+    public long workGroupInfoLong(long device, int param) {
+        try (MemoryStack stack = MemoryStack.stackPush()) {
+            java.nio.LongBuffer v = stack.callocLong(1);
+            ClErrors.check(clGetKernelWorkGroupInfo(kernel, device, param, v, null), "clGetKernelWorkGroupInfo",
+                    "parameter " + param + " of kernel " + name);
+            return v.get(0);
+        }
+    }
+
+    /**
+     * As {@link #enqueue}, with no event: for a launch that a later command of the same in-order
+     * queue follows (the caller waits on that one), so the host does not wait between the two.
+     */
+    public synchronized void enqueueUnawaited(long queue, long[] global, long[] local, Arg... args) {
+        long ev = enqueue(queue, global, local, args);
+        clReleaseEvent(ev);
     }
 
     /**
@@ -91,6 +115,7 @@ public final class ClKernel {
             ClErrors.check(clEnqueueNDRangeKernel(queue, kernel, global.length, null, g, l, null, event),
                     "clEnqueueNDRangeKernel", "of kernel " + name + " over " + java.util.Arrays.toString(global)
                             + " in groups of " + (local == null ? "any size" : java.util.Arrays.toString(local)));
+            counters.launches.incrementAndGet();
             return event.get(0);
         }
     }

@@ -32,20 +32,26 @@ import static org.lwjgl.opencl.CL10.*;
  * <h2>Memory kinds</h2>
  * <ul>
  *   <li>{@link MemoryKind#DEVICE} on the backend's device: an {@link OpenClBuffer}.</li>
- *   <li>{@link MemoryKind#HOST_PINNED} (asked for on {@code cpu:0} or the device): a
+ *   <li>{@link MemoryKind#HOST_PINNED} (asked for on {@code cpu:0} or the device): a block of a
  *       {@code CL_MEM_ALLOC_HOST_PTR} buffer mapped once for its whole life, handed out as a
- *       {@link HostBuffer} on {@code cpu:0}; closing it unmaps and releases it. The driver's DMA
- *       engine reads such memory directly, so uploads from it are the fast ones.</li>
+ *       {@link HostBuffer} on {@code cpu:0}. The driver's DMA engine reads such memory directly, so
+ *       uploads from it are the fast ones. Blocks are pooled ({@link BlockPool}, up to
+ *       {@value #PINNED_RETAINED} bytes kept): closing the buffer gives its block back, and the
+ *       device decoder's per-batch staging is then neither created, mapped nor faulted in again
+ *       (on an H100 that was most of a 98 MB batch's 90 to 120 ms fetch).</li>
  *   <li>{@link MemoryKind#HOST}: ordinary host memory.</li>
  *   <li>{@link MemoryKind#MANAGED} is refused by {@link OpenClBackend#allocate} (OpenCL has no
  *       unified memory before SVM).</li>
  * </ul>
- * Every allocation is zeroed: host memory here, device memory by {@link OpenClBackend#allocateDevice}
- * ({@code clEnqueueFillBuffer}, else the fill kernel of {@link ClRegions}).
+ * {@link OpenClBackend#allocate} zeroes every allocation: host memory here, device memory by
+ * {@link OpenClBackend#allocateDevice} ({@code clEnqueueFillBuffer}, else the fill kernel of
+ * {@link ClRegions}); {@link OpenClBackend#allocateUninitialized} skips that.
  *
  * <h2>Raw {@code cl_mem}s</h2>
  * {@link #createMem} and {@link #createMemFrom} make untracked memory objects for a batch's
- * tables and staging; their caller releases them with {@link #releaseMem}.
+ * tables and staging; their caller releases them with {@link #releaseMem}. {@link #scratch} hands
+ * out pooled ones for what every launch needs anew (chunk tables, status words, decoder scratch).
+ * {@link ClCounters} counts creations, blocking transfers and maps.
  *
  * <h2>Leaks</h2>
  * Every buffer handed out is recorded until it is closed, with the stack of its allocation when
@@ -57,6 +63,15 @@ import static org.lwjgl.opencl.CL10.*;
  * <p>Thread-safe. Transfers are blocking, as every operation of the backend.
  */
 public final class ClMemory {
+
+    /** Bytes of free pinned blocks kept: as much as the CUDA backend's pinned pool keeps by default for a host-decoded batch pair. */
+    static final long PINNED_RETAINED = 1L << 30;
+    /** Bytes of free launch scratch kept: a few launches' worth (a blosc launch takes up to 512 MiB). */
+    static final long SCRATCH_RETAINED = 2L << 30;
+    /** Bytes of free uninitialized device memory kept at most: a few batches and destinations. */
+    static final long DEVICE_RETAINED = 4L << 30;
+    /** Size classes per doubling of the device pool. */
+    static final int DEVICE_STEPS = 8;
 
     private record Live(long id, MemoryKind kind, long bytes, String thread, Throwable allocatedAt,
                         Runnable free) {
@@ -70,6 +85,12 @@ public final class ClMemory {
     private final boolean hasFillBuffer;
     private final long baseAlignBytes;
     private final Map<Long, Live> live = new ConcurrentHashMap<>();
+    /** Mapped pinned staging kept for reuse: pinning and mapping a block costs far more than the copies through it. */
+    private final BlockPool pinned = new BlockPool(PINNED_RETAINED);
+    /** Launch scratch kept for reuse (see {@link #scratch}). */
+    private final BlockPool scratchPool = new BlockPool(SCRATCH_RETAINED);
+    /** Uninitialized device memory kept for reuse (see {@link #allocateDeviceUninitialized}). */
+    private final BlockPool devicePool;
     private final AtomicLong ids = new AtomicLong();
     private volatile boolean tracking;
 
@@ -84,6 +105,8 @@ public final class ClMemory {
         this.hasFillBuffer = CL.getICD().clEnqueueFillBuffer != 0 && !info.version().startsWith("OpenCL 1.0")
                 && !info.version().startsWith("OpenCL 1.1");
         this.baseAlignBytes = Math.max(8, baseAlignBits(info.id()) / 8);
+        // an eighth of the device's memory at most (PoCL's "device" is the host's memory)
+        this.devicePool = new BlockPool(Math.min(DEVICE_RETAINED, info.globalMemBytes() / 8), DEVICE_STEPS);
     }
 
     private static long baseAlignBits(long deviceId) {
@@ -111,6 +134,7 @@ public final class ClMemory {
             long sub = org.lwjgl.opencl.CL11.clCreateSubBuffer(parent, 0,
                     org.lwjgl.opencl.CL11.CL_BUFFER_CREATE_TYPE_REGION, region, err);
             ClErrors.check(err.get(0), "clCreateSubBuffer", "of " + size + " bytes at " + origin + " on " + device);
+            backend.counters().subBuffers.incrementAndGet();
             return sub;
         }
     }
@@ -136,40 +160,151 @@ public final class ClMemory {
         }
     }
 
-    @SuppressWarnings("restricted") // the mapped pointer is valid for exactly `bytes` bytes until unmapped
-    HostBuffer allocatePinned(long bytes) {
-        long mem = createMem(bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, "HOST_PINNED memory");
-        long ptr = 0;
-        Arena arena = null;
+    /**
+     * The size class of {@code bytes} in {@code pool}, or {@code bytes} itself (a block never pooled)
+     * when the class would exceed what the device allows per buffer and the request does not.
+     */
+    private long classOrOwnSize(BlockPool pool, long bytes) {
+        long size = pool.blockSize(bytes);
+        return size > info.maxAllocBytes() && bytes <= info.maxAllocBytes() ? Math.max(1, bytes) : size;
+    }
+
+    /**
+     * Device memory whose contents are unspecified, tracked like every allocation: a block of the
+     * device pool ({@value #DEVICE_STEPS} size classes per doubling, so at most 1/{@value #DEVICE_STEPS}
+     * is wasted) or a new {@code cl_mem}; closing the buffer gives the block back. The device decoder
+     * takes a batch's encoded bytes and every read's destination this way: created and released
+     * per batch, each would cost a driver allocation at first use and a free that may wait for the device.
+     */
+    OpenClBuffer allocateDeviceUninitialized(long bytes) {
+        BlockPool.Block b = devicePool.take(bytes);
+        if (b == null) {
+            long size = classOrOwnSize(devicePool, bytes);
+            b = new BlockPool.Block(createMem(size, CL_MEM_READ_WRITE, "DEVICE memory"), 0, size);
+        }
+        BlockPool.Block blk = b;
         boolean ok = false;
-        try (MemoryStack stack = MemoryStack.stackPush()) {
-            IntBuffer err = stack.mallocInt(1);
-            ptr = nclEnqueueMapBuffer(queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, Math.max(1, bytes), 0, 0, 0,
-                    org.lwjgl.system.MemoryUtil.memAddress(err));
-            ClErrors.check(err.get(0), "clEnqueueMapBuffer", "of " + Sizes.human(bytes) + " of HOST_PINNED memory on "
-                    + device);
-            arena = Arena.ofShared();
-            MemorySegment seg = MemorySegment.ofAddress(ptr).reinterpret(bytes, arena, null);
-            seg.fill((byte) 0);
-            long p = ptr;
-            Arena a = arena;
+        try {
+            long id = track(MemoryKind.DEVICE, bytes, () -> {
+                if (!devicePool.giveBack(blk)) {
+                    clReleaseMemObject(blk.mem());
+                }
+            });
+            ok = true;
+            return new OpenClBuffer(backend, null, blk.mem(), 0, bytes, id, new AtomicBoolean());
+        } finally {
+            if (!ok && !devicePool.giveBack(blk)) {
+                clReleaseMemObject(blk.mem());
+            }
+        }
+    }
+
+    /**
+     * {@code bytes} of pinned host memory: a mapped {@code CL_MEM_ALLOC_HOST_PTR} block from the pool
+     * (see {@link BlockPool}) or a new one, zeroed when {@code zeroed}. Closing the buffer gives the
+     * block back; its segment is closed then, so a late access fails rather than touching the next user's.
+     */
+    @SuppressWarnings("restricted") // the mapped pointer is valid for the whole block until unmapped
+    HostBuffer allocatePinned(long bytes, boolean zeroed) {
+        BlockPool.Block block = pinned.take(bytes);
+        if (block == null) {
+            block = mapPinned(classOrOwnSize(pinned, bytes));
+        }
+        Arena arena = Arena.ofShared();
+        boolean ok = false;
+        try {
+            MemorySegment seg = MemorySegment.ofAddress(block.ptr()).reinterpret(bytes, arena, null);
+            if (zeroed) {
+                seg.fill((byte) 0);
+            }
+            BlockPool.Block blk = block;
             long id = track(MemoryKind.HOST_PINNED, bytes, () -> {
-                a.close();
-                unmapAndRelease(mem, p);
+                arena.close();
+                if (!pinned.giveBack(blk)) {
+                    unmapAndRelease(blk.mem(), blk.ptr());
+                }
             });
             ok = true;
             return HostBuffer.of(seg, MemoryKind.HOST_PINNED, Device.CPU, () -> untrack(id));
         } finally {
             if (!ok) {
-                if (arena != null) {
-                    arena.close();
-                }
-                if (ptr != 0) {
-                    unmapAndRelease(mem, ptr);
-                } else {
-                    clReleaseMemObject(mem);
+                arena.close();
+                if (!pinned.giveBack(block)) {
+                    unmapAndRelease(block.mem(), block.ptr());
                 }
             }
+        }
+    }
+
+    /** A new pinned block of {@code bytes}, mapped for its whole life. */
+    private BlockPool.Block mapPinned(long bytes) {
+        long mem = createMem(bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, "HOST_PINNED memory");
+        try (MemoryStack stack = MemoryStack.stackPush()) {
+            IntBuffer err = stack.mallocInt(1);
+            long ptr = nclEnqueueMapBuffer(queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, Math.max(1, bytes), 0, 0,
+                    0, org.lwjgl.system.MemoryUtil.memAddress(err));
+            if (err.get(0) != 0) {
+                clReleaseMemObject(mem);
+            }
+            ClErrors.check(err.get(0), "clEnqueueMapBuffer", "of " + Sizes.human(bytes) + " of HOST_PINNED memory on "
+                    + device);
+            backend.counters().pinnedMaps.incrementAndGet();
+            return new BlockPool.Block(mem, ptr, bytes);
+        }
+    }
+
+    /**
+     * Device scratch of at least {@code bytes} for one launch (a decoder's per-group scratch): a
+     * {@code cl_mem} from the scratch pool or a new one; {@link Scratch#close()} gives it back once
+     * the launch has completed. Creating and releasing such buffers per batch costs a driver
+     * allocation each time (NVIDIA's OpenCL allocates at first use, and a release may wait for the
+     * device), which reuse avoids.
+     */
+    public Scratch scratch(long bytes, String what) {
+        BlockPool.Block b = scratchPool.take(Math.max(1, bytes));
+        if (b == null) {
+            long size = classOrOwnSize(scratchPool, Math.max(1, bytes));
+            b = new BlockPool.Block(createMem(size, CL_MEM_READ_WRITE, what), 0, size);
+        }
+        return new Scratch(b);
+    }
+
+    /** Device scratch from {@link #scratch}; close it after the launch that uses it has completed. */
+    public final class Scratch implements AutoCloseable {
+        private final BlockPool.Block block;
+        private boolean closed;
+
+        private Scratch(BlockPool.Block block) {
+            this.block = block;
+        }
+
+        /** The {@code cl_mem}. */
+        public long mem() {
+            return block.mem();
+        }
+
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (!scratchPool.giveBack(block)) {
+                clReleaseMemObject(block.mem());
+            }
+        }
+    }
+
+    /** Frees the pooled pinned and scratch blocks; the backend's {@code close()} calls this after {@link #releaseAll()}. */
+    void releasePools() {
+        for (BlockPool.Block b : pinned.close()) {
+            unmapAndRelease(b.mem(), b.ptr());
+        }
+        for (BlockPool.Block b : scratchPool.close()) {
+            clReleaseMemObject(b.mem());
+        }
+        for (BlockPool.Block b : devicePool.close()) {
+            clReleaseMemObject(b.mem());
         }
     }
 
@@ -209,6 +344,7 @@ public final class ClMemory {
             IntBuffer err = stack.mallocInt(1);
             long mem = clCreateBuffer(context, flags, Math.max(1, bytes), err);
             ClErrors.check(err.get(0), "clCreateBuffer", "of " + Sizes.human(bytes) + " of " + what + " on " + device);
+            created(bytes);
             return mem;
         }
     }
@@ -228,8 +364,15 @@ public final class ClMemory {
                     data.address(), org.lwjgl.system.MemoryUtil.memAddress(err));
             ClErrors.check(err.get(0), "clCreateBuffer", "of " + Sizes.human(data.byteSize()) + " of " + what + " on "
                     + device);
+            created(data.byteSize());
             return mem;
         }
+    }
+
+    private void created(long bytes) {
+        ClCounters c = backend.counters();
+        c.buffersCreated.incrementAndGet();
+        c.bytesCreated.addAndGet(Math.max(1, bytes));
     }
 
     /** Releases a {@code cl_mem} from {@link #createMem}. */
@@ -310,6 +453,8 @@ public final class ClMemory {
         if (src.isNative()) {
             ClErrors.check(nclEnqueueWriteBuffer(queue, mem, CL_TRUE, memOff, n, src.address() + srcOff, 0, 0, 0),
                     "clEnqueueWriteBuffer", "of " + n + " bytes to offset " + memOff + " on " + device);
+            backend.counters().blockingWrites.incrementAndGet();
+            backend.counters().bytesWritten.addAndGet(n);
             return;
         }
         try (Arena a = Arena.ofConfined()) {
@@ -334,6 +479,8 @@ public final class ClMemory {
         if (dst.isNative()) {
             ClErrors.check(nclEnqueueReadBuffer(queue, mem, CL_TRUE, memOff, n, dst.address() + dstOff, 0, 0, 0),
                     "clEnqueueReadBuffer", "of " + n + " bytes from offset " + memOff + " on " + device);
+            backend.counters().blockingReads.incrementAndGet();
+            backend.counters().bytesRead.addAndGet(n);
             return;
         }
         try (Arena a = Arena.ofConfined()) {

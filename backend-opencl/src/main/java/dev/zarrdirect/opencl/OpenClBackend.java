@@ -29,7 +29,9 @@ import static org.lwjgl.opencl.CL10.*;
  *       the kernels, and the plane gather;</li>
  *   <li>{@link OpenClCodecProvider} ({@link #codecs()}): the device codecs.</li>
  * </ul>
- * Memory kinds are described in {@link ClMemory}; every allocation is zeroed.
+ * Memory kinds are described in {@link ClMemory}; {@link #allocate} zeroes, {@link #allocateUninitialized}
+ * does not (and takes pinned staging from a pool). {@link #counters()} counts what the backend asked
+ * of the driver.
  *
  * <h2>Synchronisation</h2>
  * Every method returns when its work is complete: copies are blocking reads and writes or wait on
@@ -59,6 +61,7 @@ public final class OpenClBackend implements Backend {
     private final long queue;
     private final ProgramCache programs;
     private final int localSize;
+    private final int computeUnits;
     private final ClMemory memory;
     private final ClRegions regions;
     private final OpenClCodecProvider codecs;
@@ -66,6 +69,7 @@ public final class OpenClBackend implements Backend {
     private final OpenClSettings.ZstdPolicy zstdPolicy;
     private final List<dev.zarrdirect.api.settings.ResolvedSetting<?>> resolved;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ClCounters counters = new ClCounters();
     private volatile String backendSource;
 
     OpenClBackend(ClDevices.Info info) {
@@ -103,8 +107,9 @@ public final class OpenClBackend implements Backend {
         }
         this.context = ctx;
         this.queue = q;
-        this.programs = new ProgramCache(ctx, info.id(), device.toString());
+        this.programs = new ProgramCache(ctx, info.id(), device.toString(), counters);
         this.localSize = (int) Math.min(64, Long.highestOneBit(Math.max(1, info.maxWorkGroupSize())));
+        this.computeUnits = (int) Math.max(1, Math.min(1 << 16, ClDevices.deviceLong(info.id(), CL_DEVICE_MAX_COMPUTE_UNITS)));
         this.memory = new ClMemory(this, info, ctx, q, settings.trackBuffers());
         this.regions = new ClRegions(this, memory, localSize);
         this.codecs = new OpenClCodecProvider(this);
@@ -113,6 +118,11 @@ public final class OpenClBackend implements Backend {
     /** Device memory, raw {@code cl_mem}s and transfers. */
     public ClMemory memory() {
         return memory;
+    }
+
+    /** What this backend asked of the driver so far (launches, waits, allocations, blocking transfers). */
+    public ClCounters counters() {
+        return counters;
     }
 
     /** Region copies, fills and the plane gather through the kernels. */
@@ -171,6 +181,11 @@ public final class OpenClBackend implements Backend {
     /** Local memory per work-group, bytes. */
     public long localMemBytes() {
         return info.localMemBytes();
+    }
+
+    /** Compute units of the device ({@code CL_DEVICE_MAX_COMPUTE_UNITS}: SMs on NVIDIA, cores on PoCL), at least 1. */
+    public int computeUnits() {
+        return computeUnits;
     }
 
     /** The most work-items per work-group. */
@@ -235,6 +250,20 @@ public final class OpenClBackend implements Backend {
 
     @Override
     public Buffer allocate(Device device, MemoryKind kind, long bytes) {
+        return allocate(device, kind, bytes, true);
+    }
+
+    /**
+     * Like {@link #allocate}, without clearing: DEVICE memory skips its fill, HOST_PINNED memory
+     * comes from the pool of mapped staging buffers as its last user left it. The device decoder
+     * takes its staging and batch buffers this way, each of which it overwrites whole.
+     */
+    @Override
+    public Buffer allocateUninitialized(Device device, MemoryKind kind, long bytes) {
+        return allocate(device, kind, bytes, false);
+    }
+
+    private Buffer allocate(Device device, MemoryKind kind, long bytes, boolean zeroed) {
         checkOpen();
         if (bytes < 0) {
             throw new IllegalArgumentException("negative buffer size " + bytes + " for " + kind + " on " + device);
@@ -246,11 +275,11 @@ public final class OpenClBackend implements Backend {
                             + ") and allocates DEVICE memory there only, not on " + device + "; choose the device with -D"
                             + ClDevices.DEVICE_PROPERTY + "=<index or name>");
                 }
-                yield allocateDevice(bytes, true);
+                yield allocateDevice(bytes, zeroed);
             }
             case HOST_PINNED -> {
                 checkHostDevice(device, kind);
-                yield memory.allocatePinned(bytes);
+                yield memory.allocatePinned(bytes, zeroed);
             }
             case HOST -> {
                 checkHostDevice(device, kind);
@@ -268,9 +297,15 @@ public final class OpenClBackend implements Backend {
         }
     }
 
-    /** Device memory, zeroed when {@code zeroed}; tracked like every allocation. */
+    /**
+     * Device memory, zeroed when {@code zeroed}, else from the pool of uninitialized device blocks;
+     * tracked like every allocation.
+     */
     public OpenClBuffer allocateDevice(long bytes, boolean zeroed) {
         checkOpen();
+        if (!zeroed) {
+            return memory.allocateDeviceUninitialized(bytes);
+        }
         return memory.allocateDevice(bytes, mem -> {
             if (zeroed && bytes > 0) {
                 regions.fillDevice(mem, 0, bytes, MemorySegment.ofArray(new byte[1]));
@@ -297,6 +332,7 @@ public final class OpenClBackend implements Backend {
 
     /** Waits for {@code event}, releases it, and throws if its command failed. */
     public void await(long event, String what) {
+        counters.waits.incrementAndGet();
         try {
             int rc = clWaitForEvents(event);
             if (rc != 0) {
@@ -414,6 +450,7 @@ public final class OpenClBackend implements Backend {
             return;
         }
         memory.releaseAll();
+        memory.releasePools();
         regions.close();
         programs.close();
         clReleaseCommandQueue(queue);

@@ -31,10 +31,12 @@ public final class ProgramCache implements AutoCloseable {
     private final long device;
     private final String deviceLabel;
     private final Map<String, Built> programs = new ConcurrentHashMap<>();
+    private final ClCounters counters;
     private volatile boolean closed;
     private int builds;
 
-    ProgramCache(long context, long device, String deviceLabel) {
+    ProgramCache(long context, long device, String deviceLabel, ClCounters counters) {
+        this.counters = counters;
         this.context = context;
         this.device = device;
         this.deviceLabel = deviceLabel;
@@ -68,9 +70,38 @@ public final class ProgramCache implements AutoCloseable {
                 IntBuffer err = stack.mallocInt(1);
                 long k = clCreateKernel(b.program(), n, err);
                 ClErrors.check(err.get(0), "clCreateKernel", "\"" + n + "\" of " + what + " on " + deviceLabel);
-                return new ClKernel(n, k);
+                return new ClKernel(n, k, counters);
             }
         });
+    }
+
+    /**
+     * The device binary of the program built from {@code source} with {@code options} (NVIDIA's
+     * OpenCL gives PTX text, PoCL its own format), building it on first use: for diagnosis, such as
+     * counting the fences a barrier became.
+     */
+    public byte[] binary(String what, String source, String options) {
+        if (closed) {
+            throw new IllegalStateException("the program cache of " + deviceLabel + " is closed; cannot build " + what);
+        }
+        Built b = programs.computeIfAbsent(key(source, options), k -> new Built(build(what, source, options),
+                new ConcurrentHashMap<>()));
+        try (MemoryStack stack = MemoryStack.stackPush()) {
+            PointerBuffer size = stack.mallocPointer(1);
+            ClErrors.check(clGetProgramInfo(b.program(), CL_PROGRAM_BINARY_SIZES, size, null), "clGetProgramInfo",
+                    "CL_PROGRAM_BINARY_SIZES of " + what + " on " + deviceLabel);
+            int n = (int) size.get(0);
+            ByteBuffer bin = MemoryUtil.memAlloc(Math.max(1, n));
+            try {
+                ClErrors.check(clGetProgramInfo(b.program(), CL_PROGRAM_BINARIES, stack.pointers(bin), null),
+                        "clGetProgramInfo", "CL_PROGRAM_BINARIES of " + what + " on " + deviceLabel);
+                byte[] out = new byte[n];
+                bin.get(0, out);
+                return out;
+            } finally {
+                MemoryUtil.memFree(bin);
+            }
+        }
     }
 
     /** How many programs are built. */

@@ -3,6 +3,7 @@ package dev.zarrdirect.opencl.codec;
 
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.opencl.ClKernel;
+import dev.zarrdirect.opencl.ClMemory;
 import dev.zarrdirect.opencl.OpenClBackend;
 
 import java.lang.foreign.Arena;
@@ -10,20 +11,19 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 
-import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
-
 /**
  * The per-chunk arrays every batch decode kernel of the kernels module takes (input offsets, input
  * sizes, output offsets, output sizes: four sub-buffers of one upload) and the status words it
- * writes, on an OpenCL device. One per launch; {@link #close()} releases them.
+ * writes, on an OpenCL device, both in blocks of the backend's scratch pool (a launch creates no
+ * buffer). One per launch; {@link #close()} gives them back after the launch has completed.
  */
 public final class ChunkTable implements AutoCloseable {
 
     private final OpenClBackend b;
     private final int n;
-    private final long table;
+    private final ClMemory.Scratch table;
     private final long[] subs = new long[4];
-    private final long status;
+    private ClMemory.Scratch status;
 
     /**
      * Uploads the table of {@code in} and {@code out}, each {@code (offset, size)} pairs of bytes in
@@ -36,6 +36,8 @@ public final class ChunkTable implements AutoCloseable {
         this.n = in.length / 2;
         long align = b.memory().baseAlignBytes();
         long section = (8L * n + align - 1) / align * align;
+        // pooled: a batch would otherwise create (and the driver allocate) two buffers
+        table = b.memory().scratch(4 * section, what + " chunk table");
         try (Arena a = Arena.ofConfined()) {
             MemorySegment t = a.allocate(4 * section, 8);
             for (int f = 0; f < n; f++) {
@@ -44,13 +46,11 @@ public final class ChunkTable implements AutoCloseable {
                 t.set(ValueLayout.JAVA_LONG, 2 * section + 8L * f, out[2 * f]);
                 t.set(ValueLayout.JAVA_LONG, 3 * section + 8L * f, out[2 * f + 1]);
             }
-            table = b.memory().createMemFrom(t, what + " chunk table");
-        }
-        try {
+            b.memory().write(table.mem(), 0, t, 0, 4 * section);
             for (int s = 0; s < 4; s++) {
-                subs[s] = b.memory().subBuffer(table, s * section, 8L * n);
+                subs[s] = b.memory().subBuffer(table.mem(), s * section, 8L * n);
             }
-            status = b.memory().createMem(4L * n, CL_MEM_READ_WRITE, what + " status words");
+            status = b.memory().scratch(4L * n, what + " status words");
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -103,14 +103,14 @@ public final class ChunkTable implements AutoCloseable {
 
     /** The status words, one {@code uint} per chunk. */
     public ClKernel.Mem status() {
-        return new ClKernel.Mem(status);
+        return new ClKernel.Mem(status.mem());
     }
 
     /** Reads the status words back (after the kernel's event completed). */
     public int[] readStatus() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(4L * n, 4);
-            b.memory().read(status, 0, st, 0, 4L * n);
+            b.memory().read(status.mem(), 0, st, 0, 4L * n);
             int[] result = new int[n];
             for (int f = 0; f < n; f++) {
                 result[f] = st.getAtIndex(ValueLayout.JAVA_INT, f);
@@ -124,7 +124,9 @@ public final class ChunkTable implements AutoCloseable {
         for (long s : subs) {
             b.memory().releaseMem(s);
         }
-        b.memory().releaseMem(table);
-        b.memory().releaseMem(status);
+        table.close();
+        if (status != null) {
+            status.close();
+        }
     }
 }

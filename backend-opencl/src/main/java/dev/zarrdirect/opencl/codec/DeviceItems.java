@@ -3,19 +3,19 @@ package dev.zarrdirect.opencl.codec;
 
 import dev.zarrdirect.api.CodecException;
 import dev.zarrdirect.api.ZarrDirectException;
+import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.opencl.ClMemory;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.OpenClBuffer;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
 
 /**
  * The items of one codec batch as {@code (cl_mem, offset)} pairs for a kernel, and the launches
@@ -23,9 +23,10 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * batch's inputs out of one buffer and its outputs out of another gets exactly one).
  *
  * <h2>Host memory</h2>
- * Inputs in host memory (pinned or not) are packed into one staging buffer and uploaded with one
- * write; outputs in host memory get room in one device staging buffer that {@link #finish} reads
- * back once, copying to each host output only the bytes its item wrote. Device buffers are used
+ * Inputs in host memory (pinned or not) are packed into one pinned staging buffer and uploaded with
+ * one write; outputs in host memory get room in one device staging buffer that {@link #finish} reads
+ * back once through pinned staging, copying to each host output only the bytes its item wrote. The
+ * staging comes from the backend's pools (pinned blocks, launch scratch). Device buffers are used
  * in place, which is the fast path.
  *
  * <p>An item whose buffers this backend cannot reach (another backend's, a closed one) fails alone,
@@ -46,8 +47,8 @@ public final class DeviceItems implements AutoCloseable {
     private final Ref[] in;
     private final Ref[] out;
     private final long[] hostOutAt;
-    private long upMem;
-    private long downMem;
+    private ClMemory.Scratch up;
+    private ClMemory.Scratch down;
     private long downBytes;
 
     private DeviceItems(OpenClBackend backend, CodecBatch batch) {
@@ -147,19 +148,20 @@ public final class DeviceItems implements AutoCloseable {
             }
         }
         if (!hostIn.isEmpty()) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment staging = a.allocate(Math.max(1, upBytes), 64);
+            // packed into pooled pinned staging (the driver copies pageable memory slowly), one write
+            try (Buffer staging = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST_PINNED, Math.max(1, upBytes))) {
                 long at = 0;
                 for (int i : hostIn) {
                     Buffer b = batch.input(i);
-                    MemorySegment.copy(b.segment(), 0, staging, at, b.byteSize());
+                    MemorySegment.copy(b.segment(), 0, staging.segment(), at, b.byteSize());
                     in[i] = new Ref(-1, at);
                     at += align(b.byteSize());
                 }
-                upMem = backend.memory().createMemFrom(staging.asSlice(0, at), "host inputs of a " + codec + " batch");
+                up = backend.memory().scratch(Math.max(1, at), "host inputs of a " + codec + " batch");
+                backend.memory().write(up.mem(), 0, staging.segment(), 0, at);
             }
             for (int i : hostIn) {
-                in[i] = new Ref(upMem, in[i].offset());
+                in[i] = new Ref(up.mem(), in[i].offset());
             }
         }
         boolean hostOut = false;
@@ -167,10 +169,10 @@ public final class DeviceItems implements AutoCloseable {
             hostOut |= hostOutAt[i] >= 0 && active[i];
         }
         if (hostOut) {
-            downMem = backend.memory().createMem(downBytes, CL_MEM_READ_WRITE, "host outputs of a " + codec + " batch");
+            down = backend.memory().scratch(downBytes, "host outputs of a " + codec + " batch");
             for (int i = 0; i < batch.size(); i++) {
                 if (hostOutAt[i] >= 0 && active[i]) {
-                    out[i] = new Ref(downMem, hostOutAt[i]);
+                    out[i] = new Ref(down.mem(), hostOutAt[i]);
                 }
             }
         }
@@ -205,15 +207,14 @@ public final class DeviceItems implements AutoCloseable {
 
     /** Copies host outputs back: {@code written[i]} bytes of each item that has a host output and succeeded. */
     public void finish(long[] written) {
-        if (downMem == 0 || downBytes == 0) {
+        if (down == null || downBytes == 0) {
             return;
         }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment staging = a.allocate(downBytes, 64);
-            backend.memory().read(downMem, 0, staging, 0, downBytes);
+        try (Buffer staging = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST_PINNED, downBytes)) {
+            backend.memory().read(down.mem(), 0, staging.segment(), 0, downBytes);
             for (int i = 0; i < batch.size(); i++) {
                 if (hostOutAt[i] >= 0 && written[i] > 0) {
-                    MemorySegment.copy(staging, hostOutAt[i], batch.output(i).segment(), 0, written[i]);
+                    MemorySegment.copy(staging.segment(), hostOutAt[i], batch.output(i).segment(), 0, written[i]);
                 }
             }
         }
@@ -221,9 +222,13 @@ public final class DeviceItems implements AutoCloseable {
 
     @Override
     public void close() {
-        backend.memory().releaseMem(upMem);
-        backend.memory().releaseMem(downMem);
-        upMem = 0;
-        downMem = 0;
+        if (up != null) {
+            up.close();
+        }
+        if (down != null) {
+            down.close();
+        }
+        up = null;
+        down = null;
     }
 }

@@ -7,6 +7,7 @@ import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
 import dev.zarrdirect.kernels.ZdStatus;
 import dev.zarrdirect.opencl.ClKernel;
+import dev.zarrdirect.opencl.ClMemory;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
 import dev.zarrdirect.opencl.codec.ChunkTable;
@@ -14,12 +15,14 @@ import dev.zarrdirect.opencl.codec.DeviceItems;
 import dev.zarrdirect.opencl.codec.KernelProgram;
 import dev.zarrdirect.opencl.codec.OpenClDecodeOnlyCodec;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on an OpenCL device, decode only, through the kernels
@@ -29,18 +32,43 @@ import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
  * CUDA (see {@code CudaBloscCodec}): lz4, lz4hc and blosclz run the small {@code _lz} kernel, zstd the
  * full one; a configuration naming zlib or snappy is declined so that the CPU codec runs; a frame
  * whose compressor differs from the metadata is decoded again by the full kernel; a chunk whose
- * shuffled blocks exceed the scratch is decoded again with 8 MiB of scratch per group.
+ * shuffled blocks exceed the scratch is decoded again with scratch for the largest block of such
+ * chunks (the host reads their headers' {@code blocksize} field), and later batches size their
+ * first pass by it (up to 8 MiB a group).
+ *
+ * <p>A batch costs the host what it costs on CUDA: the plan and decode launches back to back with
+ * one wait, one read of the status words, and no buffer created once the backend's scratch pool
+ * holds the table, plan and scratch blocks ({@link dev.zarrdirect.opencl.ClCounters} counts this).
  */
 public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
 
     static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_blosc.cl");
-    /** Work-groups of a decode launch; default 1024 (the units are shared out by a grid-stride loop). */
+    /**
+     * Work-groups of a decode launch; default {@value #GROUPS_PER_UNIT} per compute unit within
+     * {@value #SCRATCH_BYTES_PER_LAUNCH} bytes of scratch (the units are shared out by a grid-stride loop).
+     */
     public static final String GROUPS_PROPERTY = "zarrdirect.opencl.bloscGroups";
-    static final long LOCAL = 32;
+    /**
+     * Work-items a group: two NVIDIA warps, as the CUDA codec (H100, NVIDIA's OpenCL, 1 GiB of lz4 +
+     * shuffle in blocks of 256 KiB, {@code BloscKernelBench}: 45.5 GB/s with 64 items and 2,048
+     * groups against 24.3 with 32 items and 1,024 groups).
+     */
+    static final long LOCAL = 64;
+    /** Groups per compute unit: 16 on an H100's 132 SMs is 2,112, near the CUDA codec's 2,000. */
+    static final int GROUPS_PER_UNIT = 16;
+    /** Scratch of one launch at most (a read keeps up to decodeDepth launches in flight), as on CUDA. */
+    static final long SCRATCH_BYTES_PER_LAUNCH = 512L << 20;
     static final long DEFAULT_SCRATCH_BLOCK = 256L << 10;
+    /** The largest block size learned from a batch for the first pass of later ones. */
     static final long LARGE_SCRATCH_BLOCK = 8L << 20;
     static final long ZSTD_SCRATCH = OpenClZstdCodec.SCRATCH_PER_FRAME;
     private final BloscSpec spec;
+    /**
+     * The largest block a batch of this codec met beyond the default scratch (c-blosc 1.21 writes
+     * blocks of 512 KiB for lz4 level 5 with shuffle and typesize 4: the default v2 store); later
+     * batches size their first pass by it rather than fail it and decode again.
+     */
+    private final AtomicLong blockSeen = new AtomicLong();
 
     private OpenClBloscCodec(BloscSpec spec, Device device, OpenClBackend backend) {
         super(BloscSpec.NAME, device, backend);
@@ -76,6 +104,17 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
         return PROGRAM.kernel(b, OpenClZstdCodec.buildOptions(b), name);
     }
 
+    /**
+     * Work-groups of a decode launch over blocks of {@code perGroup} scratch bytes: the
+     * {@value #GROUPS_PROPERTY} property, else {@value #GROUPS_PER_UNIT} per compute unit, and no
+     * more than {@value #SCRATCH_BYTES_PER_LAUNCH} bytes of scratch in all.
+     */
+    static int groups(OpenClBackend b, long perGroup) {
+        Integer forced = Integer.getInteger(GROUPS_PROPERTY);
+        long want = forced != null ? forced : (long) b.computeUnits() * GROUPS_PER_UNIT;
+        return (int) Math.max(1, Math.min(want, SCRATCH_BYTES_PER_LAUNCH / perGroup));
+    }
+
     @Override
     public void decode(CodecBatch batch) {
         BatchRun.run(backend, BloscSpec.NAME, "decode", batch, new BatchRun.Work() {
@@ -88,23 +127,32 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
             public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
                 List<Integer> idx = g.items();
                 boolean full = !lz(spec.cname());
-                long block = Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize());
-                int groups = Integer.getInteger(GROUPS_PROPERTY, 1024);
-                int[] status = run(b, items, g, idx, full, block, groups);
+                long block = Math.max(Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize()), blockSeen.get());
+                int[] status = run(b, items, g, idx, full, block);
                 List<Integer> again = new ArrayList<>();
                 boolean againFull = full;
+                boolean tooLarge = false;
                 for (int k = 0; k < idx.size(); k++) {
                     boolean codecRetry = !full && status[k] == ZdStatus.BLOSC_CODEC_UNSUPPORTED.code();
                     if (codecRetry || status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE.code()) {
                         again.add(k);
                         againFull |= codecRetry;
+                        tooLarge |= !codecRetry;
                     } else {
                         report(b, idx.get(k), status[k], written);
                     }
                 }
                 if (!again.isEmpty()) {
                     List<Integer> sub = again.stream().map(idx::get).toList();
-                    int[] second = run(b, items, g, sub, againFull, LARGE_SCRATCH_BLOCK, 16);
+                    long retryBlock = block;
+                    if (tooLarge) {
+                        // scratch for the largest block of these frames, remembered for the batches after
+                        // (a store's chunks share their block size), so that they decode in one pass
+                        long largest = largestBlock(b, items, sub);
+                        retryBlock = Math.max(block, largest);
+                        blockSeen.accumulateAndGet(Math.min(largest, LARGE_SCRATCH_BLOCK), Math::max);
+                    }
+                    int[] second = run(b, items, g, sub, againFull, retryBlock);
                     for (int k = 0; k < sub.size(); k++) {
                         report(b, sub.get(k), second[k], written);
                     }
@@ -127,34 +175,52 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                 }
             }
 
+            /**
+             * The largest block of items {@code sub}: each one's {@code blocksize} header field (bytes
+             * 8..11), but no more than its decoded size (the plan kernel checked that size against
+             * the header; a block never decodes more, whatever a damaged field claims).
+             */
+            private long largestBlock(OpenClBackend b, DeviceItems items, List<Integer> sub) {
+                long largest = 0;
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment field = a.allocate(4, 4);
+                    for (int i : sub) {
+                        b.memory().read(items.in(i).mem(), items.in(i).offset() + 8, field, 0, 4);
+                        long blocksize = Integer.toUnsignedLong(field.get(ValueLayout.JAVA_INT_UNALIGNED
+                                .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0));
+                        largest = Math.max(largest, Math.min(blocksize, batch.output(i).byteSize()));
+                    }
+                }
+                return largest;
+            }
+
+            /**
+             * The plan launch and the decode launch, back to back on the in-order queue (one wait),
+             * then the status words: what a batch costs the host, as on CUDA.
+             */
             private int[] run(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx, boolean full,
-                              long block, int groups) {
+                              long block) {
                 int n = idx.size();
                 long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
+                int groups = groups(b, perGroup);
                 ClKernel plan = kernel(b, "zd_blosc_plan");
                 String name = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
                 ClKernel dec = kernel(b, name);
                 long planLocal = Math.max(1, Long.highestOneBit(Math.min(256, plan.maxWorkGroupSize(b.deviceId()))));
                 long local = Math.max(1, Math.min(LOCAL, Long.highestOneBit(dec.maxWorkGroupSize(b.deviceId()))));
-                long planMem = 0;
-                long scratch = 0;
-                try (ChunkTable t = ChunkTable.of(b, items, idx, batch, "blosc")) {
-                    planMem = b.memory().createMem(8L * (n + 1), CL_MEM_READ_WRITE, "blosc plan");
-                    scratch = b.memory().createMem(perGroup * groups, CL_MEM_READ_WRITE,
-                            "blosc scratch (" + groups + " groups)");
-                    long ev = plan.enqueue(b.queue(), new long[]{planLocal}, new long[]{planLocal},
+                try (ChunkTable t = ChunkTable.of(b, items, idx, batch, "blosc");
+                     ClMemory.Scratch planMem = b.memory().scratch(8L * (n + 1), "blosc plan");
+                     ClMemory.Scratch scratch = b.memory().scratch(perGroup * groups,
+                             "blosc scratch (" + groups + " groups)")) {
+                    plan.enqueueUnawaited(b.queue(), new long[]{planLocal}, new long[]{planLocal},
                             new ClKernel.Mem(g.inMem()), t.srcOffsets(), t.srcSizes(), t.dstSizes(),
-                            new ClKernel.Mem(planMem), t.status(), new ClKernel.U32(n));
-                    b.await(ev, "kernel zd_blosc_plan over " + n + " chunks");
+                            new ClKernel.Mem(planMem.mem()), t.status(), new ClKernel.U32(n));
                     ClKernel.Arg[] io = t.io(g.inMem(), g.outMem());
-                    ev = dec.enqueue(b.queue(), new long[]{groups * local}, new long[]{local}, io[0], io[1], io[2],
-                            io[3], io[4], io[5], new ClKernel.Mem(planMem), new ClKernel.Mem(scratch),
+                    long ev = dec.enqueue(b.queue(), new long[]{groups * local}, new long[]{local}, io[0], io[1], io[2],
+                            io[3], io[4], io[5], new ClKernel.Mem(planMem.mem()), new ClKernel.Mem(scratch.mem()),
                             new ClKernel.U64(perGroup), t.status(), new ClKernel.U32(n));
-                    b.await(ev, "kernel " + name + " over " + n + " chunks");
+                    b.await(ev, "kernels zd_blosc_plan and " + name + " over " + n + " chunks");
                     return t.readStatus();
-                } finally {
-                    b.memory().releaseMem(planMem);
-                    b.memory().releaseMem(scratch);
                 }
             }
         });

@@ -6,6 +6,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.ZstdSpec;
 import dev.zarrdirect.opencl.ClKernel;
+import dev.zarrdirect.opencl.ClMemory;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
 import dev.zarrdirect.opencl.codec.ChunkTable;
@@ -18,8 +19,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.lwjgl.opencl.CL10.CL_MEM_READ_WRITE;
 
 /**
  * The {@code zstd} codec on an OpenCL device, decode only: the kernels module's
@@ -161,17 +160,14 @@ public final class OpenClZstdCodec extends OpenClDecodeOnlyCodec {
         int n = in.length / 2;
         ClKernel k = kernel(b);
         long local = localSize(b, k);
-        long scratch = 0;
-        try (ChunkTable t = new ChunkTable(b, in, out, "zstd")) {
-            scratch = b.memory().createMem(SCRATCH_PER_FRAME * n, CL_MEM_READ_WRITE, "zstd scratch (" + n + " frames)");
+        try (ChunkTable t = new ChunkTable(b, in, out, "zstd");
+             ClMemory.Scratch scratch = b.memory().scratch(SCRATCH_PER_FRAME * n, "zstd scratch (" + n + " frames)")) {
             ClKernel.Arg[] io = t.io(srcMem, dstMem);
             long ev = k.enqueue(b.queue(), new long[]{n * local}, new long[]{local},
                     io[0], io[1], io[2], io[3], io[4], io[5],
-                    new ClKernel.Mem(scratch), new ClKernel.U64(SCRATCH_PER_FRAME), t.status(), new ClKernel.U32(n));
+                    new ClKernel.Mem(scratch.mem()), new ClKernel.U64(SCRATCH_PER_FRAME), t.status(), new ClKernel.U32(n));
             b.await(ev, "kernel zd_zstd_decode_batch over " + n + " frames");
             return t.readStatus();
-        } finally {
-            b.memory().releaseMem(scratch);
         }
     }
 }
