@@ -25,6 +25,7 @@ public final class ZstdHuffmanStreams {
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final java.lang.invoke.VarHandle LE_LONG_ARRAY =
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int MAGIC = 0xFD2FB528;
     private static final int MAX_BITS = 11;
     private static final int WEIGHTS_MAX_LOG = 6;
@@ -55,6 +56,16 @@ public final class ZstdHuffmanStreams {
         } finally {
             TABLES.offer(table);
         }
+    }
+
+    /**
+     * {@link #check} the slow way, for tests: each stream decoded symbol by symbol to its count and
+     * each table rebuilt. Its verdicts are the ones {@link #check} must give.
+     */
+    static String checkExact(MemorySegment in) {
+        Table table = new Table();
+        table.exact = true;
+        return check(in, table);
     }
 
     private static String check(MemorySegment in, Table table) {
@@ -135,6 +146,8 @@ public final class ZstdHuffmanStreams {
         byte[] buf = new byte[4 << 10];
         int bits;
         boolean valid;
+        /** For {@link #checkExact}: no shortcut. */
+        boolean exact;
 
         byte[] buf(long bytes) {
             if (buf.length < bytes) {
@@ -199,10 +212,10 @@ public final class ZstdHuffmanStreams {
             if (zeroLastByte(in, at, len)) {
                 return "";
             }
-            if (fourStreams(in, at, len, seg, regen - 3 * seg, table)) {
+            if (!table.exact && fourStreams(in, at, len, seg, regen - 3 * seg, table)) {
                 return null;
             }
-            // a stream is wrong: the exact walk below says which and how
+            // a stream is wrong (or this is checkExact): the exact walk below says which and how
         }
         for (int k = 0; k < 4; k++) {
             String bad = stream(in, at, len[k], k < 3 ? seg : regen - 3 * seg, table, k);
@@ -316,8 +329,7 @@ public final class ZstdHuffmanStreams {
         int n1 = (int) len[1];
         int n2 = (int) len[2];
         int n3 = (int) len[3];
-        byte[] buf = t.buf(n0 + n1 + n2 + n3);
-        MemorySegment.copy(in, ValueLayout.JAVA_BYTE, at, buf, 0, n0 + n1 + n2 + n3);
+        MemorySegment buf = in.asSlice(at, n0 + n1 + n2 + n3);
         char[] m = t.multi;
         int l0 = 0;
         int l1 = l0 + n0;
@@ -329,16 +341,16 @@ public final class ZstdHuffmanStreams {
         int p3 = l3 + n3 - 8;
         // Each accumulator: symbols taken times 256, plus the bits taken from the top of the
         // container (below 64, so that the shift, which uses the low 6 bits, sees them alone).
-        int a0 = Integer.numberOfLeadingZeros(buf[p0 + 7] & 0xFF) - 23;
-        int a1 = Integer.numberOfLeadingZeros(buf[p1 + 7] & 0xFF) - 23;
-        int a2 = Integer.numberOfLeadingZeros(buf[p2 + 7] & 0xFF) - 23;
-        int a3 = Integer.numberOfLeadingZeros(buf[p3 + 7] & 0xFF) - 23;
+        int a0 = Integer.numberOfLeadingZeros(u8(buf, p0 + 7)) - 23;
+        int a1 = Integer.numberOfLeadingZeros(u8(buf, p1 + 7)) - 23;
+        int a2 = Integer.numberOfLeadingZeros(u8(buf, p2 + 7)) - 23;
+        int a3 = Integer.numberOfLeadingZeros(u8(buf, p3 + 7)) - 23;
         // Each container is kept shifted so that its unread bits are on top: a lookup is a shift,
         // a load and a shift, which is what one stream's lookups wait on.
-        long c0 = (long) LE_LONG_ARRAY.get(buf, p0) << a0;
-        long c1 = (long) LE_LONG_ARRAY.get(buf, p1) << a1;
-        long c2 = (long) LE_LONG_ARRAY.get(buf, p2) << a2;
-        long c3 = (long) LE_LONG_ARRAY.get(buf, p3) << a3;
+        long c0 = buf.get(LE_LONG, p0) << a0;
+        long c1 = buf.get(LE_LONG, p1) << a1;
+        long c2 = buf.get(LE_LONG, p2) << a2;
+        long c3 = buf.get(LE_LONG, p3) << a3;
         for (;;) {
             // rounds that keep every container 8 bytes above its stream's start, whatever they read
             int rounds = Math.min(Math.min(p0 - l0, p1 - l1), Math.min(p2 - l2, p3 - l3)) - 8;
@@ -397,16 +409,16 @@ public final class ZstdHuffmanStreams {
                 a3 += x;
                 p0 -= (a0 & 0xFF) >>> 3;
                 a0 &= ~0xF8;
-                c0 = (long) LE_LONG_ARRAY.get(buf, p0) << a0;
+                c0 = buf.get(LE_LONG, p0) << a0;
                 p1 -= (a1 & 0xFF) >>> 3;
                 a1 &= ~0xF8;
-                c1 = (long) LE_LONG_ARRAY.get(buf, p1) << a1;
+                c1 = buf.get(LE_LONG, p1) << a1;
                 p2 -= (a2 & 0xFF) >>> 3;
                 a2 &= ~0xF8;
-                c2 = (long) LE_LONG_ARRAY.get(buf, p2) << a2;
+                c2 = buf.get(LE_LONG, p2) << a2;
                 p3 -= (a3 & 0xFF) >>> 3;
                 a3 &= ~0xF8;
-                c3 = (long) LE_LONG_ARRAY.get(buf, p3) << a3;
+                c3 = buf.get(LE_LONG, p3) << a3;
             }
         }
         return endsExactly(buf, l0, p0, a0, seg, t) && endsExactly(buf, l1, p1, a1, seg, t)
@@ -418,11 +430,11 @@ public final class ZstdHuffmanStreams {
      * below {@code buf[lo]} reading as zero): true when they run out exactly, after {@code count}
      * symbols in all.
      */
-    private static boolean endsExactly(byte[] buf, int lo, int ptr, int acc, long count, Table t) {
+    private static boolean endsExactly(MemorySegment buf, int lo, int ptr, int acc, long count, Table t) {
         // the streams differ in length: the longer ones go on alone in the same rounds
         char[] m = t.multi;
         while (ptr - lo >= 8) {
-            long c = (long) LE_LONG_ARRAY.get(buf, ptr);
+            long c = buf.get(LE_LONG, ptr);
             acc += m[(int) ((c << acc) >>> (64 - MULTI_BITS))];
             acc += m[(int) ((c << acc) >>> (64 - MULTI_BITS))];
             acc += m[(int) ((c << acc) >>> (64 - MULTI_BITS))];
@@ -439,7 +451,7 @@ public final class ZstdHuffmanStreams {
             int first = (int) (Math.max(0, from) >>> 3);
             int v = 0;
             for (int i = first, last = (int) ((pos - 1) >>> 3); i <= last; i++) {
-                v |= (buf[lo + i] & 0xFF) << (8 * (i - first));
+                v |= u8(buf, lo + i) << (8 * (i - first));
             }
             int window = from >= 0 ? (v >>> (from & 7)) & ((1 << mb) - 1) : (v & ((1 << pos) - 1)) << (int) -from;
             pos -= nb[window];
@@ -470,7 +482,7 @@ public final class ZstdHuffmanStreams {
         }
         int hb = u8(in, p);
         long used = hb >= 128 ? 1 + (hb - 127 + 1) / 2 : 1 + hb;
-        if (used <= avail && used == t.descriptionBytes
+        if (used <= avail && used == t.descriptionBytes && !t.exact
                 && MemorySegment.mismatch(in, p, p + used, t.descriptionSegment, 0, used) == -1) {
             t.valid = true; // the same bytes as the last table built: the same table
             return used;
