@@ -17,8 +17,15 @@ import java.nio.ByteOrder;
  * known to be sound: it walks the frames and blocks, rebuilds each Huffman table (direct or
  * FSE-compressed weights, RFC 8878 4.2.1) and decodes each literal stream only far enough to see
  * where it ends. Anything it does not expect answers "no verdict" (null), never a false alarm:
- * libzstd's own checks stand. Thread-safe: each call takes its scratch (a table and a copy of
- * one block's streams) from a small bounded pool, as the zstd contexts are.
+ * libzstd's own checks stand. Thread-safe: each call takes its scratch (its tables, and room to
+ * copy a stream walked the slow way) from a small bounded pool, as the zstd contexts are.
+ *
+ * <p>What it costs is a second Huffman decode of the literals, less the writing of symbols: it
+ * reads four-stream sections in place, several codes a lookup (see {@link #fourStreams}), and
+ * builds a table once for blocks that repeat it (treeless literals, or the same description
+ * bytes again). Sections the fast loop cannot take (one stream, streams under 8 bytes) and any
+ * stream it finds wrong are walked symbol by symbol ({@link #stream}), which also words the
+ * verdict; {@link #checkExact} walks every stream so, for tests.
  */
 public final class ZstdHuffmanStreams {
 
@@ -142,7 +149,7 @@ public final class ZstdHuffmanStreams {
         final byte[] description = new byte[1 + 128];
         final MemorySegment descriptionSegment = MemorySegment.ofArray(description);
         int descriptionBytes;
-        /** The streams of one literals section, copied out: they lie within a block (128 KiB at most). */
+        /** A stream walked symbol by symbol, copied out: it lies within a block (128 KiB at most). */
         byte[] buf = new byte[4 << 10];
         int bits;
         boolean valid;
