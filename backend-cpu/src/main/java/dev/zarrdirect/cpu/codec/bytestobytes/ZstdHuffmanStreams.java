@@ -216,8 +216,9 @@ public final class ZstdHuffmanStreams {
         long at = q + 6;
         long[] len = {s1, s2, s3, s4};
         if (s1 >= 8 && s2 >= 8 && s3 >= 8 && s4 >= 8 && rem - 6 <= BLOCK_MAX) {
-            if (zeroLastByte(in, at, len)) {
-                return "";
+            int zero = zeroLastByte(in, at, len);
+            if (zero >= 0) {
+                return noEndMark(zero);
             }
             if (!table.exact && fourStreams(in, at, len, seg, regen - 3 * seg, table)) {
                 return null;
@@ -249,7 +250,7 @@ public final class ZstdHuffmanStreams {
         MemorySegment.copy(in, ValueLayout.JAVA_BYTE, at, buf, 0, n);
         int last = buf[n - 1] & 0xFF;
         if (last == 0) {
-            return "";
+            return noEndMark(k);
         }
         int mb = t.bits;
         byte[] nb = t.nb;
@@ -301,16 +302,25 @@ public final class ZstdHuffmanStreams {
         return 8L * (ptr - lo) + 64 - used;
     }
 
-    /** Whether the last byte of one of the four streams at {@code in[at, ...)} is zero: no verdict then. */
-    private static boolean zeroLastByte(MemorySegment in, long at, long[] len) {
+    /** The first of the four streams at {@code in[at, ...)} whose last byte is zero, or -1. */
+    private static int zeroLastByte(MemorySegment in, long at, long[] len) {
         long end = at;
         for (int k = 0; k < 4; k++) {
             end += len[k];
             if (u8(in, end - 1) == 0) {
-                return true;
+                return k;
             }
         }
-        return false;
+        return -1;
+    }
+
+    /**
+     * A stream's last byte holds its end mark, the highest 1 bit (RFC 8878 4.2.2): zero is corrupt.
+     * libzstd's slow path says so; its fast four-stream loop takes such a stream, and so would the
+     * CPU return bytes where the kernels report the frame corrupt.
+     */
+    private static String noEndMark(int k) {
+        return "Huffman stream " + (k + 1) + " ends in a zero byte, where its end mark belongs";
     }
 
     /**

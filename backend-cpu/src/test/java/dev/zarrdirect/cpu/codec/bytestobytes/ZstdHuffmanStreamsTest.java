@@ -181,6 +181,18 @@ class ZstdHuffmanStreamsTest {
     }
 
     @Test
+    void aStreamEndingInAZeroByteIsCorruptAsOnTheKernels() {
+        // libzstd's fast loop takes such a stream (its slow path and the kernels do not)
+        for (int k = 0; k < 4; k++) {
+            int[] extras = new int[4];
+            extras[k] = ZERO_BYTE_ON_TOP;
+            assertVerdict("Huffman stream " + (k + 1) + " ends in a zero byte",
+                    frame(fourStreams(List.of(symbols(100, 0), symbols(100, 1), symbols(100, 2), symbols(98, 3)), extras)));
+        }
+        assertVerdict("Huffman stream 1 ends in a zero byte", frame(oneStream(symbols(300, 5), ZERO_BYTE_ON_TOP)));
+    }
+
+    @Test
     void oneStreamLiteralsAreCheckedToo() {
         assertVerdict(null, frame(oneStream(symbols(300, 5), 0)));
         assertVerdict("Huffman stream 1 ends with 3 of its bits unread", frame(oneStream(symbols(300, 5), 3)));
@@ -232,11 +244,19 @@ class ZstdHuffmanStreamsTest {
         return s;
     }
 
+    /** For {@link #stream}: a zero byte above the end mark. */
+    private static final int ZERO_BYTE_ON_TOP = -2;
+
     /**
-     * A backward bitstream of {@code symbols}: the first symbol's code on top, under the marker bit;
-     * {@code extra} > 0 adds that many bits below the last code, -1 drops the last code's lowest bit.
+     * A backward bitstream of {@code symbols}: the first symbol's code on top, under the end mark;
+     * {@code extra} > 0 adds that many bits below the last code, -1 drops the last code's lowest
+     * bit, {@link #ZERO_BYTE_ON_TOP} adds a zero byte above the end mark.
      */
     private static byte[] stream(int[] symbols, int extra) {
+        if (extra == ZERO_BYTE_ON_TOP) {
+            byte[] s = stream(symbols, 0);
+            return java.util.Arrays.copyOf(s, s.length + 1);
+        }
         StringBuilder bits = new StringBuilder("1");
         for (int s : symbols) {
             bits.append(CODES[s]);
