@@ -153,6 +153,10 @@ public final class ZstdHuffmanStreams {
         byte[] buf = new byte[4 << 10];
         int bits;
         boolean valid;
+        /** Where {@link #fourStreams} left its streams: start, container and accumulator of each. */
+        final int[] lo = new int[4];
+        final int[] ptr = new int[4];
+        final int[] acc = new int[4];
         /** For {@link #checkExact}: no shortcut. */
         boolean exact;
 
@@ -338,8 +342,8 @@ public final class ZstdHuffmanStreams {
      * number and its bits to one accumulator. The four streams are decoded in lock step (one
      * stream's lookup depends on its previous one; four hide each other's latency), in rounds of
      * four lookups, while each has 8 bytes below its 64-bit container: each lookup then reads real
-     * bits only, and one refill a round suffices. The last bytes of each stream are finished one
-     * symbol at a time.
+     * bits only, and one refill a round suffices. The longer streams then go on two at a time
+     * and alone, and the last bytes of each are finished one symbol at a time.
      */
     private static boolean fourStreams(MemorySegment in, long at, long[] len, long seg, long lastCount, Table t) {
         int n0 = (int) len[0];
@@ -438,8 +442,75 @@ public final class ZstdHuffmanStreams {
                 c3 = buf.get(LE_LONG, p3) << a3;
             }
         }
-        return endsExactly(buf, l0, p0, a0, seg, t) && endsExactly(buf, l1, p1, a1, seg, t)
-                && endsExactly(buf, l2, p2, a2, seg, t) && endsExactly(buf, l3, p3, a3, lastCount, t);
+        // The streams differ in length (about 5% of their bytes are left here): the longer ones go
+        // on two at a time, the two with the most bytes left, then the last one alone.
+        int[] lo = t.lo;
+        int[] ptr = t.ptr;
+        int[] acc = t.acc;
+        lo[0] = l0;
+        lo[1] = l1;
+        lo[2] = l2;
+        lo[3] = l3;
+        ptr[0] = p0;
+        ptr[1] = p1;
+        ptr[2] = p2;
+        ptr[3] = p3;
+        acc[0] = a0;
+        acc[1] = a1;
+        acc[2] = a2;
+        acc[3] = a3;
+        for (;;) {
+            int i = -1;
+            int j = -1;
+            for (int k = 0; k < 4; k++) {
+                int left = ptr[k] - lo[k];
+                if (left < 8) {
+                    continue;
+                }
+                if (i < 0 || left > ptr[i] - lo[i]) {
+                    j = i;
+                    i = k;
+                } else if (j < 0 || left > ptr[j] - lo[j]) {
+                    j = k;
+                }
+            }
+            if (j < 0) {
+                break;
+            }
+            twoStreams(buf, m, t, i, j);
+        }
+        return endsExactly(buf, l0, ptr[0], acc[0], seg, t) && endsExactly(buf, l1, ptr[1], acc[1], seg, t)
+                && endsExactly(buf, l2, ptr[2], acc[2], seg, t) && endsExactly(buf, l3, ptr[3], acc[3], lastCount, t);
+    }
+
+    /** Streams {@code i} and {@code j} of {@link #fourStreams} in lock step, while both have 8 bytes below their container. */
+    private static void twoStreams(MemorySegment buf, char[] m, Table t, int i, int j) {
+        int li = t.lo[i];
+        int lj = t.lo[j];
+        int pi = t.ptr[i];
+        int pj = t.ptr[j];
+        int ai = t.acc[i];
+        int aj = t.acc[j];
+        while (pi - li >= 8 && pj - lj >= 8) {
+            long ci = buf.get(LE_LONG, pi);
+            long cj = buf.get(LE_LONG, pj);
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            pi -= (ai & 0xFF) >>> 3;
+            ai &= ~0xF8;
+            pj -= (aj & 0xFF) >>> 3;
+            aj &= ~0xF8;
+        }
+        t.ptr[i] = pi;
+        t.ptr[j] = pj;
+        t.acc[i] = ai;
+        t.acc[j] = aj;
     }
 
     /**
@@ -448,7 +519,6 @@ public final class ZstdHuffmanStreams {
      * symbols in all.
      */
     private static boolean endsExactly(MemorySegment buf, int lo, int ptr, int acc, long count, Table t) {
-        // the streams differ in length: the longer ones go on alone in the same rounds
         char[] m = t.multi;
         while (ptr - lo >= 8) {
             long c = buf.get(LE_LONG, ptr);
