@@ -17,19 +17,29 @@ import java.nio.ByteOrder;
  * known to be sound: it walks the frames and blocks, rebuilds each Huffman table (direct or
  * FSE-compressed weights, RFC 8878 4.2.1) and decodes each literal stream only far enough to see
  * where it ends. Anything it does not expect answers "no verdict" (null), never a false alarm:
- * libzstd's own checks stand. Thread-safe: each call takes its scratch (a table and a copy of
- * one block's streams) from a small bounded pool, as the zstd contexts are.
+ * libzstd's own checks stand. Thread-safe: each call takes its scratch (its tables, and room to
+ * copy a stream walked the slow way) from a small bounded pool, as the zstd contexts are.
+ *
+ * <p>What it costs is a second Huffman decode of the literals, less the writing of symbols: it
+ * reads four-stream sections in place, several codes a lookup (see {@link #fourStreams}), and
+ * builds a table once for blocks that repeat it (treeless literals, or the same description
+ * bytes again). Sections the fast loop cannot take (one stream, streams under 8 bytes) and any
+ * stream it finds wrong are walked symbol by symbol ({@link #stream}), which also words the
+ * verdict; {@link #checkExact} walks every stream so, for tests.
  */
 public final class ZstdHuffmanStreams {
 
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final java.lang.invoke.VarHandle LE_LONG_ARRAY =
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int MAGIC = 0xFD2FB528;
     private static final int MAX_BITS = 11;
     private static final int WEIGHTS_MAX_LOG = 6;
-    /** Table indexes masked to the table's size, so that the JIT can drop their bounds checks. */
-    private static final int CELL_MASK = (1 << MAX_BITS) - 1;
+    /** The window of {@link Table#multi}: at least the longest code (11 bits). */
+    private static final int MULTI_BITS = 12;
+    /** The most a container moves down in a round of four lookups: what they take, and the 7 bits left before. */
+    private static final int ROUND_BYTES = (7 + 4 * MULTI_BITS) / 8;
     /** The largest block (RFC 8878 Block_Maximum_Size), which holds every stream of its literals. */
     private static final int BLOCK_MAX = 128 << 10;
     private static final java.util.concurrent.ArrayBlockingQueue<Table> TABLES = new java.util.concurrent.ArrayBlockingQueue<>(
@@ -53,6 +63,16 @@ public final class ZstdHuffmanStreams {
         } finally {
             TABLES.offer(table);
         }
+    }
+
+    /**
+     * {@link #check} the slow way, for tests: each stream decoded symbol by symbol to its count and
+     * each table rebuilt. Its verdicts are the ones {@link #check} must give.
+     */
+    static String checkExact(MemorySegment in) {
+        Table table = new Table();
+        table.exact = true;
+        return check(in, table);
     }
 
     private static String check(MemorySegment in, Table table) {
@@ -114,18 +134,31 @@ public final class ZstdHuffmanStreams {
         return null;
     }
 
-    /** The Huffman table of the current frame (kept for treeless literals): the code length of each cell. */
+    /** The Huffman table of the current frame (kept for treeless literals) and the scratch to check with it. */
     private static final class Table {
+        /** The code length of each cell of the table ({@link #bits} wide): what one symbol takes. */
         final byte[] nb = new byte[1 << MAX_BITS];
         /**
-         * For each cell, the bits of its code and of the next code when the cell's index holds that
-         * one whole too (bits 0-4), and whether it does (bit 5): short codes are taken two at a time.
+         * For each {@link #MULTI_BITS}-bit window, the codes that lie whole in it: their number times 256
+         * plus their bits, so that one addition advances both a stream's bit count and its symbol count.
          */
-        final byte[] pair = new byte[1 << MAX_BITS];
-        /** The streams of one literals section, copied out: they lie within a block (128 KiB at most). */
+        final char[] multi = new char[1 << MULTI_BITS];
+        /** {@link #multi} of every narrower window, the r-bit one at [2^r, 2^(r+1)): what {@link #buildMulti} builds from. */
+        final char[] narrower = new char[1 << MULTI_BITS];
+        /** The description {@link #nb} was built from: a block that repeats it reuses the table. */
+        final byte[] description = new byte[1 + 128];
+        final MemorySegment descriptionSegment = MemorySegment.ofArray(description);
+        int descriptionBytes;
+        /** A stream walked symbol by symbol, copied out: it lies within a block (128 KiB at most). */
         byte[] buf = new byte[4 << 10];
         int bits;
         boolean valid;
+        /** Where {@link #fourStreams} left its streams: start, container and accumulator of each. */
+        final int[] lo = new int[4];
+        final int[] ptr = new int[4];
+        final int[] acc = new int[4];
+        /** For {@link #checkExact}: no shortcut. */
+        boolean exact;
 
         byte[] buf(long bytes) {
             if (buf.length < bytes) {
@@ -187,7 +220,14 @@ public final class ZstdHuffmanStreams {
         long at = q + 6;
         long[] len = {s1, s2, s3, s4};
         if (s1 >= 8 && s2 >= 8 && s3 >= 8 && s4 >= 8 && rem - 6 <= BLOCK_MAX) {
-            return fourStreams(in, at, len, seg, regen - 3 * seg, table);
+            int zero = zeroLastByte(in, at, len);
+            if (zero >= 0) {
+                return noEndMark(zero);
+            }
+            if (!table.exact && fourStreams(in, at, len, seg, regen - 3 * seg, table)) {
+                return null;
+            }
+            // a stream is wrong (or this is checkExact): the exact walk below says which and how
         }
         for (int k = 0; k < 4; k++) {
             String bad = stream(in, at, len[k], k < 3 ? seg : regen - 3 * seg, table, k);
@@ -214,7 +254,7 @@ public final class ZstdHuffmanStreams {
         MemorySegment.copy(in, ValueLayout.JAVA_BYTE, at, buf, 0, n);
         int last = buf[n - 1] & 0xFF;
         if (last == 0) {
-            return "";
+            return noEndMark(k);
         }
         int mb = t.bits;
         byte[] nb = t.nb;
@@ -266,129 +306,245 @@ public final class ZstdHuffmanStreams {
         return 8L * (ptr - lo) + 64 - used;
     }
 
-    /**
-     * {@link #stream} for four streams of at least 8 bytes each, decoded in lock step: one
-     * stream's next lookup depends on its previous one, so interleaving four hides the latency
-     * (as libzstd does). Streams 1 to 3 decode {@code seg} symbols, stream 4 {@code lastCount}.
-     */
-    private static String fourStreams(MemorySegment in, long at, long[] len, long seg, long lastCount, Table t) {
-        int total = (int) (len[0] + len[1] + len[2] + len[3]);
-        byte[] buf = t.buf(total);
-        byte[] nb = t.nb;
-        int shift = 64 - t.bits;
-        MemorySegment.copy(in, ValueLayout.JAVA_BYTE, at, buf, 0, total);
-        int[] lo = new int[4];
-        int[] ptr = new int[4];
-        int[] used = new int[4];
-        long[] c = new long[4];
-        for (int k = 0, o = 0; k < 4; o += (int) len[k], k++) {
-            int last = buf[o + (int) len[k] - 1] & 0xFF;
-            if (last == 0) {
-                return "";
-            }
-            lo[k] = o;
-            ptr[k] = o + (int) len[k] - 8;
-            used[k] = Integer.numberOfLeadingZeros(last) - 23;
-            c[k] = (long) LE_LONG_ARRAY.get(buf, ptr[k]);
-        }
-        int p0 = ptr[0], p1 = ptr[1], p2 = ptr[2], p3 = ptr[3];
-        int u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
-        long c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
-        int l0 = lo[0], l1 = lo[1], l2 = lo[2], l3 = lo[3];
-        byte[] pair = t.pair;
-        long d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-        // Rounds of 5 lookups a stream, each taking one or two codes of at most 11 bits together,
-        // while every stream has 10 codes left and 8 bytes below its container: 5 lookups fit the
-        // 57 bits left after a refill, so one refill a round suffices.
-        while (seg - d0 >= 10 && seg - d1 >= 10 && seg - d2 >= 10 && lastCount - d3 >= 10
-                && p0 - l0 >= 8 && p1 - l1 >= 8 && p2 - l2 >= 8 && p3 - l3 >= 8) {
-            int x;
-            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u0 += x & 31;
-            d0 += 1 + (x >>> 5);
-            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u1 += x & 31;
-            d1 += 1 + (x >>> 5);
-            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u2 += x & 31;
-            d2 += 1 + (x >>> 5);
-            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u3 += x & 31;
-            d3 += 1 + (x >>> 5);
-            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u0 += x & 31;
-            d0 += 1 + (x >>> 5);
-            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u1 += x & 31;
-            d1 += 1 + (x >>> 5);
-            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u2 += x & 31;
-            d2 += 1 + (x >>> 5);
-            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u3 += x & 31;
-            d3 += 1 + (x >>> 5);
-            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u0 += x & 31;
-            d0 += 1 + (x >>> 5);
-            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u1 += x & 31;
-            d1 += 1 + (x >>> 5);
-            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u2 += x & 31;
-            d2 += 1 + (x >>> 5);
-            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u3 += x & 31;
-            d3 += 1 + (x >>> 5);
-            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u0 += x & 31;
-            d0 += 1 + (x >>> 5);
-            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u1 += x & 31;
-            d1 += 1 + (x >>> 5);
-            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u2 += x & 31;
-            d2 += 1 + (x >>> 5);
-            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u3 += x & 31;
-            d3 += 1 + (x >>> 5);
-            x = pair[(int) ((c0 << u0) >>> shift) & CELL_MASK];
-            u0 += x & 31;
-            d0 += 1 + (x >>> 5);
-            x = pair[(int) ((c1 << u1) >>> shift) & CELL_MASK];
-            u1 += x & 31;
-            d1 += 1 + (x >>> 5);
-            x = pair[(int) ((c2 << u2) >>> shift) & CELL_MASK];
-            u2 += x & 31;
-            d2 += 1 + (x >>> 5);
-            x = pair[(int) ((c3 << u3) >>> shift) & CELL_MASK];
-            u3 += x & 31;
-            d3 += 1 + (x >>> 5);
-            p0 -= u0 >>> 3;
-            u0 &= 7;
-            c0 = (long) LE_LONG_ARRAY.get(buf, p0);
-            p1 -= u1 >>> 3;
-            u1 &= 7;
-            c1 = (long) LE_LONG_ARRAY.get(buf, p1);
-            p2 -= u2 >>> 3;
-            u2 &= 7;
-            c2 = (long) LE_LONG_ARRAY.get(buf, p2);
-            p3 -= u3 >>> 3;
-            u3 &= 7;
-            c3 = (long) LE_LONG_ARRAY.get(buf, p3);
-        }
-        long[] done = {d0, d1, d2, d3};
-        ptr[0] = p0; ptr[1] = p1; ptr[2] = p2; ptr[3] = p3;
-        used[0] = u0; used[1] = u1; used[2] = u2; used[3] = u3;
-        c[0] = c0; c[1] = c1; c[2] = c2; c[3] = c3;
+    /** The first of the four streams at {@code in[at, ...)} whose last byte is zero, or -1. */
+    private static int zeroLastByte(MemorySegment in, long at, long[] len) {
+        long end = at;
         for (int k = 0; k < 4; k++) {
-            long count = k < 3 ? seg : lastCount;
-            long pos = run(buf, nb, shift, lo[k], ptr[k], used[k], c[k], count - done[k]);
-            String bad = verdict(pos, k, count);
-            if (bad != null) {
-                return bad;
+            end += len[k];
+            if (u8(in, end - 1) == 0) {
+                return k;
             }
         }
-        return null;
+        return -1;
+    }
+
+    /**
+     * A stream's last byte holds its end mark, the highest 1 bit (RFC 8878 4.2.2): zero is corrupt.
+     * libzstd's slow path says so; its fast four-stream loop takes such a stream, and so would the
+     * CPU return bytes where the kernels report the frame corrupt.
+     */
+    private static String noEndMark(int k) {
+        return "Huffman stream " + (k + 1) + " ends in a zero byte, where its end mark belongs";
+    }
+
+    /**
+     * True when each of four streams of at least 8 bytes, none ending in a zero byte, is consumed
+     * exactly by its symbols (streams 1 to 3 decode {@code seg}, stream 4 {@code lastCount}); false
+     * when one is not, and {@link #stream} then says which and how.
+     *
+     * <p>Instead of decoding each stream's count of symbols and looking where it stopped, this
+     * counts the symbols while taking every bit of the stream, and compares where and after how
+     * many symbols the bits ran out. The two agree: a stream consumed exactly reaches its start
+     * after exactly its count; otherwise either the count is reached with bits left, or the bits
+     * run out (exactly, or by reading past the start, where bits read as zero) at another count.
+     * That frees the loop from counting symbols one by one: a lookup of {@link Table#multi} takes
+     * every code that lies whole in a window of the stream, often two or three, and adds its
+     * number and its bits to one accumulator. The four streams are decoded in lock step (one
+     * stream's lookup depends on its previous one; four hide each other's latency), in rounds of
+     * four lookups, while each has 8 bytes below its 64-bit container: each lookup then reads real
+     * bits only, and one refill a round suffices. The longer streams then go on two at a time
+     * and alone, and the last bytes of each are finished one symbol at a time.
+     */
+    private static boolean fourStreams(MemorySegment in, long at, long[] len, long seg, long lastCount, Table t) {
+        int n0 = (int) len[0];
+        int n1 = (int) len[1];
+        int n2 = (int) len[2];
+        int n3 = (int) len[3];
+        MemorySegment buf = in.asSlice(at, n0 + n1 + n2 + n3);
+        char[] m = t.multi;
+        int l0 = 0;
+        int l1 = l0 + n0;
+        int l2 = l1 + n1;
+        int l3 = l2 + n2;
+        int p0 = l1 - 8;
+        int p1 = l2 - 8;
+        int p2 = l3 - 8;
+        int p3 = l3 + n3 - 8;
+        // Each accumulator: symbols taken times 256, plus the bits taken from the top of the
+        // container (below 64, so that the shift, which uses the low 6 bits, sees them alone).
+        int a0 = Integer.numberOfLeadingZeros(u8(buf, p0 + 7)) - 23;
+        int a1 = Integer.numberOfLeadingZeros(u8(buf, p1 + 7)) - 23;
+        int a2 = Integer.numberOfLeadingZeros(u8(buf, p2 + 7)) - 23;
+        int a3 = Integer.numberOfLeadingZeros(u8(buf, p3 + 7)) - 23;
+        // Each container is kept shifted so that its unread bits are on top: a lookup is a shift,
+        // a load and a shift, which is what one stream's lookups wait on.
+        long c0 = buf.get(LE_LONG, p0) << a0;
+        long c1 = buf.get(LE_LONG, p1) << a1;
+        long c2 = buf.get(LE_LONG, p2) << a2;
+        long c3 = buf.get(LE_LONG, p3) << a3;
+        for (;;) {
+            // rounds that keep every container 8 bytes above its stream's start, whatever they read
+            int rounds = Math.min(Math.min(p0 - l0, p1 - l1), Math.min(p2 - l2, p3 - l3)) - 8;
+            if (rounds < 0) {
+                break;
+            }
+            for (rounds = rounds / ROUND_BYTES + 1; rounds > 0; rounds--) {
+                int x;
+                x = m[(int) (c0 >>> (64 - MULTI_BITS))];
+                c0 <<= x;
+                a0 += x;
+                x = m[(int) (c1 >>> (64 - MULTI_BITS))];
+                c1 <<= x;
+                a1 += x;
+                x = m[(int) (c2 >>> (64 - MULTI_BITS))];
+                c2 <<= x;
+                a2 += x;
+                x = m[(int) (c3 >>> (64 - MULTI_BITS))];
+                c3 <<= x;
+                a3 += x;
+                x = m[(int) (c0 >>> (64 - MULTI_BITS))];
+                c0 <<= x;
+                a0 += x;
+                x = m[(int) (c1 >>> (64 - MULTI_BITS))];
+                c1 <<= x;
+                a1 += x;
+                x = m[(int) (c2 >>> (64 - MULTI_BITS))];
+                c2 <<= x;
+                a2 += x;
+                x = m[(int) (c3 >>> (64 - MULTI_BITS))];
+                c3 <<= x;
+                a3 += x;
+                x = m[(int) (c0 >>> (64 - MULTI_BITS))];
+                c0 <<= x;
+                a0 += x;
+                x = m[(int) (c1 >>> (64 - MULTI_BITS))];
+                c1 <<= x;
+                a1 += x;
+                x = m[(int) (c2 >>> (64 - MULTI_BITS))];
+                c2 <<= x;
+                a2 += x;
+                x = m[(int) (c3 >>> (64 - MULTI_BITS))];
+                c3 <<= x;
+                a3 += x;
+                x = m[(int) (c0 >>> (64 - MULTI_BITS))];
+                c0 <<= x;
+                a0 += x;
+                x = m[(int) (c1 >>> (64 - MULTI_BITS))];
+                c1 <<= x;
+                a1 += x;
+                x = m[(int) (c2 >>> (64 - MULTI_BITS))];
+                c2 <<= x;
+                a2 += x;
+                x = m[(int) (c3 >>> (64 - MULTI_BITS))];
+                c3 <<= x;
+                a3 += x;
+                p0 -= (a0 & 0xFF) >>> 3;
+                a0 &= ~0xF8;
+                c0 = buf.get(LE_LONG, p0) << a0;
+                p1 -= (a1 & 0xFF) >>> 3;
+                a1 &= ~0xF8;
+                c1 = buf.get(LE_LONG, p1) << a1;
+                p2 -= (a2 & 0xFF) >>> 3;
+                a2 &= ~0xF8;
+                c2 = buf.get(LE_LONG, p2) << a2;
+                p3 -= (a3 & 0xFF) >>> 3;
+                a3 &= ~0xF8;
+                c3 = buf.get(LE_LONG, p3) << a3;
+            }
+        }
+        // The streams differ in length (about 5% of their bytes are left here): the longer ones go
+        // on two at a time, the two with the most bytes left, then the last one alone.
+        int[] lo = t.lo;
+        int[] ptr = t.ptr;
+        int[] acc = t.acc;
+        lo[0] = l0;
+        lo[1] = l1;
+        lo[2] = l2;
+        lo[3] = l3;
+        ptr[0] = p0;
+        ptr[1] = p1;
+        ptr[2] = p2;
+        ptr[3] = p3;
+        acc[0] = a0;
+        acc[1] = a1;
+        acc[2] = a2;
+        acc[3] = a3;
+        for (;;) {
+            int i = -1;
+            int j = -1;
+            for (int k = 0; k < 4; k++) {
+                int left = ptr[k] - lo[k];
+                if (left < 8) {
+                    continue;
+                }
+                if (i < 0 || left > ptr[i] - lo[i]) {
+                    j = i;
+                    i = k;
+                } else if (j < 0 || left > ptr[j] - lo[j]) {
+                    j = k;
+                }
+            }
+            if (j < 0) {
+                break;
+            }
+            twoStreams(buf, m, t, i, j);
+        }
+        return endsExactly(buf, l0, ptr[0], acc[0], seg, t) && endsExactly(buf, l1, ptr[1], acc[1], seg, t)
+                && endsExactly(buf, l2, ptr[2], acc[2], seg, t) && endsExactly(buf, l3, ptr[3], acc[3], lastCount, t);
+    }
+
+    /** Streams {@code i} and {@code j} of {@link #fourStreams} in lock step, while both have 8 bytes below their container. */
+    private static void twoStreams(MemorySegment buf, char[] m, Table t, int i, int j) {
+        int li = t.lo[i];
+        int lj = t.lo[j];
+        int pi = t.ptr[i];
+        int pj = t.ptr[j];
+        int ai = t.acc[i];
+        int aj = t.acc[j];
+        while (pi - li >= 8 && pj - lj >= 8) {
+            long ci = buf.get(LE_LONG, pi);
+            long cj = buf.get(LE_LONG, pj);
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            ai += m[(int) ((ci << ai) >>> (64 - MULTI_BITS))];
+            aj += m[(int) ((cj << aj) >>> (64 - MULTI_BITS))];
+            pi -= (ai & 0xFF) >>> 3;
+            ai &= ~0xF8;
+            pj -= (aj & 0xFF) >>> 3;
+            aj &= ~0xF8;
+        }
+        t.ptr[i] = pi;
+        t.ptr[j] = pj;
+        t.acc[i] = ai;
+        t.acc[j] = aj;
+    }
+
+    /**
+     * Finishes a stream of {@link #fourStreams} one symbol at a time until its bits run out (bits
+     * below {@code buf[lo]} reading as zero): true when they run out exactly, after {@code count}
+     * symbols in all.
+     */
+    private static boolean endsExactly(MemorySegment buf, int lo, int ptr, int acc, long count, Table t) {
+        char[] m = t.multi;
+        while (ptr - lo >= 8) {
+            long c = buf.get(LE_LONG, ptr);
+            acc += m[(int) ((c << acc) >>> (64 - MULTI_BITS))];
+            acc += m[(int) ((c << acc) >>> (64 - MULTI_BITS))];
+            acc += m[(int) ((c << acc) >>> (64 - MULTI_BITS))];
+            acc += m[(int) ((c << acc) >>> (64 - MULTI_BITS))];
+            ptr -= (acc & 0xFF) >>> 3;
+            acc &= ~0xF8;
+        }
+        long pos = 8L * (ptr - lo) + 64 - (acc & 0xFF);
+        long taken = acc >>> 8;
+        int mb = t.bits;
+        byte[] nb = t.nb;
+        while (pos > 0) {
+            long from = pos - mb;
+            int first = (int) (Math.max(0, from) >>> 3);
+            int v = 0;
+            for (int i = first, last = (int) ((pos - 1) >>> 3); i <= last; i++) {
+                v |= u8(buf, lo + i) << (8 * (i - first));
+            }
+            int window = from >= 0 ? (v >>> (from & 7)) & ((1 << mb) - 1) : (v & ((1 << pos) - 1)) << (int) -from;
+            pos -= nb[window];
+            taken++;
+        }
+        return pos == 0 && taken == count;
     }
 
     /** The {@code n} bits below {@code pos}, bits below the stream's start reading as zero. */
@@ -412,9 +568,14 @@ public final class ZstdHuffmanStreams {
             return -1;
         }
         int hb = u8(in, p);
+        long used = hb >= 128 ? 1 + (hb - 127 + 1) / 2 : 1 + hb;
+        if (used <= avail && used == t.descriptionBytes && !t.exact
+                && MemorySegment.mismatch(in, p, p + used, t.descriptionSegment, 0, used) == -1) {
+            t.valid = true; // the same bytes as the last table built: the same table
+            return used;
+        }
         int[] weights = new int[256];
         int nw = 0;
-        long used;
         if (hb >= 128) {
             nw = hb - 127;
             int bytes = (nw + 1) / 2;
@@ -425,13 +586,11 @@ public final class ZstdHuffmanStreams {
                 int b = u8(in, p + 1 + i / 2);
                 weights[i] = (i & 1) != 0 ? b & 15 : b >>> 4;
             }
-            used = 1 + bytes;
         } else {
             nw = fseWeights(in, p + 1, hb, avail - 1, weights);
             if (nw < 0) {
                 return -1;
             }
-            used = 1 + hb;
         }
         int sum = 0;
         for (int i = 0; i < nw; i++) {
@@ -455,50 +614,68 @@ public final class ZstdHuffmanStreams {
         int lastW = 31 - Integer.numberOfLeadingZeros(rest) + 1;
         weights[nw] = lastW;
         int nsyms = nw + 1;
-        // cells in order of increasing weight, symbols in natural order within a weight (RFC 8878 4.2.1.3)
-        int[] start = new int[MAX_BITS + 2];
+        // Cells in order of increasing weight, symbols in natural order within a weight (RFC 8878
+        // 4.2.1.3): the symbols of one weight, whose codes have one length, take one run of cells.
+        int[] count = new int[MAX_BITS + 2];
         for (int s = 0; s < nsyms; s++) {
-            start[weights[s]]++;
+            count[weights[s]]++;
         }
+        int[] start = new int[MAX_BITS + 2];
         int acc = 0;
         for (int w = 1; w <= MAX_BITS; w++) {
-            int cells = start[w] << (w - 1);
             start[w] = acc;
-            acc += cells;
+            acc += count[w] << (w - 1);
         }
         if (acc != 1 << mb) {
             return -1;
         }
-        for (int s = 0; s < nsyms; s++) {
-            int w = weights[s];
-            if (w == 0) {
-                continue;
-            }
-            int cells = 1 << (w - 1);
-            for (int c = 0; c < cells; c++) {
-                t.nb[start[w] + c] = (byte) (mb + 1 - w);
-            }
-            start[w] += cells;
-        }
-        // The cells are in order of increasing weight, so code lengths never grow along them: the
-        // next code is known whole when the first and last cell its known bits allow agree.
-        int size = 1 << mb;
-        for (int idx = 0; idx < size; idx++) {
-            int first = t.nb[idx];
-            int entry = first;
-            int known = mb - first;
-            if (known > 0) {
-                int lo = (idx << first) & (size - 1);
-                int second = t.nb[lo];
-                if (second == t.nb[lo + (1 << first) - 1] && second <= known) {
-                    entry = (first + second) | 32;
-                }
-            }
-            t.pair[idx] = (byte) entry;
+        for (int w = 1; w <= mb; w++) {
+            java.util.Arrays.fill(t.nb, start[w], start[w] + (count[w] << (w - 1)), (byte) (mb + 1 - w));
         }
         t.bits = mb;
+        buildMulti(t, mb, start, count);
         t.valid = true;
+        MemorySegment.copy(in, ValueLayout.JAVA_BYTE, p, t.description, 0, (int) used);
+        t.descriptionBytes = (int) used;
         return used;
+    }
+
+    /**
+     * Fills {@link Table#multi}: for each window of {@code K} = {@link #MULTI_BITS} bits, the
+     * codes that lie whole in it. Built from the narrower windows up rather than window by window:
+     * the r-bit windows that start with a code of length l are that code followed by every (r -
+     * l)-bit window, and the codes of one length take one run of cells ({@code start[w]}, {@code
+     * count[w]} codes of weight w): the entries of a run are the (r - l)-bit table plus one code, once
+     * per code, so each table is a few array copies. Windows that start with a code longer than
+     * themselves hold no code (the longest codes take the first cells).
+     */
+    private static void buildMulti(Table t, int mb, int[] start, int[] count) {
+        int k = MULTI_BITS;
+        char[] narrower = t.narrower;
+        narrower[1] = 0;
+        for (int r = 1; r <= k; r++) {
+            char[] out = r == k ? t.multi : narrower;
+            int base = r == k ? 0 : 1 << r;
+            int firstW = Math.max(1, mb + 1 - r);
+            int zeros = r >= mb ? start[firstW] << (r - mb) : start[firstW] >>> (mb - r);
+            java.util.Arrays.fill(out, base, base + zeros, (char) 0);
+            for (int w = firstW; w <= mb; w++) {
+                if (count[w] == 0) {
+                    continue;
+                }
+                int l = mb + 1 - w;
+                int each = 1 << (r - l);
+                int off = base + (r >= mb ? start[w] << (r - mb) : start[w] >>> (mb - r));
+                int from = 1 << (r - l);
+                char add = (char) (256 | l);
+                for (int v = 0; v < each; v++) {
+                    out[off + v] = (char) (narrower[from + v] + add);
+                }
+                for (int done = each, all = count[w] * each; done < all; done *= 2) {
+                    System.arraycopy(out, off, out, off + done, Math.min(done, all - done));
+                }
+            }
+        }
     }
 
     /** Decodes the FSE-compressed weights at {@code in[p, p + csize)} into {@code weights}; their number, or -1. */
