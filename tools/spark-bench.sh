@@ -26,7 +26,10 @@ EXECUTORS=${EXECUTORS:-"1 2"}
 EXECUTOR_MEMORY=${EXECUTOR_MEMORY:-1g}
 TASK_BYTES=${TASK_BYTES:-268435456}
 REPEAT=${REPEAT:-2}
-if [[ -z "${JAVA_HOME:-}" ]]; then JAVA_HOME=$(dirname "$(dirname "$(scripts/find-java.sh)")"); fi
+# shellcheck source=../scripts/find-java.sh
+. scripts/find-java.sh
+zd_find_java || exit 2
+JAVA_HOME=$ZD_JAVA_HOME
 export JAVA_HOME PATH=$JAVA_HOME/bin:$PATH
 JVM_FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 mkdir -p "$WORK"
@@ -40,8 +43,9 @@ if [[ "${SKIP_BUILD:-}" != 1 ]]; then
     $build dependency:copy-dependencies -DincludeScope=provided -DoutputDirectory="$WORK/spark-home/jars"
     $build dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile=target/bench-classpath.txt
 fi
-CLI_CP="$(ls "$ROOT"/cli/target/zarr-direct-cli-*.jar | grep -v sources | head -1):$(cat cli/target/bench-classpath.txt)"
-APP_JAR=$(ls "$ROOT"/spark/target/zarr-direct-spark-*.jar | grep -v sources | head -1)
+# the main jar, not the -sources or -javadoc one a release build leaves beside it
+CLI_CP="$(ls "$ROOT"/cli/target/zarr-direct-cli-*.jar | grep -Ev -- '-(sources|javadoc|tests)\.jar$' | head -1):$(cat cli/target/bench-classpath.txt)"
+APP_JAR=$(ls "$ROOT"/spark/target/zarr-direct-spark-*.jar | grep -Ev -- '-(sources|javadoc|tests)\.jar$' | head -1)
 # Maven mediated the jars Spark shares with zarr-direct (Jackson, zstd-jni, lz4-java) out of the
 # provided scope: they join SPARK_HOME/jars, as a Spark distribution has its own copies; the
 # application ships zarr-direct's jars only.
