@@ -441,18 +441,16 @@ public final class CudaBackend implements Backend {
         // A host buffer over a Java array (HostBuffer.wrap(MemorySegment.ofArray(...))) has no
         // address the driver can use: its bytes go through native memory.
         if (!onDevice(src) && !src.segment().isNative()) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment staged = a.allocate(bytes, 16);
-                MemorySegment.copy(src.segment(), srcOffset, staged, 0, bytes);
-                copy(HostBuffer.wrap(staged), 0, dst, dstOffset, bytes);
+            try (Arena a = Arena.ofConfined(); HostBuffer staged = HostBuffer.wrap(a.allocate(bytes, 16))) {
+                MemorySegment.copy(src.segment(), srcOffset, staged.segment(), 0, bytes);
+                copy(staged, 0, dst, dstOffset, bytes);
             }
             return;
         }
         if (!onDevice(dst) && !dst.segment().isNative()) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment staged = a.allocate(bytes, 16);
-                copy(src, srcOffset, HostBuffer.wrap(staged), 0, bytes);
-                MemorySegment.copy(staged, 0, dst.segment(), dstOffset, bytes);
+            try (Arena a = Arena.ofConfined(); HostBuffer staged = HostBuffer.wrap(a.allocate(bytes, 16))) {
+                copy(src, srcOffset, staged, 0, bytes);
+                MemorySegment.copy(staged.segment(), 0, dst.segment(), dstOffset, bytes);
             }
             return;
         }
