@@ -105,6 +105,9 @@ final class ZstdFrameCorpus {
         switch (k % 7) {
             case 0, 1 -> {
                 int cut = r.nextInt(1, e.length);
+                if (dropsOnlyTrailingSkippableFrames(e, cut)) {
+                    cut--; // what is left would be a whole, valid stream: cut into its last frame instead
+                }
                 e = Arrays.copyOf(e, cut);
                 what = "truncated to " + cut + " bytes";
             }
@@ -151,6 +154,27 @@ final class ZstdFrameCorpus {
             c.setContentSize(contentSize);
             return c.compress(data);
         }
+    }
+
+    /**
+     * Whether {@code e[cut..]} is nothing but whole skippable frames: then {@code e[..cut]} is a
+     * complete stream that decodes as the original did, and cutting there damages nothing.
+     */
+    static boolean dropsOnlyTrailingSkippableFrames(byte[] e, int cut) {
+        int at = cut;
+        while (at + 8 <= e.length) {
+            ByteBuffer b = ByteBuffer.wrap(e, at, 8).order(ByteOrder.LITTLE_ENDIAN);
+            if ((b.getInt() & 0xFFFFFFF0) != 0x184D2A50) {
+                return false;
+            }
+            long size = Integer.toUnsignedLong(b.getInt());
+            at += 8;
+            if (size > e.length - at) {
+                return false;
+            }
+            at += (int) size;
+        }
+        return at == e.length && at > cut;
     }
 
     /** A skippable frame (RFC 8878 section 3.1.2) of {@code n} random bytes. */
