@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.loader.stats;
 
+import java.io.Serial;
+import java.io.Serializable;
+
 /**
  * The running count, mean and sum of squared deviations ({@code M2}) of one channel's values, NaNs
  * skipped and counted, everything in double.
@@ -13,9 +16,13 @@ package dev.zarrdirect.loader.stats;
  * ({@link #merge}), which keeps the error independent of where the running mean sits: a channel
  * of values near 10⁴ with noise of 10⁻² loses no more than one near 0.
  *
- * <p>Not thread-safe.
+ * <p>Serializable, so that the parts of a channel computed apart (the Spark {@code stats} job's
+ * tasks) merge into one with {@link #merge(ChannelMoments)}. Not thread-safe.
  */
-final class ChannelMoments {
+public final class ChannelMoments implements Serializable {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     private long count;
     private double mean;
@@ -23,7 +30,7 @@ final class ChannelMoments {
     private long nanCount;
 
     /** Adds {@code values[0, n)}. */
-    void add(float[] values, int n) {
+    public void add(float[] values, int n) {
         double sum = 0;
         long valid = 0;
         for (int i = 0; i < n; i++) {
@@ -52,7 +59,7 @@ final class ChannelMoments {
     }
 
     /** Adds {@code values[0, n)}. */
-    void add(double[] values, int n) {
+    public void add(double[] values, int n) {
         double sum = 0;
         long valid = 0;
         for (int i = 0; i < n; i++) {
@@ -85,7 +92,7 @@ final class ChannelMoments {
      * deviations {@code blockM2}: Chan, Golub and LeVeque's {@code δ = mean_b − mean_a},
      * {@code mean = mean_a + δ·n_b/n}, {@code M2 = M2_a + M2_b + δ²·n_a·n_b/n}.
      */
-    void merge(long n, double blockMean, double blockM2) {
+    public void merge(long n, double blockMean, double blockM2) {
         if (n == 0) {
             return;
         }
@@ -96,23 +103,29 @@ final class ChannelMoments {
         count = total;
     }
 
+    /** Adds the moments of another part of the same channel, its NaNs included. */
+    public void merge(ChannelMoments other) {
+        nanCount += other.nanCount;
+        merge(other.count, other.mean, other.m2);
+    }
+
     /** Values seen that are not NaN. */
-    long count() {
+    public long count() {
         return count;
     }
 
     /** NaN values seen. */
-    long nanCount() {
+    public long nanCount() {
         return nanCount;
     }
 
     /** The mean of the values that are not NaN; NaN when there are none. */
-    double mean() {
+    public double mean() {
         return count == 0 ? Double.NaN : mean;
     }
 
     /** The population standard deviation (ddof = 0) of the values that are not NaN; NaN when there are none. */
-    double std() {
+    public double std() {
         return count == 0 ? Double.NaN : Math.sqrt(m2 / count);
     }
 }

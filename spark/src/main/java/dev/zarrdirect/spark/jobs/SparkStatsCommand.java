@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.spark.jobs;
 
+import dev.zarrdirect.loader.stats.ChannelMoments;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.loader.dataset.WindowDataset;
 import dev.zarrdirect.loader.stats.StatsFile;
@@ -94,7 +95,7 @@ final class SparkStatsCommand implements Callable<Integer> {
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(session.sparkContext());
         List<StatsTask> tasks = plan.tasks();
         long t0 = System.nanoTime();
-        List<Moments[]> results = sc.parallelize(tasks, tasks.size()).map(StatsTask::run).collect();
+        List<ChannelMoments[]> results = sc.parallelize(tasks, tasks.size()).map(StatsTask::run).collect();
         double seconds = (System.nanoTime() - t0) / 1e9;
         StatsFile stats = plan.merge(results);
         stats.write(output);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.spark.jobs;
 
+import dev.zarrdirect.loader.stats.ChannelMoments;
 import dev.zarrdirect.loader.dataset.Variable;
 import dev.zarrdirect.loader.dataset.WindowDataset;
 import dev.zarrdirect.loader.stats.StatsFile;
@@ -114,17 +115,17 @@ final class StatsPlan {
     }
 
     /** The statistics file of the tasks' moments ({@code results.get(i)} of {@code tasks().get(i)}), merged in task order. */
-    StatsFile merge(List<Moments[]> results) {
-        Map<String, Moments[]> merged = new LinkedHashMap<>();
+    StatsFile merge(List<ChannelMoments[]> results) {
+        Map<String, ChannelMoments[]> merged = new LinkedHashMap<>();
         covered.forEach((name, channels) -> {
-            Moments[] m = new Moments[channels.length];
-            Arrays.setAll(m, i -> new Moments());
+            ChannelMoments[] m = new ChannelMoments[channels.length];
+            Arrays.setAll(m, i -> new ChannelMoments());
             merged.put(name, m);
         });
         for (int k = 0; k < tasks.size(); k++) {
             StatsTask task = tasks.get(k);
             int[] channels = covered.get(task.variable());
-            Moments[] into = merged.get(task.variable());
+            ChannelMoments[] into = merged.get(task.variable());
             for (int i = 0; i < task.channels().length; i++) {
                 into[Arrays.binarySearch(channels, task.channels()[i])].merge(results.get(k)[i]);
             }

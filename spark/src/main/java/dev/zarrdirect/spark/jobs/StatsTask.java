@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.spark.jobs;
 
+import dev.zarrdirect.loader.stats.ChannelMoments;
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
 import dev.zarrdirect.core.Selection;
@@ -41,11 +42,11 @@ record StatsTask(StatsRequest request, String variable, long t0, long t1, int c0
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.nativeOrder());
 
     /** Runs on an executor: the moments of each of {@link #channels}, in order. */
-    Moments[] run() {
+    ChannelMoments[] run() {
         try (WindowDataset ds = WindowDataset.open(ExecutorContexts.of(request.backend()), request.spec())) {
             Variable v = ds.variable(variable);
-            Moments[] out = new Moments[channels.length];
-            Arrays.setAll(out, i -> new Moments());
+            ChannelMoments[] out = new ChannelMoments[channels.length];
+            Arrays.setAll(out, i -> new ChannelMoments());
             Selection box = ds.selection(v, t0, t1, c0, c1);
             long plane = (long) ds.height() * ds.width();
             boolean f32 = v.dataType().equals(DataType.FLOAT32);
