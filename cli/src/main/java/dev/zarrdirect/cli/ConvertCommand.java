@@ -2,6 +2,7 @@
 package dev.zarrdirect.cli;
 
 import dev.zarrdirect.api.store.Store;
+import dev.zarrdirect.core.convert.CodecText;
 import dev.zarrdirect.core.convert.ConvertListener;
 import dev.zarrdirect.core.convert.ConvertOptions;
 import dev.zarrdirect.core.convert.ConvertOptionsException;
@@ -22,10 +23,8 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 
@@ -310,45 +309,9 @@ final class ConvertCommand implements Callable<Integer> {
         return p;
     }
 
-    /**
-     * Parses one {@code --codec}: {@code none}, or {@code NAME[:KEY=VALUE,...]} with integer,
-     * {@code true}/{@code false} or text values ({@code zstd:level=3,checksum=false}).
-     * Returns an empty list for {@code none}.
-     */
+    /** Parses one {@code --codec} ({@link CodecText}); an empty list for {@code none}. */
     static List<CodecMetadata> parseCodec(String text) {
-        String t = text.trim();
-        if (t.equalsIgnoreCase("none")) {
-            return List.of();
-        }
-        int colon = t.indexOf(':');
-        String name = (colon < 0 ? t : t.substring(0, colon)).trim().toLowerCase(Locale.ROOT);
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("--codec \"" + text + "\" has no codec name; write NAME or"
-                    + " NAME:KEY=VALUE,..., such as zstd:level=3");
-        }
-        Map<String, Object> cfg = new LinkedHashMap<>();
-        if (colon >= 0 && !t.substring(colon + 1).isBlank()) {
-            for (String kv : t.substring(colon + 1).split(",")) {
-                int eq = kv.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("--codec \"" + text + "\": \"" + kv.trim()
-                            + "\" is not KEY=VALUE, such as level=3");
-                }
-                cfg.put(kv.substring(0, eq).trim(), value(kv.substring(eq + 1).trim()));
-            }
-        }
-        return List.of(CodecMetadata.of(name, cfg));
-    }
-
-    private static Object value(String v) {
-        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(v);
-        }
-        try {
-            return Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            return v;
-        }
+        return CodecText.parse(text, "--codec");
     }
 
     static long mib(long bytes) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.spark.jobs;
 
+import dev.zarrdirect.core.convert.CodecText;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.core.Zarr;
 import dev.zarrdirect.core.ZarrArray;
@@ -11,7 +12,6 @@ import dev.zarrdirect.core.convert.Converter;
 import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.store.Stores;
 import dev.zarrdirect.core.store.fs.FileSystemStore;
-import dev.zarrdirect.spark.CodecSpecs;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
@@ -164,7 +164,7 @@ final class SparkConvertCommand implements Callable<Integer> {
             if (codecs != null) {
                 List<CodecMetadata> b2b = new ArrayList<>();
                 for (String c : codecs) {
-                    b2b.addAll(CodecSpecs.parse(c));
+                    b2b.addAll(CodecText.parse(c, "--codec"));
                 }
                 b.codecs(b2b);
             }

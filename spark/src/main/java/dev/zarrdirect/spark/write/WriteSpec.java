@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.spark.write;
 
+import dev.zarrdirect.core.convert.CodecText;
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.CodecMetadata;
-import dev.zarrdirect.spark.CodecSpecs;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -185,7 +185,7 @@ record WriteSpec(String location, String jobId, List<String> dims, int[] dimColu
 
     private List<CodecMetadata> compressors() {
         try {
-            return CodecSpecs.parseChain(codec);
+            return CodecText.parseChain(codec, "codec");
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("option codec: " + e.getMessage(), e);
         }
