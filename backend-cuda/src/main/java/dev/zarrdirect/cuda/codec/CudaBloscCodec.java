@@ -14,6 +14,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on a CUDA device: the kernels module's
@@ -31,9 +32,12 @@ import java.util.Optional;
  *
  * <h2>Memory</h2>
  * A shuffled block is decoded into per-group scratch before it is unshuffled: up to
- * {@link #groups()} groups of {@code max(256 KiB, blocksize in the metadata)} each, at most 512 MiB
- * a launch. A chunk whose blocks are larger fails the first pass with {@code BLOSC_BLOCK_TOO_LARGE};
- * its header is then read back and it is decoded again with scratch sized for it.
+ * {@link #groups()} groups of {@code max(256 KiB, blocksize in the metadata, largest block met)}
+ * each, at most 512 MiB a launch. A chunk whose blocks are larger fails the first pass with
+ * {@code BLOSC_BLOCK_TOO_LARGE}; its header is then read back and it is decoded again with scratch
+ * sized for it, and the codec remembers that block size (up to 8 MiB) for the first pass of later
+ * batches. c-blosc 1.21 writes blocks of 512 KiB for lz4 level 5, shuffle, typesize 4 (zarr-python
+ * 2's default on float32): without the memory every chunk of such a store was decoded twice.
  *
  * <h2>Not on the device</h2>
  * Frames compressed with zlib or snappy inside blosc: {@link #create} declines a configuration
@@ -54,8 +58,12 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
     static final long ZSTD_SCRATCH = CudaZstdCodec.SCRATCH_PER_FRAME;
     /** Chunks per launch at most (the plan kernel scans them in one block). */
     static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
+    /** The largest learned block size a first pass is sized for. */
+    static final long LARGE_SCRATCH_BLOCK = 8L << 20;
 
     private final BloscSpec spec;
+    /** The largest block beyond the default scratch that a batch of this codec met (a store's chunks share it). */
+    private final AtomicLong blockSeen = new AtomicLong();
 
     private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec) {
         super(backend, device, NAME);
@@ -78,6 +86,14 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
 
     private static boolean lz(String cname) {
         return cname.equals("lz4") || cname.equals("lz4hc") || cname.equals("blosclz");
+    }
+
+    /**
+     * The block size (bytes) learned from frames whose blocks outgrew the first pass's scratch, which
+     * later first passes are sized for; 0 while none has been met.
+     */
+    public long learnedBlockSize() {
+        return blockSeen.get();
     }
 
     /** The configuration this codec was made from. */
@@ -107,7 +123,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             return;
         }
         boolean full = !lz(spec.cname());
-        long block = Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize());
+        long block = Math.max(Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize()), blockSeen.get());
         // scratch of one launch at most 512 MiB (a read keeps up to decodeDepth launches in flight):
         // 2,000 groups of 256 KiB, 16 a SM on an H100, where the kernel runs at 97% of its 32-a-SM rate
         long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
@@ -134,7 +150,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
                 boolean sizeRetry = st == ZdStatus.BLOSC_BLOCK_TOO_LARGE;
                 if (codecRetry || sizeRetry) {
                     again[m++] = k;
-                    largest = Math.max(largest, blocksize[k]);
+                    largest = Math.max(largest, Math.min(blocksize[k], ds[k])); // a block is no larger than its chunk
                     needFull |= codecRetry;
                 } else {
                     codec.report(batch, item[k], st, ss[k], ds[k]);
@@ -144,6 +160,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
                 return;
             }
             int[] ks = Arrays.copyOf(again, m);
+            codec.blockSeen.accumulateAndGet(Math.min(largest, LARGE_SCRATCH_BLOCK), Math::max);
             long block = Math.max(DEFAULT_SCRATCH_BLOCK, largest);
             long perGroup = (block + 15) & ~15L;
             // scratch of the second pass stays under 1 GiB: fewer, larger groups
