@@ -13,51 +13,98 @@
 #   TASK_BYTES=268435456     --task-bytes of the Spark stats
 #   REPEAT=2                 runs of each configuration; the fastest is reported (the first warms the page cache)
 #   SKIP_BUILD=1             reuse the jars of an earlier run
+#   PREBUILT=DIR             run from a folder made by --pack (no Maven or JDK needed: a machine
+#                            without network, e.g. the GPU machine; see below)
 # The job waits for all its executors (minRegisteredResourcesRatio=1), so "job s" leaves out their
 # JVM start, which "submit s" (spark-submit to exit) includes.
 # Needs JDK 25+ (JAVA_HOME or scripts/find-java.sh), Maven, and nothing else: Spark's jars come from
 # Maven Central as the spark module's provided dependencies. Builds with `package`, never `install`.
+#
+#   tools/spark-bench.sh --pack DIR
+# builds as above and writes into DIR everything a run needs, as plain files: spark-home/jars (less
+# what a standalone stats job never loads: RocksDB's 70 MB, other platforms' netty natives), app/
+# (the application jar and zarr-direct's jars), cli/ (the CLI's class path) and jre.txz (a Java
+# runtime of the modules Spark uses). Then, on the other machine: PREBUILT=DIR tools/spark-bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-WORK=${1:-/tmp/zd-spark-bench}
+PACK=
+if [[ "${1:-}" == --pack ]]; then
+    PACK=${2:?"--pack DIR"}
+    WORK=$(mktemp -d)
+else
+    WORK=${1:-/tmp/zd-spark-bench}
+fi
 SHAPE=${SHAPE:-730,8,181,360}
 EXECUTORS=${EXECUTORS:-"1 2"}
 EXECUTOR_MEMORY=${EXECUTOR_MEMORY:-1g}
 TASK_BYTES=${TASK_BYTES:-268435456}
 REPEAT=${REPEAT:-2}
-# shellcheck source=../scripts/find-java.sh
-. scripts/find-java.sh
-zd_find_java || exit 2
-JAVA_HOME=$ZD_JAVA_HOME
-export JAVA_HOME PATH=$JAVA_HOME/bin:$PATH
+PREBUILT=${PREBUILT:-}
 JVM_FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 mkdir -p "$WORK"
 
-# ---- build: the CLI and the spark module, their class paths, Spark's jars as a SPARK_HOME ----
-if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-    rm -rf "$WORK/spark-home" && mkdir -p "$WORK/spark-home/jars"
-    # Reactor builds, so that zarr-direct's own jars come from this build, never from ~/.m2. Only
-    # the spark module has provided dependencies (Spark's): they become SPARK_HOME/jars.
-    build="mvn -B -ntp -q -pl cli,spark -am -Dmaven.test.skip=true -Dzd.doclint.skip=true -Dzd.nvcc.skip=true package"
-    $build dependency:copy-dependencies -DincludeScope=provided -DoutputDirectory="$WORK/spark-home/jars"
-    $build dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile=target/bench-classpath.txt
+if [[ -n "$PREBUILT" ]]; then
+    PREBUILT=$(cd "$PREBUILT" && pwd)
+    [[ -x "$PREBUILT/jre/bin/java" ]] || tar -C "$PREBUILT" -xJf "$PREBUILT/jre.txz"
+    JAVA_HOME=$PREBUILT/jre
+    export JAVA_HOME PATH=$JAVA_HOME/bin:$PATH
+    CLI_CP="$PREBUILT/cli/*"
+    APP_JAR=$(ls "$PREBUILT"/app/zarr-direct-spark-*.jar | head -1)
+    APP_DEPS=$(ls "$PREBUILT"/app/zarr-direct-*.jar | grep -v "/zarr-direct-spark-" | paste -sd, -)
+    SPARK_HOME=$PREBUILT/spark-home
+else
+    # shellcheck source=../scripts/find-java.sh
+    . scripts/find-java.sh
+    zd_find_java || exit 2
+    JAVA_HOME=$ZD_JAVA_HOME
+    export JAVA_HOME PATH=$JAVA_HOME/bin:$PATH
+    # ---- build: the CLI and the spark module, their class paths, Spark's jars as a SPARK_HOME ----
+    if [[ "${SKIP_BUILD:-}" != 1 ]]; then
+        rm -rf "$WORK/spark-home" && mkdir -p "$WORK/spark-home/jars"
+        # Reactor builds, so that zarr-direct's own jars come from this build, never from ~/.m2. Only
+        # the spark module has provided dependencies (Spark's): they become SPARK_HOME/jars.
+        build="mvn -B -ntp -q -pl cli,spark -am -Dmaven.test.skip=true -Dzd.doclint.skip=true -Dzd.nvcc.skip=true package"
+        $build dependency:copy-dependencies -DincludeScope=provided -DoutputDirectory="$WORK/spark-home/jars"
+        $build dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile=target/bench-classpath.txt
+    fi
+    # the main jar, not the -sources or -javadoc one a release build leaves beside it
+    CLI_CP="$(ls "$ROOT"/cli/target/zarr-direct-cli-*.jar | grep -Ev -- '-(sources|javadoc|tests)\.jar$' | head -1):$(cat cli/target/bench-classpath.txt)"
+    APP_JAR=$(ls "$ROOT"/spark/target/zarr-direct-spark-*.jar | grep -Ev -- '-(sources|javadoc|tests)\.jar$' | head -1)
+    # Maven mediated the jars Spark shares with zarr-direct (Jackson, zstd-jni, lz4-java) out of the
+    # provided scope: they join SPARK_HOME/jars, as a Spark distribution has its own copies; the
+    # application ships zarr-direct's jars only.
+    APP_DEPS=
+    for j in $(tr ':' '\n' < spark/target/bench-classpath.txt); do
+        case "$(basename "$j")" in
+            zarr-direct-*) APP_DEPS+="$j," ;;
+            *) ln -sf "$j" "$WORK/spark-home/jars/$(basename "$j")" ;;
+        esac
+    done
+    APP_DEPS=${APP_DEPS%,}
+    SPARK_HOME=$WORK/spark-home
 fi
-# the main jar, not the -sources or -javadoc one a release build leaves beside it
-CLI_CP="$(ls "$ROOT"/cli/target/zarr-direct-cli-*.jar | grep -Ev -- '-(sources|javadoc|tests)\.jar$' | head -1):$(cat cli/target/bench-classpath.txt)"
-APP_JAR=$(ls "$ROOT"/spark/target/zarr-direct-spark-*.jar | grep -Ev -- '-(sources|javadoc|tests)\.jar$' | head -1)
-# Maven mediated the jars Spark shares with zarr-direct (Jackson, zstd-jni, lz4-java) out of the
-# provided scope: they join SPARK_HOME/jars, as a Spark distribution has its own copies; the
-# application ships zarr-direct's jars only.
-APP_DEPS=
-for j in $(tr ':' '\n' < spark/target/bench-classpath.txt); do
-    case "$(basename "$j")" in
-        zarr-direct-*) APP_DEPS+="$j," ;;
-        *) ln -sf "$j" "$WORK/spark-home/jars/$(basename "$j")" ;;
-    esac
-done
-APP_DEPS=${APP_DEPS%,}
-export SPARK_HOME=$WORK/spark-home SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1
+
+if [[ -n "$PACK" ]]; then
+    rm -rf "$PACK" && mkdir -p "$PACK/spark-home/jars" "$PACK/app" "$PACK/cli"
+    # -L: the shared jars are links into ~/.m2
+    cp -L "$WORK"/spark-home/jars/*.jar "$PACK/spark-home/jars/"
+    (cd "$PACK/spark-home/jars" && rm -f rocksdbjni-*.jar netty-tcnative-boringssl-static-*-{osx,windows}-*.jar \
+        netty-tcnative-boringssl-static-*-linux-aarch_64.jar netty-transport-native-*-aarch_64.jar \
+        netty-transport-native-kqueue-*.jar netty-resolver-dns-native-macos-*.jar)
+    cp "$APP_JAR" "$PACK/app/"
+    for j in ${APP_DEPS//,/ }; do cp "$j" "$PACK/app/"; done
+    for j in ${CLI_CP//:/ }; do cp "$j" "$PACK/cli/"; done
+    mods=java.se,jdk.unsupported,jdk.management,jdk.zipfs,jdk.net,jdk.httpserver,jdk.crypto.cryptoki,jdk.security.auth,jdk.naming.dns
+    "$JAVA_HOME/bin/jlink" --add-modules "$mods" --strip-debug --no-man-pages --no-header-files --compress=zip-9 \
+        --output "$WORK/jre"
+    strip --strip-unneeded "$WORK/jre/lib/server/libjvm.so" 2>/dev/null || true
+    tar -C "$WORK" -cJf "$PACK/jre.txz" jre
+    rm -rf "$WORK"
+    du -sh "$PACK" | awk '{print "spark-bench: packed " $1 " into " $2}'
+    exit 0
+fi
+export SPARK_HOME SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1
 
 cli() { java $JVM_FLAGS -cp "$CLI_CP" dev.zarrdirect.cli.ZarrDirectCli "$@"; }
 
@@ -75,7 +122,7 @@ best() { # command...: runs it REPEAT times, prints the fastest wall time in sec
     for _ in $(seq "$REPEAT"); do
         local t0 t1
         t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
-        b=$(awk -v a="${b:-1e9}" -v d="$(echo "$t1 - $t0" | bc)" 'BEGIN { print (d < a ? d : a) }')
+        b=$(awk -v a="${b:-1e9}" -v t0="$t0" -v t1="$t1" 'BEGIN { d = t1 - t0; print (d < a ? d : a) }')
     done
     echo "$b"
 }
@@ -123,9 +170,9 @@ for n in $EXECUTORS; do
         t1=$(date +%s.%N)
         s=$(echo "$line" | sed -E 's/.*task\(s\), ([0-9.]+) s on.*/\1/')
         job=$(awk -v a="${job:-1e9}" -v d="$s" 'BEGIN { print (d < a ? d : a) }')
-        wall=$(awk -v a="${wall:-1e9}" -v d="$(echo "$t1 - $t0" | bc)" 'BEGIN { print (d < a ? d : a) }')
+        wall=$(awk -v a="${wall:-1e9}" -v t0="$t0" -v t1="$t1" 'BEGIN { d = t1 - t0; print (d < a ? d : a) }')
     done
-    printf '%-10s %12.2f %12.2f %18.2f\n' "$n" "$job" "$wall" "$(echo "$cli_one / $job" | bc -l)"
+    printf '%-10s %12.2f %12.2f %18.2f\n' "$n" "$job" "$wall" "$(awk -v a="$cli_one" -v b="$job" 'BEGIN { print a / b }')"
     python3 - "$WORK/stats-cli.json" "$WORK/stats-spark-$n.json" <<'EOF' || exit 1
 import json, sys
 a, b = (json.load(open(p))["variables"] for p in sys.argv[1:3])

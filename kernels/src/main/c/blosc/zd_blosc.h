@@ -235,7 +235,11 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
     ZD_GLOBAL zd_u8 *zscratch = scratch;
     zd_u64 zlen = scratch_len;
     if (filtered) {
-        if (ZD_BLOSC_ROUND16(bsize) > scratch_len) return ZD_STATUS_BLOSC_BLOCK_TOO_LARGE;
+        /* a zstd block also needs the decoder's own scratch after the shuffled copy: without it
+           the first block with Huffman-coded literals would fail as SCRATCH_TOO_SMALL, reported
+           as a corrupt frame, where a retry with more scratch decodes it */
+        zd_u64 need = ZD_BLOSC_ROUND16(bsize) + (h.codec == ZD_BLOSC_CODEC_ZSTD ? ZD_ZSTD_SCRATCH_PER_FRAME : 0u);
+        if (need > scratch_len) return ZD_STATUS_BLOSC_BLOCK_TOO_LARGE;
         out = scratch;
         zscratch = scratch + ZD_BLOSC_ROUND16(bsize);
         zlen = scratch_len - ZD_BLOSC_ROUND16(bsize);

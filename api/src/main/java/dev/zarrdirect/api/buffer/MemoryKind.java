@@ -15,9 +15,10 @@ public enum MemoryKind {
     /**
      * Whether the JVM can read and write the bytes through a {@link java.lang.foreign.MemorySegment}:
      * true for {@link #HOST} and {@link #HOST_PINNED}, false for {@link #DEVICE} and (even though
-     * the CPU can reach it) {@link #MANAGED}.
+     * the CPU can reach it) {@link #MANAGED}: a backend may still give managed memory a segment (the
+     * CUDA backend does, valid while no kernel uses the memory), but portable code must not rely on it.
      *
-     * @return true when {@link Buffer#segment()} works for this kind
+     * @return true when {@link Buffer#segment()} works for this kind on every backend
      */
     public boolean hostAccessible() {
         return this == HOST || this == HOST_PINNED;
