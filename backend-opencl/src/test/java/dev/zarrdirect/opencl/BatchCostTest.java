@@ -110,6 +110,31 @@ class BatchCostTest {
     }
 
     @Test
+    void bloscZstdBlocksOfHalfAMebibyteWithHuffmanLiteralsDecode() {
+        // 512 KiB shuffled blocks filled 512 KiB of default scratch exactly and left the zstd decoder
+        // none: the first block with Huffman-coded literals failed as a corrupt frame. Text-like
+        // words make zstd code its literals with Huffman tables.
+        BytesToBytesCodec enc = (BytesToBytesCodec) cpu().create("blosc", Map.of("cname", "zstd", "clevel", 5,
+                "shuffle", 1, "typesize", 4, "blocksize", 512 << 10), Device.CPU).orElseThrow();
+        BytesToBytesCodec dec = (BytesToBytesCodec) backend.codecs().create("blosc", Map.of("id", "blosc", "cname", "zstd",
+                "clevel", 5, "shuffle", 1, "blocksize", 0), backend.device()).orElseThrow();
+        java.util.Random rnd = new java.util.Random(1234);
+        byte[] raw = new byte[CHUNK];
+        for (int i = 0; i < raw.length; i++) {
+            raw[i] = (byte) (rnd.nextInt(100) < 90 ? 'a' + rnd.nextInt(20) : rnd.nextInt(256));
+        }
+        byte[] frame = encode(enc, raw);
+        try (Buffer in = backend.allocate(backend.device(), MemoryKind.DEVICE, frame.length);
+             Buffer out = backend.allocate(backend.device(), MemoryKind.DEVICE, CHUNK);
+             HostBuffer h = HostBuffer.allocate(frame.length)) {
+            MemorySegment.copy(MemorySegment.ofArray(frame), 0, h.segment(), 0, frame.length);
+            backend.copy(h, 0, in, 0, frame.length);
+            decode(dec, List.of(new CodecBatch.Item(in, out, "chunk")), out, new byte[][]{raw});
+            decode(dec, List.of(new CodecBatch.Item(in, out, "chunk")), out, new byte[][]{raw});
+        }
+    }
+
+    @Test
     void bloscFrameWhoseBlocksizeFieldIsHugeFailsAsCorruptAsOnTheCpu() {
         // one block of the whole chunk, its header claiming 2 GiB - 1 (so the streams no longer
         // split: corrupt on the CPU). The retry must size its scratch by what a block can decode to
