@@ -13,6 +13,7 @@
 #   TASK_BYTES=268435456     --task-bytes of the Spark stats
 #   REPEAT=2                 runs of each configuration; the fastest is reported (the first warms the page cache)
 #   SKIP_BUILD=1             reuse the jars of an earlier run
+#   JOB_TIMEOUT=600          seconds a spark-submit may take before the bench fails
 #   PREBUILT=DIR             run from a folder made by --pack (no Maven or JDK needed: a machine
 #                            without network, e.g. the GPU machine; see below)
 # The job waits for all its executors (minRegisteredResourcesRatio=1), so "job s" leaves out their
@@ -24,7 +25,8 @@
 # builds as above and writes into DIR everything a run needs, as plain files: spark-home/jars (less
 # what a standalone stats job never loads: RocksDB's 70 MB, other platforms' netty natives), app/
 # (the application jar and zarr-direct's jars), cli/ (the CLI's class path) and jre.txz (a Java
-# runtime of the modules Spark uses). Then, on the other machine: PREBUILT=DIR tools/spark-bench.sh
+# runtime of the modules Spark uses; its executors start with --add-modules=jdk.incubator.vector).
+# Then, on the other machine: PREBUILT=DIR tools/spark-bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -95,7 +97,7 @@ if [[ -n "$PACK" ]]; then
     cp "$APP_JAR" "$PACK/app/"
     for j in ${APP_DEPS//,/ }; do cp "$j" "$PACK/app/"; done
     for j in ${CLI_CP//:/ }; do cp "$j" "$PACK/cli/"; done
-    mods=java.se,jdk.unsupported,jdk.management,jdk.zipfs,jdk.net,jdk.httpserver,jdk.crypto.cryptoki,jdk.security.auth,jdk.naming.dns
+    mods=java.se,jdk.incubator.vector,jdk.unsupported,jdk.management,jdk.zipfs,jdk.net,jdk.httpserver,jdk.crypto.cryptoki,jdk.security.auth,jdk.naming.dns
     "$JAVA_HOME/bin/jlink" --add-modules "$mods" --strip-debug --no-man-pages --no-header-files --compress=zip-9 \
         --output "$WORK/jre"
     strip --strip-unneeded "$WORK/jre/lib/server/libjvm.so" 2>/dev/null || true
@@ -152,7 +154,8 @@ done
     || { echo "the workers did not register within 120 s; see $WORK/*.log" >&2; exit 1; }
 
 submit() { # executors output
-    java -Xmx1g -cp "$SPARK_HOME/jars/*" org.apache.spark.deploy.SparkSubmit --master spark://127.0.0.1:7177 \
+    # bounded: executors that cannot start are relaunched by Spark without end
+    timeout "${JOB_TIMEOUT:-600}" java -Xmx1g -cp "$SPARK_HOME/jars/*" org.apache.spark.deploy.SparkSubmit --master spark://127.0.0.1:7177 \
         --conf spark.ui.enabled=false --conf spark.executor.cores=1 --conf spark.cores.max="$1" \
         --conf spark.scheduler.minRegisteredResourcesRatio=1.0 \
         --conf spark.executor.memory="$EXECUTOR_MEMORY" --conf spark.executorEnv.ZARRDIRECT_THREADS=1 \
@@ -166,7 +169,8 @@ for n in $EXECUTORS; do
     job=; wall=
     for _ in $(seq "$REPEAT"); do
         t0=$(date +%s.%N)
-        line=$(submit "$n" "$WORK/stats-spark-$n.json" 2>"$WORK/submit-$n.log" | grep ' s on ')
+        line=$(submit "$n" "$WORK/stats-spark-$n.json" 2>"$WORK/submit-$n.log" | grep ' s on ') \
+            || { echo "spark-submit with $n executor(s) failed or timed out; see $WORK/submit-$n.log" >&2; exit 1; }
         t1=$(date +%s.%N)
         s=$(echo "$line" | sed -E 's/.*task\(s\), ([0-9.]+) s on.*/\1/')
         job=$(awk -v a="${job:-1e9}" -v d="$s" 'BEGIN { print (d < a ? d : a) }')
