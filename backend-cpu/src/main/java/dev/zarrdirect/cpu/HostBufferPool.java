@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Zeroing</h2>
  * {@link #allocate} returns zeroed bytes (a reused block is cleared, a fresh one comes zeroed
- * from the arena); {@link #allocateUninitialized} skips the clearing of reused blocks, for
+ * from an arena, or from {@code calloc} when it is 1 MiB or more: see {@link NativeBlocks});
+ * {@link #allocateUninitialized} skips the clearing of reused blocks, for
  * outputs that a codec overwrites completely, and may return bytes of an earlier user.
  *
  * <h2>Lifetime</h2>
@@ -61,7 +62,7 @@ public final class HostBufferPool implements AutoCloseable {
 
     static final long ALIGNMENT = 64;
 
-    private record Block(Arena arena, MemorySegment segment) {
+    private record Block(MemorySegment segment, Runnable free) {
     }
 
     private record Live(long id, long bytes, MemoryKind kind, String thread, Throwable allocatedAt) {
@@ -228,13 +229,8 @@ public final class HostBufferPool implements AutoCloseable {
     }
 
     private static Block newBlock(long size) {
-        Arena arena = Arena.ofShared();
-        try {
-            return new Block(arena, arena.allocate(size, ALIGNMENT));
-        } catch (RuntimeException | Error e) {
-            arena.close();
-            throw e;
-        }
+        NativeBlocks.Block b = NativeBlocks.allocate(size, ALIGNMENT);
+        return new Block(b.segment(), b.free());
     }
 
     private void release(long id, Block block, boolean pooled, Arena guard) {
@@ -253,7 +249,7 @@ public final class HostBufferPool implements AutoCloseable {
             }
             retained.addAndGet(-size);
         }
-        block.arena().close();
+        block.free().run();
     }
 
     private void drain() {
@@ -261,7 +257,7 @@ public final class HostBufferPool implements AutoCloseable {
             Block b;
             while ((b = stack.pollFirst()) != null) {
                 retained.addAndGet(-b.segment().byteSize());
-                b.arena().close();
+                b.free().run();
             }
         }
     }
