@@ -34,6 +34,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -49,6 +53,15 @@ import java.util.regex.Pattern;
  * object's length. The body is copied from the connection into the caller's segment on the calling
  * thread (confined arenas work), allocated only once the length is known and checked against a
  * {@link ReadBound}. {@link #size} sends {@code HeadObject}.
+ *
+ * <p>A whole object larger than the read part ({@value #DEFAULT_READ_PART} bytes) is fetched as
+ * concurrent ranged GETs: the first asks for one part and learns the length from its
+ * {@code Content-Range}; the rest are sent at once from virtual threads, each with the first
+ * answer's {@code ETag} in {@code If-Match}, so that an object replaced during the read fails
+ * (HTTP 412) instead of mixing two versions. One connection delivers a few hundred MB/s, so a chunk
+ * of tens of MB read in one stream made the reader wait on the wire rather than decode. The parts
+ * are written into the caller's segment from those threads while the caller waits; a segment that
+ * other threads cannot write (on the Java heap) gets the rest in one more GET instead.
  *
  * <h2>Concurrency, retries, timeouts</h2>
  * At most {@link S3Config#maxRequests} requests are in flight per store (the HTTP client's
@@ -82,6 +95,8 @@ final class S3Store implements Store {
     static final long DEFAULT_MULTIPART_THRESHOLD = 64L << 20;
     /** The size of each part but the last; S3 wants at least 5 MiB and at most 10,000 parts. */
     static final long DEFAULT_PART_SIZE = 16L << 20;
+    /** Whole objects larger than this are read as concurrent ranged GETs of this size. */
+    static final long DEFAULT_READ_PART = 8L << 20;
     private static final int COPY_BUFFER = 1 << 16;
     private static final Pattern CONTENT_RANGE = Pattern.compile(
             "^\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*$", Pattern.CASE_INSENSITIVE);
@@ -94,10 +109,23 @@ final class S3Store implements Store {
     private final Retrier retrier;
     private final long multipartThreshold;
     private final long partSize;
+    private final long readPart;
+    /** Sends the parts of a whole-object read after its first; the store's request bound still holds. */
+    private final ExecutorService partReaders = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("zd-s3-part-", 0).factory());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean bucketSeen = new AtomicBoolean();
 
     S3Store(S3Config config, S3Client s3, long multipartThreshold, long partSize, long baseDelayMillis) {
+        this(config, s3, multipartThreshold, partSize, baseDelayMillis, DEFAULT_READ_PART);
+    }
+
+    S3Store(S3Config config, S3Client s3, long multipartThreshold, long partSize, long baseDelayMillis,
+            long readPart) {
+        if (readPart < 1) {
+            throw new IllegalArgumentException("read part of " + readPart + " bytes");
+        }
+        this.readPart = readPart;
         this.config = config;
         this.location = config.location;
         this.s3 = s3;
@@ -132,6 +160,9 @@ final class S3Store implements Store {
             checkFits(key, range, size, "HeadObject");
             return Optional.of(allocator.allocate(0));
         }
+        if (range.isAll()) {
+            return getWhole(key, allocator);
+        }
         String rangeHeader = rangeHeader(range);
         String what = "GET " + location.url() + "/" + key + (rangeHeader == null ? "" : " (" + range + ")");
         GetObjectRequest request = GetObjectRequest.builder().bucket(location.bucket()).key(location.objectKey(key))
@@ -154,6 +185,172 @@ final class S3Store implements Store {
             throw failure(e, key, what);
         } catch (SdkException e) {
             throw failure(e, key, what);
+        }
+    }
+
+    /** The first answer of a whole-object read: the destination, the bytes it filled, its ETag. */
+    private record Head(MemorySegment dst, long filled, String etag) {
+    }
+
+    /**
+     * A whole object: one ranged GET of the first {@link #readPart} bytes, which tells the length,
+     * then the rest as concurrent parts (see the class comment).
+     */
+    private Optional<MemorySegment> getWhole(String key, SegmentAllocator allocator) {
+        String what = "GET " + location.url() + "/" + key;
+        GetObjectRequest first = GetObjectRequest.builder().bucket(location.bucket()).key(location.objectKey(key))
+                .range("bytes=0-" + (readPart - 1)).build();
+        MemorySegment[] slot = new MemorySegment[1];
+        Head head;
+        try {
+            head = retrier.run(key, what, () -> s3.getObject(first,
+                    (response, body) -> readHead(key, what, response, body, allocator, slot)));
+            bucketSeen.set(true);
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404 && !"NoSuchBucket".equals(code(e))) {
+                bucketSeen.set(true);
+                return Optional.empty();
+            }
+            if (e.statusCode() == 416) { // an empty object has no byte 0
+                return unsatisfiable(key, ByteRange.ALL, allocator);
+            }
+            throw failure(e, key, what);
+        } catch (SdkException e) {
+            throw failure(e, key, what);
+        }
+        MemorySegment dst = head.dst();
+        if (head.filled() < dst.byteSize()) {
+            readRest(key, what, dst, head.filled(), head.etag());
+        }
+        return Optional.of(dst);
+    }
+
+    private Head readHead(String key, String what, GetObjectResponse response, InputStream body,
+            SegmentAllocator allocator, MemorySegment[] slot) throws IOException {
+        String contentRange = response.contentRange();
+        if (contentRange == null) { // a server that ignores Range sends the whole object
+            Long contentLength = response.contentLength();
+            if (contentLength == null) {
+                throw new StoreException(description, key, what + " in " + description + " answered without a"
+                        + " Content-Length; S3 always sends one, so the endpoint is not an S3 server");
+            }
+            ReadBound.check(allocator, contentLength, what + " declares a Content-Length that");
+            MemorySegment dst = allocateOnce(allocator, slot, contentLength);
+            readFully(body, dst);
+            return new Head(dst, contentLength, null);
+        }
+        Matcher m = CONTENT_RANGE.matcher(contentRange);
+        if (!m.matches() || m.group(3).equals("*")) {
+            throw new StoreException(description, key, what + " in " + description + " answered with Content-Range \""
+                    + contentRange + "\"; expected \"bytes first-last/total\"");
+        }
+        long firstByte = Long.parseLong(m.group(1));
+        long last = Long.parseLong(m.group(2));
+        long total = Long.parseLong(m.group(3));
+        if (firstByte != 0 || last < 0 || last >= total || last + 1 != Math.min(readPart, total)) {
+            throw new StoreException(description, key, what + " in " + description + " returned bytes " + firstByte
+                    + "-" + last + " of " + total + " (Content-Range \"" + contentRange + "\") but bytes 0-"
+                    + (Math.min(readPart, total) - 1) + " were asked for; the server's range support is broken");
+        }
+        ReadBound.check(allocator, total, what + " declares a Content-Range that");
+        MemorySegment dst = allocateOnce(allocator, slot, total);
+        readFully(body, dst.asSlice(0, last + 1));
+        return new Head(dst, last + 1, response.eTag());
+    }
+
+    /** Bytes {@code [from, end)} of the object into {@code dst}: concurrent parts where other threads may write it. */
+    private void readRest(String key, String what, MemorySegment dst, long from, String etag) {
+        MemorySegment shared = sharedAlias(dst);
+        if (shared == null) {
+            readPart(key, what, dst, from, dst.byteSize() - from, etag);
+            return;
+        }
+        List<Future<?>> parts = new ArrayList<>();
+        try {
+            for (long off = from; off < dst.byteSize(); off += readPart) {
+                long at = off;
+                long len = Math.min(readPart, dst.byteSize() - off);
+                parts.add(partReaders.submit(() -> readPart(key, what, shared, at, len, etag)));
+            }
+            for (Future<?> f : parts) {
+                f.get();
+            }
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new StoreException(description, key, what + " in " + description + " failed: " + e.getCause(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException(description, key, "interrupted while reading " + what + " in " + description, e);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            ensureOpen();
+            throw e;
+        } finally {
+            // the caller's segment must not be written once get returns or throws
+            for (Future<?> f : parts) {
+                f.cancel(true);
+            }
+            for (Future<?> f : parts) {
+                try {
+                    f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
+                    // the first failure is the one reported
+                }
+            }
+        }
+    }
+
+    /**
+     * The caller's native segment seen from any thread (its confinement lifted: the owner waits in
+     * {@link #readRest} until every writer is done), or null for a heap segment or without native access.
+     */
+    private static MemorySegment sharedAlias(MemorySegment dst) {
+        if (!dst.isNative()) {
+            return null;
+        }
+        try {
+            return MemorySegment.ofAddress(dst.address()).reinterpret(dst.byteSize());
+        } catch (IllegalCallerException e) {
+            return null;
+        }
+    }
+
+    /** One ranged GET of bytes {@code [at, at + len)} into {@code dst} at the same offset, the object unchanged. */
+    private void readPart(String key, String what, MemorySegment dst, long at, long len, String etag) {
+        String header = "bytes=" + at + "-" + (at + len - 1);
+        String partWhat = what + " (bytes " + at + "-" + (at + len - 1) + ")";
+        GetObjectRequest.Builder b = GetObjectRequest.builder().bucket(location.bucket()).key(location.objectKey(key))
+                .range(header);
+        if (etag != null) {
+            b.ifMatch(etag);
+        }
+        GetObjectRequest request = b.build();
+        try {
+            retrier.run(key, partWhat, () -> s3.getObject(request, (response, body) -> {
+                String contentRange = response.contentRange();
+                Matcher m = contentRange == null ? null : CONTENT_RANGE.matcher(contentRange);
+                if (m == null || !m.matches() || Long.parseLong(m.group(1)) != at
+                        || Long.parseLong(m.group(2)) != at + len - 1
+                        || (!m.group(3).equals("*") && Long.parseLong(m.group(3)) != dst.byteSize())) {
+                    throw new StoreException(description, key, partWhat + " in " + description + " answered with"
+                            + " Content-Range \"" + contentRange + "\": not the range asked for of an object of "
+                            + dst.byteSize() + " bytes (was it replaced during the read?)");
+                }
+                readFully(body, dst.asSlice(at, len));
+                return null;
+            }));
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412 || e.statusCode() == 404) {
+                throw new StoreException(description, key, what + " in " + description + ": the object was "
+                        + (e.statusCode() == 412 ? "replaced" : "deleted") + " while it was read (HTTP "
+                        + e.statusCode() + " for bytes " + at + "-" + (at + len - 1) + "); read it again", e);
+            }
+            throw failure(e, key, partWhat);
+        } catch (SdkException e) {
+            throw failure(e, key, partWhat);
         }
     }
 
@@ -536,6 +733,7 @@ final class S3Store implements Store {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            partReaders.shutdownNow();
             s3.close();
         }
     }

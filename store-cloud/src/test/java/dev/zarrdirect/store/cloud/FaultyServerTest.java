@@ -53,7 +53,9 @@ class FaultyServerTest {
                 .withAnonymous(true).withMaxAttempts(attempts).withMaxRequests(8)
                 .withRequestTimeout(Duration.ofMillis(1500));
         S3Config config = S3Config.resolve(CloudLocation.parse(URI.create("s3://" + bucket + "/z")), options);
-        return new S3Store(config, config.newClient(), S3Store.DEFAULT_MULTIPART_THRESHOLD, S3Store.DEFAULT_PART_SIZE, 20);
+        // whole values of more than 32 KiB are read in concurrent parts, through the same faults
+        return new S3Store(config, config.newClient(), S3Store.DEFAULT_MULTIPART_THRESHOLD, S3Store.DEFAULT_PART_SIZE, 20,
+                32 << 10);
     }
 
     @Test

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.ValueLayout;
 import java.net.URI;
 import java.time.Duration;
@@ -94,6 +95,57 @@ class S3StoreTest {
             assertArrayEquals(value, store.get("big", arena).orElseThrow().toArray(ValueLayout.JAVA_BYTE));
             assertTrue(store.client().listMultipartUploads(b -> b.bucket(bucket)).uploads().isEmpty(),
                     "no upload left behind");
+        }
+    }
+
+    @Test
+    void wholeReadsOfLargeObjectsComeInConcurrentPartsIntoAnyKindOfSegment() {
+        String bucket = open.newBucket();
+        S3Config config = S3Config.resolve(CloudLocation.parse(URI.create("s3://" + bucket + "/p")), open.options());
+        long part = 64 << 10;
+        try (S3Store store = new S3Store(config, config.newClient(), 64 << 20, 16 << 20, 10, part)) {
+            // one byte under, at and over a part boundary, many parts, and empty
+            for (int size : new int[]{0, 1, (int) part - 1, (int) part, (int) part + 1, 10 * (int) part + 17}) {
+                byte[] value = random(size);
+                store.set("v" + size, MemorySegment.ofArray(value));
+                try (Arena confined = Arena.ofConfined(); Arena shared = Arena.ofShared()) {
+                    assertArrayEquals(value, store.get("v" + size, confined).orElseThrow().toArray(ValueLayout.JAVA_BYTE),
+                            size + " bytes into a confined arena");
+                    assertArrayEquals(value, store.get("v" + size, shared).orElseThrow().toArray(ValueLayout.JAVA_BYTE),
+                            size + " bytes into a shared arena");
+                }
+                // a heap allocator: other threads may not write it, so the rest comes in one GET
+                SegmentAllocator heap = (bytes, align) -> MemorySegment.ofArray(new byte[(int) bytes]);
+                assertArrayEquals(value, store.get("v" + size, ByteRange.ALL, heap).orElseThrow()
+                        .toArray(ValueLayout.JAVA_BYTE), size + " bytes onto the heap");
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                assertTrue(store.get("missing", arena).isEmpty());
+            }
+        }
+    }
+
+    @Test
+    void anObjectReplacedDuringAPartedReadFailsInsteadOfMixingVersions() {
+        String bucket = open.newBucket();
+        S3Config config = S3Config.resolve(CloudLocation.parse(URI.create("s3://" + bucket + "/p")), open.options());
+        byte[] before = random(300_000);
+        byte[] after = before.clone();
+        after[299_999] ^= 1; // same length, last part differs
+        try (S3Store store = new S3Store(config, config.newClient(), 64 << 20, 16 << 20, 10, 64 << 10);
+             S3Store writer = new S3Store(config, config.newClient(), 64 << 20, 16 << 20, 10)) {
+            store.set("k", MemorySegment.ofArray(before));
+            try (Arena arena = Arena.ofShared()) {
+                // the destination is allocated once the first part's answer is in: replace the object then
+                SegmentAllocator replacing = (bytes, align) -> {
+                    writer.set("k", MemorySegment.ofArray(after));
+                    return arena.allocate(bytes, align);
+                };
+                StoreException e = assertThrows(StoreException.class, () -> store.get("k", ByteRange.ALL, replacing));
+                assertTrue(e.getMessage().contains("replaced while it was read") && e.getMessage().contains("/k"),
+                        e.getMessage());
+                assertArrayEquals(after, store.get("k", arena).orElseThrow().toArray(ValueLayout.JAVA_BYTE));
+            }
         }
     }
 
