@@ -63,9 +63,11 @@ public final class WindowDataset implements AutoCloseable {
     private final int height;
     private final int width;
     private final int sampleCount;
+    private final ZarrContext context;
     private boolean closed;
 
     private WindowDataset(ZarrContext ctx, Store store, boolean ownsStore, LoaderSpec spec) {
+        this.context = ctx;
         this.store = store;
         this.ownsStore = ownsStore;
         this.spec = spec;
@@ -261,6 +263,11 @@ public final class WindowDataset implements AutoCloseable {
                     + " (plane " + Shapes.format(pa) + "); " + other.array().describe() + " has shape "
                     + Shapes.format(b) + " (plane " + Shapes.format(pb) + ")");
         }
+    }
+
+    /** The context the dataset reads with (its backend and worker threads); the caller's, not closed here. */
+    public ZarrContext context() {
+        return context;
     }
 
     /** The spec this dataset was opened with. */

@@ -15,6 +15,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Computes per-channel mean and standard deviation of a dataset's variables over its time range and
@@ -30,6 +36,13 @@ import java.util.TreeSet;
  * chunk along the channel axis are read together, so a chunk holding many channels is decoded once
  * per time block, not once per channel. Time blocks are whole multiples of the time chunk extent
  * when the budget allows, aligned to chunk boundaries.
+ *
+ * <h2>Threads</h2>
+ * The channels of a read are summarised in parallel, one task per channel, on up to the context's
+ * {@linkplain dev.zarrdirect.core.ZarrContext#parallelism() worker count} threads (the decoding of
+ * the read already runs on them; summarising on one thread left all but one core idle for half the
+ * run). Each channel's planes are still added in time order by one thread, so the results are the
+ * same bits whatever the thread count.
  */
 public final class ChannelStatistics {
 
@@ -63,11 +76,24 @@ public final class ChannelStatistics {
         }
         Progress progress = new Progress(listener,
                 (dataset.timeStop() - dataset.timeStart()) * dataset.variables().size());
-        Map<String, StatsFile.VariableStats> out = new LinkedHashMap<>();
-        for (Variable v : dataset.variables()) {
-            out.put(v.name(), variable(dataset, v, readBytes, progress));
+        int widest = dataset.variables().stream().mapToInt(v -> v.channels().length).max().orElse(1);
+        int threads = Math.max(1, Math.min(dataset.context().parallelism(), widest));
+        ExecutorService pool = threads > 1 ? Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "zd-stats");
+            t.setDaemon(true);
+            return t;
+        }) : null;
+        try {
+            Map<String, StatsFile.VariableStats> out = new LinkedHashMap<>();
+            for (Variable v : dataset.variables()) {
+                out.put(v.name(), variable(dataset, v, readBytes, progress, pool, threads));
+            }
+            return new StatsFile(dataset.spec().path(), dataset.timeStart(), dataset.timeStop(), out);
+        } finally {
+            if (pool != null) {
+                pool.shutdownNow();
+            }
         }
-        return new StatsFile(dataset.spec().path(), dataset.timeStart(), dataset.timeStop(), out);
     }
 
     /** Counts steps and bytes for the listener. */
@@ -92,7 +118,8 @@ public final class ChannelStatistics {
         }
     }
 
-    private static StatsFile.VariableStats variable(WindowDataset ds, Variable v, long readBytes, Progress progress) {
+    private static StatsFile.VariableStats variable(WindowDataset ds, Variable v, long readBytes, Progress progress,
+                                                    ExecutorService pool, int threads) {
         int[] covered = new TreeSet<>(boxed(v.channels())).stream().mapToInt(Integer::intValue).toArray();
         ChannelMoments[] moments = new ChannelMoments[covered.length];
         for (int i = 0; i < moments.length; i++) {
@@ -110,13 +137,16 @@ public final class ChannelStatistics {
         if (steps >= timeChunk) {
             steps -= steps % timeChunk;
         }
-        Scratch scratch = new Scratch(v.dataType(), (int) Math.min(plane, BLOCK_VALUES));
+        BlockingQueue<Scratch> scratches = new ArrayBlockingQueue<>(threads);
+        for (int i = 0; i < threads; i++) {
+            scratches.add(new Scratch(v.dataType(), (int) Math.min(plane, BLOCK_VALUES)));
+        }
         for (long t = ds.timeStart(); t < ds.timeStop(); ) {
             long tEnd = Math.min(ds.timeStop(), (t / steps + 1) * steps);
             for (int[] g : groups) {
                 Selection box = ds.selection(v, t, tEnd, g[0], g[1]);
                 try (Tensor data = v.array().read(box)) {
-                    accumulate(v, data, t, tEnd, g, covered, moments, plane, scratch);
+                    accumulate(v, data, t, tEnd, g, covered, moments, plane, pool, scratches);
                     progress.read(data.byteSize());
                 }
             }
@@ -165,25 +195,85 @@ public final class ChannelStatistics {
         return out;
     }
 
-    /** Adds the planes of the covered channels in {@code data}, a read of steps [t0, t1) and channels g. */
+    /**
+     * Adds the planes of the covered channels in {@code data}, a read of steps [t0, t1) and channels
+     * g: one task per channel on {@code pool} (null: on this thread), each adding its planes in time order.
+     */
     private static void accumulate(Variable v, Tensor data, long t0, long t1, int[] g, int[] covered,
-                                   ChannelMoments[] moments, long plane, Scratch scratch) {
-        long[] strides = data.strides();
-        MemorySegment seg = data.segment();
-        long elementBytes = v.dataType().byteSize();
-        for (long t = t0; t < t1; t++) {
-            for (int i = 0; i < covered.length; i++) {
-                int c = covered[i];
-                if (c < g[0] || c >= g[1]) {
-                    continue;
+                                   ChannelMoments[] moments, long plane, ExecutorService pool,
+                                   BlockingQueue<Scratch> scratches) {
+        List<Integer> inRead = new ArrayList<>();
+        for (int i = 0; i < covered.length; i++) {
+            if (covered[i] >= g[0] && covered[i] < g[1]) {
+                inRead.add(i);
+            }
+        }
+        if (pool == null || inRead.size() == 1) {
+            for (int i : inRead) {
+                channel(v, data, t0, t1, g, covered[i], moments[i], plane, scratches);
+            }
+            return;
+        }
+        List<Future<?>> tasks = new ArrayList<>(inRead.size());
+        for (int i : inRead) {
+            tasks.add(pool.submit(() -> {
+                channel(v, data, t0, t1, g, covered[i], moments[i], plane, scratches);
+                return null;
+            }));
+        }
+        try {
+            for (Future<?> f : tasks) {
+                f.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while summarising " + v.name(), e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("summarising " + v.name() + " failed", e.getCause());
+        } finally {
+            for (Future<?> f : tasks) { // the read's memory is freed when this returns: no task may still use it
+                f.cancel(false);
+            }
+            for (Future<?> f : tasks) {
+                try {
+                    f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
+                    // the first failure is the one thrown
                 }
-                long offset = (t - t0) * strides[v.timeAxis()] + (v.hasChannelAxis() ? (c - g[0]) * strides[v.channelAxis()] : 0);
+            }
+        }
+    }
+
+    /** Adds channel {@code c}'s planes of steps [t0, t1) of the read to {@code into}, in time order. */
+    private static void channel(Variable v, Tensor data, long t0, long t1, int[] g, int c, ChannelMoments into,
+                                long plane, BlockingQueue<Scratch> scratches) {
+        Scratch scratch = scratches.poll();
+        if (scratch == null) { // never: as many scratches as threads
+            throw new IllegalStateException("no free scratch for channel " + c);
+        }
+        try {
+            long[] strides = data.strides();
+            MemorySegment seg = data.segment();
+            long elementBytes = v.dataType().byteSize();
+            for (long t = t0; t < t1; t++) {
+                long offset = (t - t0) * strides[v.timeAxis()]
+                        + (v.hasChannelAxis() ? (c - g[0]) * strides[v.channelAxis()] : 0);
                 for (long done = 0; done < plane; ) {
                     int n = (int) Math.min(scratch.capacity, plane - done);
-                    scratch.add(seg, (offset + done) * elementBytes, n, moments[i]);
+                    scratch.add(seg, (offset + done) * elementBytes, n, into);
                     done += n;
                 }
             }
+        } finally {
+            scratches.add(scratch);
         }
     }
 

@@ -151,6 +151,31 @@ class ChannelStatisticsTest {
     }
 
     @Test
+    void channelsSummarisedOnManyThreadsGiveTheSameBitsAsOnOne() {
+        long[] shape = {9, 7, 6, 5};
+        double[] v = random(shape, 250, 40, 0.02, SEED + 9);
+        MemoryStore store = new MemoryStore();
+        Zarr.createGroup(store, "", Map.of());
+        TestGroups.v3(store, "v", DataType.FLOAT32, shape, new long[]{2, 3, 6, 5}, TCLL, of(v, shape));
+        LoaderSpec spec = spec(List.of("v"), Map.of(), 0, -1, null);
+        StatsFile.VariableStats one;
+        try (WindowDataset ds = WindowDataset.open(ctx, store, spec)) {
+            one = ChannelStatistics.compute(ds, 3 * 7 * 6 * 5 * 4, StatsListener.NONE).variables().get("v");
+        }
+        try (ZarrContext many = ZarrContext.open("cpu", 4); WindowDataset ds = WindowDataset.open(many, store, spec)) {
+            StatsFile.VariableStats four = ChannelStatistics.compute(ds, 3 * 7 * 6 * 5 * 4, StatsListener.NONE)
+                    .variables().get("v");
+            assertArrayEquals(one.mean(), four.mean(), 0.0, "means, bit for bit");
+            assertArrayEquals(one.std(), four.std(), 0.0, "stds, bit for bit");
+            assertArrayEquals(one.count(), four.count());
+            assertArrayEquals(one.nanCount(), four.nanCount());
+        }
+        for (int c = 0; c < 7; c++) {
+            assertMatches(expected(v, shape, true, c, 0, 9, 0, 6, 0, 5), one, c, 1e-12, "v[" + c + "]");
+        }
+    }
+
+    @Test
     void dataFarFromZeroKeepsItsSmallVariance() {
         // float32 near 1e4 with noise of 1e-2, and float64 near 1e8 with noise of 1: E[x²] − E[x]² would
         // lose every digit of these variances.
