@@ -85,8 +85,17 @@ final class NativeBlocks {
             throw new OutOfMemoryError("cannot allocate " + size + " bytes of host memory (calloc returned NULL)");
         }
         long aligned = (base.address() + alignment - 1) & -alignment;
-        MemorySegment segment = MemorySegment.ofAddress(aligned).reinterpret(size);
-        return new Block(segment, () -> free(base));
+        // scoped to an arena as an arena's own block is, so that a segment kept past the block's
+        // free fails on use instead of reading freed memory; closing the arena frees the block
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment segment = MemorySegment.ofAddress(aligned).reinterpret(size, arena, s -> free(base));
+            return new Block(segment, arena::close);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            free(base);
+            throw e;
+        }
     }
 
     private static void free(MemorySegment base) {

@@ -28,6 +28,8 @@ class NativeBlocksTest {
             } finally {
                 b.free().run();
             }
+            assertThrows(IllegalStateException.class, () -> b.segment().get(ValueLayout.JAVA_BYTE, 0),
+                    "a freed block's segment fails instead of reading freed memory");
         }
     }
 
