@@ -221,34 +221,35 @@ public final class ChannelStatistics {
                 return null;
             }));
         }
-        try {
-            for (Future<?> f : tasks) {
-                f.get();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while summarising " + v.name(), e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException("summarising " + v.name() + " failed", e.getCause());
-        } finally {
-            for (Future<?> f : tasks) { // the read's memory is freed when this returns: no task may still use it
-                f.cancel(false);
-            }
-            for (Future<?> f : tasks) {
+        // every task is waited for, failed or not: the read's memory is freed when this returns
+        Throwable first = null;
+        boolean interrupted = false;
+        for (Future<?> f : tasks) {
+            while (true) {
                 try {
                     f.get();
+                    break;
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
-                    // the first failure is the one thrown
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    if (first == null) {
+                        first = e.getCause();
+                    }
+                    break;
                 }
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (first instanceof RuntimeException r) {
+            throw r;
+        }
+        if (first instanceof Error err) {
+            throw err;
+        }
+        if (first != null) {
+            throw new IllegalStateException("summarising " + v.name() + " failed", first);
         }
     }
 

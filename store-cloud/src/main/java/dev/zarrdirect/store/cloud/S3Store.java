@@ -34,10 +34,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -258,48 +256,66 @@ final class S3Store implements Store {
         return new Head(dst, last + 1, response.eTag());
     }
 
-    /** Bytes {@code [from, end)} of the object into {@code dst}: concurrent parts where other threads may write it. */
+    /**
+     * Bytes {@code [from, end)} of the object into {@code dst}: concurrent parts where other threads
+     * may write it. Returns or throws only once no part is running: the caller's segment must not be
+     * written after that. After a failure the parts not yet sent are skipped, and those on the wire
+     * end within their request timeout.
+     */
     private void readRest(String key, String what, MemorySegment dst, long from, String etag) {
         MemorySegment shared = sharedAlias(dst);
         if (shared == null) {
             readPart(key, what, dst, from, dst.byteSize() - from, etag);
             return;
         }
-        List<Future<?>> parts = new ArrayList<>();
+        int count = (int) ((dst.byteSize() - from + readPart - 1) / readPart);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(count);
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        int submitted = 0;
         try {
             for (long off = from; off < dst.byteSize(); off += readPart) {
                 long at = off;
                 long len = Math.min(readPart, dst.byteSize() - off);
-                parts.add(partReaders.submit(() -> readPart(key, what, shared, at, len, etag)));
+                partReaders.execute(() -> {
+                    try {
+                        if (failure.get() == null) {
+                            readPart(key, what, shared, at, len, etag);
+                        }
+                    } catch (RuntimeException e) {
+                        if (!failure.compareAndSet(null, e)) {
+                            failure.get().addSuppressed(e);
+                        }
+                    } finally {
+                        done.countDown();
+                    }
+                });
+                submitted++;
             }
-            for (Future<?> f : parts) {
-                f.get();
-            }
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new StoreException(description, key, what + " in " + description + " failed: " + e.getCause(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException(description, key, "interrupted while reading " + what + " in " + description, e);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            ensureOpen();
-            throw e;
+        } catch (java.util.concurrent.RejectedExecutionException e) { // the store closed
+            failure.compareAndSet(null, new StoreException(description, key, what + " in " + description
+                    + " was cut short: the store was closed", e));
         } finally {
-            // the caller's segment must not be written once get returns or throws
-            for (Future<?> f : parts) {
-                f.cancel(true);
+            for (int i = submitted; i < count; i++) {
+                done.countDown(); // parts never submitted
             }
-            for (Future<?> f : parts) {
+            boolean interrupted = false;
+            while (true) {
                 try {
-                    f.get();
+                    done.await();
+                    break;
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
-                    // the first failure is the one reported
+                    interrupted = true; // the parts write into the caller's memory: wait for them
+                    failure.compareAndSet(null, new StoreException(description, key, "interrupted while reading "
+                            + what + " in " + description, e));
                 }
             }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        RuntimeException e = failure.get();
+        if (e != null) {
+            throw e;
         }
     }
 
