@@ -162,13 +162,13 @@ final class S3Store implements Store {
             return getWhole(key, allocator);
         }
         String rangeHeader = rangeHeader(range);
-        String what = "GET " + location.url() + "/" + key + (rangeHeader == null ? "" : " (" + range + ")");
+        String what = "GET " + location.url() + "/" + key + " (" + range + ")";
         GetObjectRequest request = GetObjectRequest.builder().bucket(location.bucket()).key(location.objectKey(key))
                 .range(rangeHeader).build();
         MemorySegment[] slot = new MemorySegment[1];
         try {
             ResponseTransformer<GetObjectResponse, MemorySegment> reader = (response, body) ->
-                    readBody(key, what, range, rangeHeader, response, body, allocator, slot);
+                    readBody(key, what, range, response, body, allocator, slot);
             MemorySegment got = retrier.run(key, what, () -> s3.getObject(request, reader));
             bucketSeen.set(true);
             return Optional.of(got);
@@ -227,11 +227,7 @@ final class S3Store implements Store {
             SegmentAllocator allocator, MemorySegment[] slot) throws IOException {
         String contentRange = response.contentRange();
         if (contentRange == null) { // a server that ignores Range sends the whole object
-            Long contentLength = response.contentLength();
-            if (contentLength == null) {
-                throw new StoreException(description, key, what + " in " + description + " answered without a"
-                        + " Content-Length; S3 always sends one, so the endpoint is not an S3 server");
-            }
+            long contentLength = contentLength(key, what, response);
             ReadBound.check(allocator, contentLength, what + " declares a Content-Length that");
             MemorySegment dst = allocateOnce(allocator, slot, contentLength);
             readFully(body, dst);
@@ -385,24 +381,12 @@ final class S3Store implements Store {
         return Optional.of(allocator.allocate(0));
     }
 
-    private MemorySegment readBody(String key, String what, ByteRange range, String rangeHeader,
-            GetObjectResponse response, InputStream body, SegmentAllocator allocator, MemorySegment[] slot)
-            throws IOException {
-        Long contentLength = response.contentLength();
+    /** A ranged GET's answer (whole objects are {@link #getWhole}'s). */
+    private MemorySegment readBody(String key, String what, ByteRange range, GetObjectResponse response,
+            InputStream body, SegmentAllocator allocator, MemorySegment[] slot) throws IOException {
         String contentRange = response.contentRange();
-        if (rangeHeader == null || contentRange == null) {
-            if (contentLength == null) {
-                throw new StoreException(description, key, what + " in " + description + " answered without a"
-                        + " Content-Length; S3 always sends one, so the endpoint is not an S3 server");
-            }
-            long total = contentLength;
-            if (rangeHeader == null) {
-                // Refused here, before a byte of a 50 GB object is read or allocated.
-                ReadBound.check(allocator, total, what + " declares a Content-Length that");
-                MemorySegment dst = allocateOnce(allocator, slot, total);
-                readFully(body, dst);
-                return dst;
-            }
+        if (contentRange == null) {
+            long total = contentLength(key, what, response);
             // A server that ignores Range sends the whole object: cut the range out of it.
             checkFits(key, range, total, "GetObject");
             body.skipNBytes(range.start(total));
@@ -435,10 +419,8 @@ final class S3Store implements Store {
         return dst;
     }
 
+    /** The {@code Range} header of a partial read. */
     private static String rangeHeader(ByteRange range) {
-        if (range.isAll()) {
-            return null;
-        }
         if (range.isSuffix()) {
             return "bytes=-" + range.length();
         }
@@ -708,6 +690,16 @@ final class S3Store implements Store {
     }
 
     // ---- helpers ----
+
+    /** The answer's {@code Content-Length}, which S3 always sends; without it the endpoint is not S3. */
+    private long contentLength(String key, String what, GetObjectResponse response) {
+        Long length = response.contentLength();
+        if (length == null) {
+            throw new StoreException(description, key, what + " in " + description + " answered without a"
+                    + " Content-Length; S3 always sends one, so the endpoint is not an S3 server");
+        }
+        return length;
+    }
 
     /** Reuses the segment of an earlier attempt of the same length, so that retries do not pile up memory. */
     private static MemorySegment allocateOnce(SegmentAllocator allocator, MemorySegment[] slot, long length) {
