@@ -4,8 +4,13 @@ package dev.zarrdirect.opencl;
 import dev.zarrdirect.api.backend.ProbeResult;
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -22,12 +27,29 @@ class QuietProbeTest {
         System.out.println((r.available() ? "available: " : "unavailable: ") + r.reason());
     }
 
+    /**
+     * The class path this test was loaded from: {@code java.class.path} under Maven, plus the
+     * entries of the class loaders above this class where a launcher made its own (the JUnit console
+     * launcher's {@code --class-path}, as on the GPU machine, leaves {@code java.class.path} its jar alone).
+     */
+    private static String classPath() throws URISyntaxException {
+        List<String> parts = new ArrayList<>(List.of(System.getProperty("java.class.path").split(File.pathSeparator)));
+        for (ClassLoader l = QuietProbeTest.class.getClassLoader(); l != null; l = l.getParent()) {
+            if (l instanceof URLClassLoader u) {
+                for (URL url : u.getURLs()) {
+                    parts.add(Path.of(url.toURI()).toString());
+                }
+            }
+        }
+        return String.join(File.pathSeparator, parts);
+    }
+
     @Test
     void aMissingOpenClLibraryPrintsNothingOnStderrAndTheProbeSaysWhy() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(List.of(java.toString(), "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-Dorg.lwjgl.opencl.libname=libNoSuchOpenCL.so.1",
-                "-cp", System.getProperty("java.class.path"), QuietProbeTest.class.getName())).start();
+                "-cp", classPath(), QuietProbeTest.class.getName())).start();
         p.getOutputStream().close();
         byte[] out = p.getInputStream().readAllBytes();
         byte[] err = p.getErrorStream().readAllBytes();
