@@ -48,7 +48,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
 
     static final String NAME = BloscSpec.NAME;
-    /** Threads per decode group: two warps (H100, 1 GiB of lz4+shuffle: 42.3 GB/s at 32 groups per SM, 39.8 with one warp). */
+    /**
+     * Threads per group of {@code zd_blosc_decode_lz}: one warp. With the kernel copying in pieces (H100,
+     * zd_blosc_check.cu, lz4 + shuffle): 1 GiB in 128 KiB blocks 52.8 GB/s at 32 groups a SM, 30.8 with two
+     * warps; 4 chunks of 66 MB in 512 KiB blocks 16.8 and 17.3. Two warps were the better choice when bytes
+     * were copied one by one (40.4 GB/s, against 38.0 with one).
+     */
+    static final int LZ_THREADS = 32;
+    /** Threads per group of {@code zd_blosc_decode} (zstd inside, the zstd decoder's group): two warps, as measured before pieces. */
     static final int THREADS = 64;
     /** Decode groups per SM. */
     static final int GROUPS_PER_SM = 32;
@@ -200,7 +207,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             w.launch("zd_blosc_plan", 1, 1024, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz).u64(plan).u64(st).u32(n));
             String kernel = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
-            w.launch(kernel, groups, THREADS, 0, new KernelArgs()
+            w.launch(kernel, groups, full ? THREADS : LZ_THREADS, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(t.dstBase()).u64(dstOff).u64(dstSz)
                     .u64(plan).u64(scratch).u64(perGroup).u64(st).u32(n));
             w.download(st, host, t.statusAt(), 4L * n);
