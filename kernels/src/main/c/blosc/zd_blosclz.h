@@ -88,7 +88,7 @@ ZD_FUNC void zd_blosclz_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src
         c->ip = 1u;
     }
     zd_u32 ip = c->ip, op = c->op, ctrl = c->ctrl, s = ZD_STATUS_OK;
-    while (b->n < ZD_LZ_BATCH) {
+    while (c->n < ZD_LZ_BATCH) {
         if (ctrl < 32u) {
             zd_u32 run = ctrl + 1u;
             if (src_len - ip < run) {
@@ -156,6 +156,7 @@ ZD_FUNC void zd_blosclz_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src
         }
         ctrl = src[ip++];
     }
+    zd_lz_batch_end_thread(b, c);
     c->ip = ip;
     c->op = op;
     c->ctrl = ctrl;

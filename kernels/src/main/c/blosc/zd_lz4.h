@@ -100,7 +100,7 @@ ZD_FUNC void zd_lz4_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src, zd
                                  ZD_LOCAL zd_lz_batch *b) {
     zd_lz_batch_begin_thread(b, c);
     zd_u32 ip = c->ip, op = c->op, s = ZD_STATUS_OK;
-    while (b->n < ZD_LZ_BATCH) {
+    while (c->n < ZD_LZ_BATCH) {
         if (ip >= src_len) {
             s = ZD_STATUS_CORRUPT_TRUNCATED;
             break;
@@ -145,6 +145,7 @@ ZD_FUNC void zd_lz4_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src, zd
         zd_lz_batch_push_thread(b, c, lit_src, lit, out, offset, ml);
         op += ml;
     }
+    zd_lz_batch_end_thread(b, c);
     c->ip = ip;
     c->op = op;
     b->status = s;

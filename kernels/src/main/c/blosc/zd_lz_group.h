@@ -21,6 +21,9 @@
  * up to ZD_LZ_PIECE bytes of one run instead (one search a piece, its loads issued together): on an
  * H100, 52.8 GB/s against 40.4 for bytes one by one over 1 GiB of lz4 + shuffle in 128 KiB blocks,
  * and 16.8 against 14.6 over 4 chunks of 66 MB in 512 KiB blocks (kernels/src/test/cuda/zd_blosc_check.cu).
+ * With so few blocks in flight (4 warps a SM) the parse is most of the time: with no byte copied
+ * at all the 4 chunks still take 12.2 of their 15.8 ms; the batch's counts kept in registers
+ * (zd_lz_cursor) took that case to 17.9 GB/s.
  *
  * Local memory: ZD_LZ_STREAMS * sizeof(zd_lz_batch) (about 8.3 KiB with ZD_LZ_BATCH 64).
  */
@@ -51,10 +54,14 @@ typedef struct {
     zd_u32 n, nwaves, done, status;
 } zd_lz_batch;
 
-/* A parsing item's position in its stream, kept across batches. */
+/* A parsing item's position in its stream, kept across batches, and the running counts of the
+   batch it fills: kept in registers, not read back from the batch in local memory (a dependent
+   local load per count and sequence was most of the parse's time, and the parse most of a
+   block's when few blocks are in flight). */
 typedef struct {
     zd_u32 ip, op, ctrl;
     zd_u32 wave_out; /* output start of the current wave's first match; ~0: no wave open */
+    zd_u32 n, nwaves, lit_sum, ml_sum, lit_pcs, ml_pcs;
 } zd_lz_cursor;
 
 ZD_INLINE void zd_lz_cursor_init_thread(zd_lz_cursor *c) {
@@ -62,6 +69,12 @@ ZD_INLINE void zd_lz_cursor_init_thread(zd_lz_cursor *c) {
     c->op = 0u;
     c->ctrl = 0u;
     c->wave_out = 0xFFFFFFFFu;
+    c->n = 0u;
+    c->nwaves = 0u;
+    c->lit_sum = 0u;
+    c->ml_sum = 0u;
+    c->lit_pcs = 0u;
+    c->ml_pcs = 0u;
 }
 
 ZD_INLINE void zd_lz_batch_begin_thread(ZD_LOCAL zd_lz_batch *b, zd_lz_cursor *c) {
@@ -73,33 +86,51 @@ ZD_INLINE void zd_lz_batch_begin_thread(ZD_LOCAL zd_lz_batch *b, zd_lz_cursor *c
     b->ml_pfx[0] = 0u;
     b->lit_pc[0] = 0u;
     b->ml_pc[0] = 0u;
+    b->wave[0] = 0u;
     c->wave_out = 0xFFFFFFFFu; /* each batch's literals are copied before its first wave */
+    c->n = 0u;
+    c->nwaves = 0u;
+    c->lit_sum = 0u;
+    c->ml_sum = 0u;
+    c->lit_pcs = 0u;
+    c->ml_pcs = 0u;
+}
+
+/* Publishes the batch's counts (every parse ends with it, whatever it stopped on). */
+ZD_INLINE void zd_lz_batch_end_thread(ZD_LOCAL zd_lz_batch *b, const zd_lz_cursor *c) {
+    b->n = c->n;
+    b->nwaves = c->nwaves;
+    b->wave[c->nwaves] = c->n;
 }
 
 /* Appends one parsed sequence: lit bytes from the stream at lit_src to output `out`, then (ml > 0)
-   ml bytes from off back. The output bookkeeping is the caller's (c->op). */
+   ml bytes from off back. The output bookkeeping is the caller's (c->op); the counts reach the
+   batch at zd_lz_batch_end_thread. */
 ZD_INLINE void zd_lz_batch_push_thread(ZD_LOCAL zd_lz_batch *b, zd_lz_cursor *c, zd_u32 lit_src, zd_u32 lit,
                                        zd_u32 out, zd_u32 off, zd_u32 ml) {
-    zd_u32 i = b->n;
+    zd_u32 i = c->n;
     b->lit_src[i] = lit_src;
     b->out[i] = out;
     b->off[i] = off;
-    b->lit_pfx[i + 1u] = b->lit_pfx[i] + lit;
-    b->ml_pfx[i + 1u] = b->ml_pfx[i] + ml;
-    b->lit_pc[i + 1u] = b->lit_pc[i] + (lit + ZD_LZ_PIECE - 1u) / ZD_LZ_PIECE;
-    b->ml_pc[i + 1u] = b->ml_pc[i] + (ml + ZD_LZ_PIECE - 1u) / ZD_LZ_PIECE;
+    c->lit_sum += lit;
+    c->ml_sum += ml;
+    c->lit_pcs += (lit + ZD_LZ_PIECE - 1u) / ZD_LZ_PIECE;
+    c->ml_pcs += (ml + ZD_LZ_PIECE - 1u) / ZD_LZ_PIECE;
+    b->lit_pfx[i + 1u] = c->lit_sum;
+    b->ml_pfx[i + 1u] = c->ml_sum;
+    b->lit_pc[i + 1u] = c->lit_pcs;
+    b->ml_pc[i + 1u] = c->ml_pcs;
     if (ml > 0u) {
         zd_u32 mo = out + lit;
         zd_u32 src_end = mo - off + (off < ml ? off : ml);
         /* reading only its own literals (off <= lit: a run after a literal, say) needs no wave */
         zd_u32 own = off <= lit;
         if (c->wave_out == 0xFFFFFFFFu || (src_end > c->wave_out && !own)) {
-            b->wave[b->nwaves++] = i;
+            b->wave[c->nwaves++] = i;
             c->wave_out = mo;
         }
     }
-    b->n = i + 1u;
-    b->wave[b->nwaves] = b->n;
+    c->n = i + 1u;
 }
 
 /* The last k in [lo, hi) with pfx[k] <= x (pfx non-decreasing, pfx[lo] <= x). */
