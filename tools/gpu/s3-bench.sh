@@ -13,7 +13,10 @@
 #    with the same requests in flight (zarr-direct: as many worker threads; TensorStore: as many
 #    s3_request_concurrency and data_copy_concurrency), and prints decoded GB/s side by side.
 # Knobs (environment): STEPS=32 DIR=/tmp/zds3 LAYOUTS=zstd,sharded IN_FLIGHT=16,64 ROUNDS=3
-# BACKENDS=cpu,cuda STORE_ARGS (more make_era5_stores.py options, e.g. "--lat 181 --lon 360").
+# BACKENDS=cpu,cuda STORE_ARGS (more make_era5_stores.py options, e.g. "--lat 181 --lon 360")
+# STREAM_CHECK=on: the host reads run once per value of on,off, with the setting
+# zarrdirect.cpu.zstdStreamCheck true or false (through its environment variable), for the cost of the
+# Huffman stream check after libzstd; device reads and TensorStore run once (the GPU kernels always check).
 # Writes $OUT/s3-bench.jsonl (one line per run), $OUT/s3-bench.md (the table), $OUT/s3-server.log.
 #
 # The pack must hold the AWS SDK (11.7 MB), which tools/device-pack leaves out unless asked, and the
@@ -45,6 +48,13 @@ LAYOUTS=${LAYOUTS:-zstd,sharded}
 IN_FLIGHT=${IN_FLIGHT:-16,64}
 ROUNDS=${ROUNDS:-3}
 BACKENDS=${BACKENDS:-cpu,cuda}
+STREAM_CHECK=${STREAM_CHECK:-on}
+for check in ${STREAM_CHECK//,/ }; do
+  case $check in
+    on|off) ;;
+    *) echo "s3-bench: STREAM_CHECK takes on, off or on,off, not \"$STREAM_CHECK\"" >&2; exit 2 ;;
+  esac
+done
 export DEVICE_JAVA_OPTS="${DEVICE_JAVA_OPTS:-} -XX:ErrorFile=$OUT/hs_err_%p.log"
 if [ -f .device/run ]; then run=(bash .device/run main)
 else run=(java --enable-native-access=ALL-UNNAMED -cp "${ZD_CLASSPATH:?set ZD_CLASSPATH or pack .device}")
@@ -72,8 +82,18 @@ echo "s3-bench: serving $DIR as s3://bench at $ep" | tee -a "$OUT/s3-bench.log"
 for layout in ${LAYOUTS//,/ }; do
   for n in ${IN_FLIGHT//,/ }; do
     for b in ${BACKENDS//,/ }; do
-      "${run[@]}" dev.zarrdirect.benchmarks.s3.S3ReadBench "$ep" "s3://bench/era5-$layout.zarr" x "$n" "$ROUNDS" "$b" \
-        2>>"$OUT/s3-bench.log" | grep '^{' | tee -a "$OUT/s3-bench.jsonl"
+      checks=default
+      [ "$b" = cpu ] && checks=${STREAM_CHECK//,/ }
+      for check in $checks; do
+        setting=()
+        case $check in
+          on) setting=(ZARRDIRECT_CPU_ZSTD_STREAM_CHECK=true) ;;
+          off) setting=(ZARRDIRECT_CPU_ZSTD_STREAM_CHECK=false) ;;
+        esac
+        env ${setting[@]+"${setting[@]}"} "${run[@]}" dev.zarrdirect.benchmarks.s3.S3ReadBench "$ep" \
+          "s3://bench/era5-$layout.zarr" x "$n" "$ROUNDS" "$b" 2>>"$OUT/s3-bench.log" | grep '^{' \
+          | tee -a "$OUT/s3-bench.jsonl"
+      done
     done
     python3 benchmarks/python/s3_ts_read.py "$ep" bench "era5-$layout.zarr" x "$n" --rounds "$ROUNDS" \
       2>>"$OUT/s3-bench.log" | grep '^{' | tee -a "$OUT/s3-bench.jsonl"
@@ -83,14 +103,18 @@ done
 python3 - "$OUT/s3-bench.jsonl" <<'PY' | tee "$OUT/s3-bench.md"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print("| store | in flight | reader | median GB/s | rounds GB/s |")
-print("|---|---|---|---|---|")
+def check(r):  # zarrdirect.cpu.zstdStreamCheck as the CPU backend resolved it; "-" where none applies
+    v = r.get('zstd_stream_check')
+    return '-' if v is None else 'on' if v else 'off'
+print("| store | in flight | reader | stream check | median GB/s | rounds GB/s |")
+print("|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {r['location'].split('/')[-1]} | {r['in_flight']} | {r['reader']} | {r['median_gbps']:.3f} | {r['gbps']} |")
+    print(f"| {r['location'].split('/')[-1]} | {r['in_flight']} | {r['reader']} | {check(r)} | {r['median_gbps']:.3f} | {r['gbps']} |")
 ts = {(r['location'], r['in_flight']): r['median_gbps'] for r in rows if r['reader'].startswith('tensorstore')}
 print()
 for r in rows:
     k = (r['location'], r['in_flight'])
     if not r['reader'].startswith('tensorstore') and k in ts and ts[k] > 0:
-        print(f"{r['location'].split('/')[-1]} {r['in_flight']} in flight: {r['reader']} / tensorstore = {r['median_gbps'] / ts[k]:.2f}x")
+        label = r['reader'] + ('' if check(r) == '-' else f" (stream check {check(r)})")
+        print(f"{r['location'].split('/')[-1]} {r['in_flight']} in flight: {label} / tensorstore = {r['median_gbps'] / ts[k]:.2f}x")
 PY

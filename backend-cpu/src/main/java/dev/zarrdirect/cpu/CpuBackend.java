@@ -49,7 +49,7 @@ public final class CpuBackend implements Backend {
     private static final long FILL_BLOCK = 64L << 10;
 
     private final HostBufferPool pool;
-    private final CpuCodecProvider codecs = new CpuCodecProvider();
+    private final CpuCodecProvider codecs;
     private final List<ResolvedSetting<?>> settings;
     private volatile boolean closed;
 
@@ -64,17 +64,21 @@ public final class CpuBackend implements Backend {
     }
 
     private CpuBackend(CpuSettings s, List<ResolvedSetting<?>> resolved) {
-        this(new HostBufferPool(s.poolRetainedBytes(), MAX_POOLED_BLOCK), resolved);
+        this(new HostBufferPool(s.poolRetainedBytes(), MAX_POOLED_BLOCK), s, resolved);
         pool.trackBuffers(s.trackBuffers());
     }
 
-    /** A backend drawing host memory from {@code pool}, which it closes on {@link #close()}. */
+    /**
+     * A backend drawing host memory from {@code pool}, which it closes on {@link #close()}; its codecs
+     * have the default settings ({@link CpuSettings#defaults()}).
+     */
     public CpuBackend(HostBufferPool pool) {
-        this(pool, List.of());
+        this(pool, CpuSettings.defaults(), List.of());
     }
 
-    private CpuBackend(HostBufferPool pool, List<ResolvedSetting<?>> settings) {
+    private CpuBackend(HostBufferPool pool, CpuSettings s, List<ResolvedSetting<?>> settings) {
         this.pool = pool;
+        this.codecs = new CpuCodecProvider(s);
         this.settings = List.copyOf(settings);
     }
 

@@ -5,6 +5,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.DeviceType;
 import dev.zarrdirect.api.codec.Codec;
 import dev.zarrdirect.api.codec.CodecProvider;
+import dev.zarrdirect.api.settings.SettingResolver;
 import dev.zarrdirect.cpu.codec.arraytoarray.DeltaCodec;
 import dev.zarrdirect.cpu.codec.arraytoarray.TransposeCodec;
 import dev.zarrdirect.cpu.codec.arraytobytes.BytesCodec;
@@ -26,8 +27,28 @@ import java.util.TreeSet;
  * {@code zstd}, {@code blosc} and numcodecs' {@code numcodecs.zlib} (also as {@code zlib}),
  * {@code numcodecs.shuffle} and {@code numcodecs.delta}; {@code zstd} only when zstd-jni's natives
  * loaded (without them {@code blosc} still works, but not with cname zstd). Runs on {@link Device#CPU}.
+ *
+ * <h2>Settings</h2>
+ * {@code zstd} and {@code blosc} follow {@link CpuSettings#ZSTD_STREAM_CHECK}. The provider of a
+ * {@link CpuBackend} ({@link CpuBackend#codecs()}) has the value that backend resolved, explicit
+ * values included. The instance {@link java.util.ServiceLoader} creates, which gives a context on a
+ * GPU backend its CPU codecs, reads the system property or else the environment, and does so when it
+ * makes its first codec rather than in its constructor: a ServiceLoader instance that fails to
+ * construct is left out with a warning, and a mistyped value would then hide every CPU codec instead
+ * of naming itself.
  */
 public final class CpuCodecProvider implements CodecProvider {
+
+    private volatile Boolean zstdStreamCheck; // null: the ServiceLoader instance before its first codec
+
+    /** For {@link java.util.ServiceLoader}: settings from system properties and environment, read on first use. */
+    public CpuCodecProvider() {
+    }
+
+    /** With the settings a backend resolved. */
+    CpuCodecProvider(CpuSettings settings) {
+        this.zstdStreamCheck = settings.zstdStreamCheck();
+    }
 
     @Override
     public String name() {
@@ -59,13 +80,23 @@ public final class CpuCodecProvider implements CodecProvider {
             case "transpose" -> TransposeCodec.create(configuration);
             case "crc32c" -> Crc32cCodec.create(configuration);
             case "gzip" -> GzipCodec.create(configuration);
-            case "zstd" -> ZstdNatives.available() ? ZstdCodec.create(configuration) : null;
-            case BloscCodec.NAME -> BloscCodec.create(configuration);
+            case "zstd" -> ZstdNatives.available() ? ZstdCodec.create(configuration, zstdStreamCheck()) : null;
+            case BloscCodec.NAME -> BloscCodec.create(configuration, zstdStreamCheck());
             case ZlibCodec.NAME, ZlibCodec.V2_ID -> ZlibCodec.create(codecName, configuration);
             case ShuffleCodec.NAME -> ShuffleCodec.create(configuration);
             case DeltaCodec.NAME -> DeltaCodec.create(configuration);
             default -> null;
         });
+    }
+
+    private boolean zstdStreamCheck() {
+        Boolean on = zstdStreamCheck;
+        if (on == null) {
+            // threads racing here read the same property and environment, so either may win
+            on = SettingResolver.system().get(CpuSettings.ZSTD_STREAM_CHECK);
+            zstdStreamCheck = on;
+        }
+        return on;
     }
 
     @Override

@@ -13,15 +13,28 @@ import java.util.List;
  *
  * @param poolRetainedBytes bytes of free host blocks kept for reuse (default 512 MiB)
  * @param trackBuffers      record each allocation's stack for leak reports
+ * @param zstdStreamCheck   after libzstd, check that each Huffman literal stream is consumed exactly
+ *                          ({@link dev.zarrdirect.cpu.codec.bytestobytes.ZstdHuffmanStreams}); default true
  */
-public record CpuSettings(long poolRetainedBytes, boolean trackBuffers) {
+public record CpuSettings(long poolRetainedBytes, boolean trackBuffers, boolean zstdStreamCheck) {
 
     public static final Setting<Long> POOL_RETAINED = Setting.of(CpuBackend.POOL_RETAINED_PROPERTY,
             SettingType.byteSize(0, Long.MAX_VALUE), CpuBackend.DEFAULT_RETAINED, "cpu",
             "bytes of free host blocks the CPU backend keeps for reuse");
 
+    // On by default: a corrupt chunk is an error on every device, and the CPU and the kernels agree on
+    // which. Off is there to measure, and for users who take libzstd's word as other Zarr readers do.
+    public static final Setting<Boolean> ZSTD_STREAM_CHECK = Setting.of("zarrdirect.cpu.zstdStreamCheck",
+            SettingType.bool(), true, "cpu",
+            "check after libzstd that each Huffman literal stream of a zstd frame (codec zstd, blosc with zstd)"
+                    + " is consumed exactly (RFC 8878 4.2.2), as the GPU kernels do, at the cost of a second Huffman"
+                    + " decode of the literals; false: libzstd's own checks only (as TensorStore and zarr-python),"
+                    + " and a damaged stream that still yields the right number of literals decodes to wrong bytes"
+                    + " on the CPU where the GPU kernels report the chunk corrupt");
+
     /** Every setting of this record. */
-    public static final List<Setting<?>> SETTINGS = List.of(POOL_RETAINED, CommonBackendSettings.TRACK_BUFFERS);
+    public static final List<Setting<?>> SETTINGS = List.of(POOL_RETAINED, ZSTD_STREAM_CHECK,
+            CommonBackendSettings.TRACK_BUFFERS);
 
     public CpuSettings {
         if (poolRetainedBytes < 0) {
@@ -31,11 +44,13 @@ public record CpuSettings(long poolRetainedBytes, boolean trackBuffers) {
 
     /** The defaults. */
     public static CpuSettings defaults() {
-        return new CpuSettings(CpuBackend.DEFAULT_RETAINED, false);
+        return new CpuSettings(CpuBackend.DEFAULT_RETAINED, false, true);
     }
 
     /** Resolved by {@code r}: explicit, system property, environment, default. */
     public static CpuSettings from(SettingResolver r) {
-        return new CpuSettings(r.get(POOL_RETAINED), r.get(CommonBackendSettings.TRACK_BUFFERS));
+        long retained = r.get(POOL_RETAINED);
+        boolean streamCheck = r.get(ZSTD_STREAM_CHECK);
+        return new CpuSettings(retained, r.get(CommonBackendSettings.TRACK_BUFFERS), streamCheck);
     }
 }

@@ -53,14 +53,14 @@ class CliSettingsTest {
     @Test
     void doctorPrintsEverySettingInForceWithItsSource() {
         var r = CliEndToEndTest.run("doctor", "--set", "backend=cpu", "--set", "threads=3", "--set",
-                "zarrdirect.decodeDepth=5", "--set", "codec.zstd=cpu");
+                "zarrdirect.decodeDepth=5", "--set", "codec.zstd=cpu", "--set", "cpu.zstdStreamCheck=false");
         assertEquals(0, r.code(), r.err() + r.out());
         assertTrue(r.out().contains("default backend: cpu (set by --set)"), r.out());
         assertTrue(r.out().contains("worker threads:  3 (set by --set)"), r.out());
         assertTrue(r.out().contains("settings in force"), r.out());
         for (String line : new String[]{"  decodeDepth = 5 (--set)", "  threads = 3 (--set)", "  trace = false (default)",
                 "  deviceBatchBytes = 0 (default)", "  cpu.poolRetainedBytes = 512m (default)",
-                "  trackBuffers = false (default)", "  codec.zstd = cpu (--set)", "  codec.crc32c = auto (default)"}) {
+                "  cpu.zstdStreamCheck = false (--set)", "  trackBuffers = false (default)", "  codec.zstd = cpu (--set)", "  codec.crc32c = auto (default)"}) {
             assertTrue(r.out().contains(line + "\n") || r.out().contains(line + System.lineSeparator()),
                     "missing \"" + line + "\" in:\n" + r.out());
         }

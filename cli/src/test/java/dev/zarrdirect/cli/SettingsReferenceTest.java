@@ -40,7 +40,7 @@ class SettingsReferenceTest {
         // the backends are on the test class path: their settings are in the table
         for (String n : new String[]{"zarrdirect.decodeDepth", "zarrdirect.threads", "zarrdirect.cuda.batchBytes",
                 "zarrdirect.cuda.zstdMultiPassSeqLanes", "zarrdirect.opencl.zstdLocalSize", "zarrdirect.cpu.poolRetainedBytes",
-                "zarrdirect.trackBuffers", "zarrdirect.debug"}) {
+                "zarrdirect.cpu.zstdStreamCheck", "zarrdirect.trackBuffers", "zarrdirect.debug"}) {
             assertTrue(SettingsReference.all().stream().anyMatch(s -> s.name().equals(n)), n);
         }
     }

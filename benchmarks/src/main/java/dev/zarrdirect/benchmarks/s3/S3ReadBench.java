@@ -2,6 +2,7 @@
 package dev.zarrdirect.benchmarks.s3;
 
 import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.api.settings.ResolvedSetting;
 import dev.zarrdirect.api.store.Store;
 import dev.zarrdirect.api.store.StoreOptions;
 import dev.zarrdirect.core.Selection;
@@ -9,6 +10,7 @@ import dev.zarrdirect.core.Zarr;
 import dev.zarrdirect.core.ZarrArray;
 import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.store.Stores;
+import dev.zarrdirect.cpu.CpuSettings;
 
 import java.net.URI;
 import java.util.ArrayList;
@@ -26,8 +28,11 @@ import java.util.Locale;
  * {@code IN_FLIGHT} plus one per processor worker threads ({@code -Dzd.s3bench.threads=N} sets it),
  * since a worker waits on its request before it decodes; with a device backend the reads go to
  * device memory ({@code readToDevice}). {@code median_cores_busy} is this process's CPU time over the
- * wall time of a round (the median round): how many cores the reads kept busy. A path other than
- * {@code s3://} reads that local store (the endpoint is then ignored), for the same reads without S3.
+ * wall time of a round (the median round): how many cores the reads kept busy.
+ * {@code zstd_stream_check} is the CPU backend's {@code zarrdirect.cpu.zstdStreamCheck} in force
+ * (set it as a property or in the environment; null on other backends, whose zstd decodes on the
+ * device). A path other than {@code s3://} reads that local store (the endpoint is then ignored),
+ * for the same reads without S3.
  */
 public final class S3ReadBench {
 
@@ -55,6 +60,10 @@ public final class S3ReadBench {
             ZarrArray a = Zarr.openArray(ctx, store, array);
             long[] shape = a.metadata().shape();
             boolean device = !ctx.device().isHost();
+            // what the backend resolved rather than what the script asked for: a -D that overrides it shows here
+            Object streamCheck = ctx.settings().stream()
+                    .filter(s -> s.name().equals(CpuSettings.ZSTD_STREAM_CHECK.name()))
+                    .map(ResolvedSetting::value).findFirst().orElse(null);
             List<Double> gbs = new ArrayList<>();
             List<Double> cores = new ArrayList<>();
             var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
@@ -84,9 +93,10 @@ public final class S3ReadBench {
             double[] sorted = gbs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             double[] busy = cores.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             System.out.printf(Locale.ROOT, "{\"reader\": \"zarr-direct %s\", \"location\": \"%s\", \"in_flight\": %d, \"threads\": %d,"
-                    + " \"bytes\": %d, \"gbps\": %s, \"median_gbps\": %.3f, \"median_cores_busy\": %.2f}%n",
+                    + " \"bytes\": %d, \"gbps\": %s, \"median_gbps\": %.3f, \"median_cores_busy\": %.2f,"
+                    + " \"zstd_stream_check\": %s}%n",
                     device ? "device " + ctx.device() : "host", location, inFlight, threads, bytes, Arrays.toString(sorted),
-                    sorted[sorted.length / 2], busy[busy.length / 2]);
+                    sorted[sorted.length / 2], busy[busy.length / 2], streamCheck);
         }
     }
 }

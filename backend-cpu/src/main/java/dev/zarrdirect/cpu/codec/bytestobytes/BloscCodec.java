@@ -46,7 +46,9 @@ import java.util.Map;
  * stream that runs past its end or decodes to the wrong size fail the item with a
  * {@link CorruptChunkException} naming the chunk, the block and the values. Bytes after
  * {@code cbytes} are ignored, as c-blosc ignores them. Snappy blocks and Blosc2 buffers
- * (format version 3 and later) fail with a {@link CodecException} saying so.
+ * (format version 3 and later) fail with a {@link CodecException} saying so. zstd streams get the
+ * {@code zstd} codec's check of their Huffman streams after libzstd, unless
+ * {@code zarrdirect.cpu.zstdStreamCheck} is false ({@link ZstdCodec}).
  */
 public final class BloscCodec implements BytesToBytesCodec {
 
@@ -58,24 +60,37 @@ public final class BloscCodec implements BytesToBytesCodec {
     private final BloscSpec.Shuffle shuffle;
     private final int typesize;
     private final long blocksize;
+    private final boolean zstdStreamCheck;
 
-    private BloscCodec(BloscCompressor compressor, int clevel, BloscSpec.Shuffle shuffle, int typesize, long blocksize) {
+    private BloscCodec(BloscCompressor compressor, int clevel, BloscSpec.Shuffle shuffle, int typesize, long blocksize,
+                       boolean zstdStreamCheck) {
         this.compressor = compressor;
         this.clevel = clevel;
         this.shuffle = shuffle;
         this.typesize = typesize;
         this.blocksize = blocksize;
+        this.zstdStreamCheck = zstdStreamCheck;
     }
 
-    /** Reads the configuration described in the class documentation. */
+    /** Reads the configuration described in the class documentation; zstd streams get the Huffman stream check. */
     public static BloscCodec create(Map<String, Object> configuration) {
+        return create(configuration, true);
+    }
+
+    /**
+     * As {@link #create(Map)}; {@code zstdStreamCheck} false leaves out the check of the Huffman streams
+     * after libzstd ({@link dev.zarrdirect.cpu.CpuSettings#zstdStreamCheck()}). Decoding takes the
+     * compressor from each buffer's header, so the flag counts for zstd buffers whatever {@code cname} says.
+     */
+    public static BloscCodec create(Map<String, Object> configuration, boolean zstdStreamCheck) {
         BloscSpec spec = BloscSpec.parse(configuration);
         BloscCompressor compressor = BloscCompressor.forName(spec.cname());
         if (compressor == BloscCompressor.ZSTD && !ZstdNatives.available()) {
             throw new IllegalStateException("codec \"blosc\" with cname \"zstd\" is unavailable on the CPU: "
                     + ZstdNatives.failure());
         }
-        return new BloscCodec(compressor, spec.clevel(), spec.shuffle(), spec.typesize(), spec.blocksize());
+        return new BloscCodec(compressor, spec.clevel(), spec.shuffle(), spec.typesize(), spec.blocksize(),
+                zstdStreamCheck);
     }
 
     public BloscCompressor compressor() {
@@ -93,6 +108,11 @@ public final class BloscCodec implements BytesToBytesCodec {
     /** The element size written to headers (1 for configured sizes above 255). */
     public int typesize() {
         return typesize;
+    }
+
+    /** Whether zstd streams are checked to consume each Huffman stream exactly, after libzstd. */
+    public boolean zstdStreamCheck() {
+        return zstdStreamCheck;
     }
 
     @Override
@@ -273,7 +293,7 @@ public final class BloscCodec implements BytesToBytesCodec {
             }
             BloscWorkspace ws = BloscWorkspace.take();
             try {
-                decodeOne(ws, in, out, batch.label(i));
+                decodeOne(ws, in, out, batch.label(i), zstdStreamCheck);
             } finally {
                 BloscWorkspace.give(ws);
             }
@@ -285,7 +305,8 @@ public final class BloscCodec implements BytesToBytesCodec {
         return new CorruptChunkException(NAME, "blosc buffer of " + label + " " + what);
     }
 
-    private static void decodeOne(BloscWorkspace ws, MemorySegment in, MemorySegment out, String label) {
+    private static void decodeOne(BloscWorkspace ws, MemorySegment in, MemorySegment out, String label,
+                                  boolean zstdStreamCheck) {
         long size = in.byteSize();
         long expected = out.byteSize();
         if (size < BloscHeader.SIZE) {
@@ -383,7 +404,7 @@ public final class BloscCodec implements BytesToBytesCodec {
                     MemorySegment.copy(in, pos, dst, to, neblock);
                 } else {
                     try {
-                        ws.decompress(compressor, in, pos, (int) csize, dst, to, neblock);
+                        ws.decompress(compressor, in, pos, (int) csize, dst, to, neblock, zstdStreamCheck);
                     } catch (IllegalArgumentException e) {
                         throw new CorruptChunkException(NAME, "blosc buffer of " + label + " has a bad "
                                 + compressor.cname() + " stream " + s + " of block " + b + " (" + csize
@@ -404,6 +425,7 @@ public final class BloscCodec implements BytesToBytesCodec {
     @Override
     public String toString() {
         return "BloscCodec[" + compressor.cname() + ", clevel " + clevel + ", " + shuffle.name().toLowerCase(
-                java.util.Locale.ROOT) + ", typesize " + typesize + ", blocksize " + blocksize + "]";
+                java.util.Locale.ROOT) + ", typesize " + typesize + ", blocksize " + blocksize
+                + (zstdStreamCheck ? "" : ", no zstd stream check") + "]";
     }
 }

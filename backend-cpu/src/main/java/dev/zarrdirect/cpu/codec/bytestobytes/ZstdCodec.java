@@ -29,7 +29,9 @@ import java.util.concurrent.ArrayBlockingQueue;
  * the JVM. Empty input is corrupt (no frame at all), even for an empty chunk. After libzstd, each
  * Huffman literal stream is checked to be consumed exactly, as RFC 8878 4.2.2 requires and the
  * device kernels check, but libzstd's fast loop does not ({@link ZstdHuffmanStreams}): without it a
- * damaged frame could decode to wrong bytes here and fail on a device.
+ * damaged frame could decode to wrong bytes here and fail on a device. The setting
+ * {@code zarrdirect.cpu.zstdStreamCheck=false} ({@link dev.zarrdirect.cpu.CpuSettings#ZSTD_STREAM_CHECK})
+ * leaves that check out, for libzstd's checks alone.
  *
  * <h2>Encoding</h2>
  * One frame per chunk with its content size, and a checksum when {@code checksum} is true.
@@ -52,24 +54,36 @@ public final class ZstdCodec implements BytesToBytesCodec {
 
     private final int level;
     private final boolean checksum;
+    private final boolean streamCheck;
 
-    private ZstdCodec(int level, boolean checksum) {
+    private ZstdCodec(int level, boolean checksum, boolean streamCheck) {
         this.level = level;
         this.checksum = checksum;
+        this.streamCheck = streamCheck;
     }
 
     /**
      * Reads {@code {"level": int, "checksum": boolean}}; absent fields mean level 0 (zstd's default)
-     * and no checksum.
+     * and no checksum. Decodes check the Huffman streams.
      *
      * @throws IllegalStateException when zstd-jni's natives did not load
      */
     public static ZstdCodec create(Map<String, Object> configuration) {
+        return create(configuration, true);
+    }
+
+    /**
+     * As {@link #create(Map)}; {@code streamCheck} false leaves out the check of the Huffman streams
+     * after libzstd ({@link dev.zarrdirect.cpu.CpuSettings#zstdStreamCheck()}).
+     *
+     * @throws IllegalStateException when zstd-jni's natives did not load
+     */
+    public static ZstdCodec create(Map<String, Object> configuration, boolean streamCheck) {
         ZstdSpec spec = ZstdSpec.parse(configuration);
         if (!ZstdNatives.available()) {
             throw new IllegalStateException("codec \"zstd\" is unavailable on the CPU: " + ZstdNatives.failure());
         }
-        return new ZstdCodec(spec.level(), spec.checksum());
+        return new ZstdCodec(spec.level(), spec.checksum(), streamCheck);
     }
 
     public int level() {
@@ -78,6 +92,11 @@ public final class ZstdCodec implements BytesToBytesCodec {
 
     public boolean checksum() {
         return checksum;
+    }
+
+    /** Whether decodes check that each Huffman stream is consumed exactly ({@link ZstdHuffmanStreams}). */
+    public boolean streamCheck() {
+        return streamCheck;
     }
 
     @Override
@@ -218,13 +237,19 @@ public final class ZstdCodec implements BytesToBytesCodec {
                 throw new CorruptChunkException(NAME, "zstd frame of " + label + " is short: decodes to " + got
                         + " bytes, expected " + expected + " decoded bytes (" + n + " encoded bytes)");
             }
-            String bad = ZstdHuffmanStreams.check(in);
+            String bad = streamCheck ? ZstdHuffmanStreams.check(in) : null;
             if (bad != null) {
                 throw new CorruptChunkException(NAME, "zstd frame of " + label + " is corrupt: " + bad + "; expected "
                         + expected + " decoded bytes (" + n + " encoded bytes)");
             }
             batch.complete(i, got);
         });
+    }
+
+    @Override
+    public String toString() {
+        return "ZstdCodec[level " + level + (checksum ? ", checksum" : "") + (streamCheck ? "" : ", no stream check")
+                + "]";
     }
 
     private static CorruptChunkException corrupt(String label, String error, long expected, long n, Throwable cause) {

@@ -66,33 +66,37 @@ class ZstdHuffmanStreamsTest {
     void aStreamWithBitsLeftOverIsCorruptOnTheCpuThoughLibzstdDecodesIt() {
         SplittableRandom r = new SplittableRandom(SEED);
         byte[] data = floats(r, 20_000);
-        byte[] frame = Zstd.compress(data, 19);
-        ZstdCodec codec = ZstdCodec.create(Map.of());
-        // flip bits until libzstd accepts a damaged frame that the check rejects: the case the
-        // device kernels reported corrupt while the CPU returned bytes
+        byte[] bad = damagedWhereOnlyTheStreamCheckNotices(Zstd.compress(data, 19), data.length, r);
+        String why = ZstdHuffmanStreams.check(MemorySegment.ofArray(bad));
+        assertTrue(why.contains("Huffman stream"), why);
+        CorruptChunkException e = assertThrows(CorruptChunkException.class,
+                () -> decode(backend, ZstdCodec.create(Map.of()), bad, data.length, "chunk [7]"));
+        assertTrue(e.getMessage().contains("chunk [7]") && e.getMessage().contains("Huffman stream"), e.getMessage());
+    }
+
+    /**
+     * {@code frame} with one bit flipped where libzstd still decodes it to {@code decodedSize} bytes
+     * but {@link ZstdHuffmanStreams#check} finds a stream not consumed exactly: the case the device
+     * kernels reported corrupt while the CPU returned bytes. Flips bits at random from {@code r}.
+     */
+    static byte[] damagedWhereOnlyTheStreamCheckNotices(byte[] frame, int decodedSize, SplittableRandom r) {
         for (int attempt = 0; attempt < 5_000; attempt++) {
             byte[] bad = frame.clone();
             int bit = r.nextInt(8 * bad.length);
             bad[bit / 8] ^= (byte) (1 << (bit % 8));
-            byte[] out = new byte[data.length];
             try {
-                if (Zstd.decompress(out, bad) != data.length) {
+                if (Zstd.decompress(new byte[decodedSize], bad) != decodedSize) {
                     continue;
                 }
             } catch (ZstdException e) {
                 continue;
             }
-            String why = ZstdHuffmanStreams.check(MemorySegment.ofArray(bad));
-            if (why == null) {
-                continue;
+            if (ZstdHuffmanStreams.check(MemorySegment.ofArray(bad)) != null) {
+                return bad;
             }
-            assertTrue(why.contains("Huffman stream"), why);
-            CorruptChunkException e = assertThrows(CorruptChunkException.class,
-                    () -> decode(backend, codec, bad, data.length, "chunk [7]"));
-            assertTrue(e.getMessage().contains("chunk [7]") && e.getMessage().contains("Huffman stream"), e.getMessage());
-            return;
         }
-        throw new AssertionError("no damaged frame of the kind in 5000 bit flips (seed " + SEED + ")");
+        throw new AssertionError("no damaged frame of the kind in 5000 bit flips of a " + frame.length
+                + "-byte frame (seed " + SEED + ")");
     }
 
     @Test
@@ -348,7 +352,7 @@ class ZstdHuffmanStreamsTest {
         return out;
     }
 
-    private static byte[] floats(SplittableRandom r, int n) {
+    static byte[] floats(SplittableRandom r, int n) {
         ByteBuffer b = ByteBuffer.allocate(n).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; b.remaining() >= 4; i++) {
             b.putFloat((float) (280 + 10 * Math.sin(i / 50.0) + r.nextDouble() * 0.01));

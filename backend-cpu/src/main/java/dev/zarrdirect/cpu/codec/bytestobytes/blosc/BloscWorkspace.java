@@ -137,13 +137,15 @@ public final class BloscWorkspace implements AutoCloseable {
 
     /**
      * Decompresses the stream {@code src[off, off + len)} written by {@code c} into exactly
-     * {@code dstLen} bytes of {@code dst} at {@code dstOff}.
+     * {@code dstLen} bytes of {@code dst} at {@code dstOff}. A zstd stream that libzstd decodes is then
+     * checked with {@link ZstdHuffmanStreams#check} when {@code zstdStreamCheck} is true (other
+     * compressors ignore it).
      *
      * @throws IllegalArgumentException when the stream is malformed or decodes to another size; the
      *                                  message says what the compressor reported
      */
     public void decompress(BloscCompressor c, MemorySegment src, long off, int len, MemorySegment dst, long dstOff,
-                           int dstLen) {
+                           int dstLen, boolean zstdStreamCheck) {
         long got = switch (c) {
             case BLOSCLZ -> BloscLz.decompress(src, off, len, dst, dstOff, dstLen);
             case LZ4, LZ4HC -> {
@@ -178,7 +180,7 @@ public final class BloscWorkspace implements AutoCloseable {
                     long n = zstdDecompressor.decompressDirectByteBuffer(dst.asSlice(dstOff, dstLen).asByteBuffer(), 0,
                             dstLen, src.asSlice(off, len).asByteBuffer(), 0, len);
                     // as the zstd codec does: the check libzstd skips, so that the device kernels agree
-                    String bad = ZstdHuffmanStreams.check(src.asSlice(off, len));
+                    String bad = zstdStreamCheck ? ZstdHuffmanStreams.check(src.asSlice(off, len)) : null;
                     if (bad != null) {
                         throw new IllegalArgumentException("zstd stream is corrupt: " + bad);
                     }
