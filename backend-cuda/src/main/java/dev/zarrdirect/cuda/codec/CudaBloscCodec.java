@@ -14,7 +14,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
+import dev.zarrdirect.kernels.BloscBlockSizes;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on a CUDA device: the kernels module's
@@ -68,18 +68,14 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
     static final int THREADS = 64;
     /** Decode groups per SM. */
     static final int GROUPS_PER_SM = 32;
-    /** Scratch per group when the metadata says nothing larger: covers c-blosc's automatic blocks up to clevel 7. */
-    static final long DEFAULT_SCRATCH_BLOCK = 256L << 10;
     /** The zstd decoder's scratch per group ({@code ZD_ZSTD_SCRATCH_PER_FRAME}). */
     static final long ZSTD_SCRATCH = CudaZstdCodec.SCRATCH_PER_FRAME;
     /** Chunks per launch at most (the plan kernel scans them in one block). */
     static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
-    /** The largest learned block size a first pass is sized for. */
-    static final long LARGE_SCRATCH_BLOCK = 8L << 20;
 
     private final BloscSpec spec;
-    /** The largest block beyond the default scratch that a batch of this codec met (a store's chunks share it). */
-    private final AtomicLong blockSeen = new AtomicLong();
+    /** The block size first passes are sized for, learned from frames that outgrew it (a store's chunks share it). */
+    private final BloscBlockSizes blockSizes = new BloscBlockSizes();
 
     private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec) {
         super(backend, device, NAME);
@@ -109,7 +105,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
      * later first passes are sized for; 0 while none has been met.
      */
     public long learnedBlockSize() {
-        return blockSeen.get();
+        return blockSizes.learned();
     }
 
     /** The configuration this codec was made from. */
@@ -139,7 +135,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             return;
         }
         boolean full = !lz(spec.cname());
-        long block = Math.max(Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize()), blockSeen.get());
+        long block = blockSizes.firstPass(spec.blocksize());
         // scratch of one launch at most 512 MiB (a read keeps up to decodeDepth launches in flight):
         // 2,000 groups of 256 KiB, 16 a SM on an H100, where the kernel runs at 97% of its 32-a-SM rate
         long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
@@ -176,8 +172,8 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
                 return;
             }
             int[] ks = Arrays.copyOf(again, m);
-            codec.blockSeen.accumulateAndGet(Math.min(largest, LARGE_SCRATCH_BLOCK), Math::max);
-            long block = Math.max(DEFAULT_SCRATCH_BLOCK, largest);
+            codec.blockSizes.outgrown(largest);
+            long block = Math.max(BloscBlockSizes.DEFAULT, largest);
             long perGroup = (block + 15) & ~15L;
             // scratch of the second pass stays under 1 GiB: fewer, larger groups
             int groups = (int) Math.max(1, Math.min(codec.groups(), (1L << 30) / (perGroup + (needFull ? ZSTD_SCRATCH : 0))));

@@ -22,7 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
+import dev.zarrdirect.kernels.BloscBlockSizes;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on an OpenCL device, decode only, through the kernels
@@ -58,17 +58,10 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
     static final int GROUPS_PER_UNIT = 16;
     /** Scratch of one launch at most (a read keeps up to decodeDepth launches in flight), as on CUDA. */
     static final long SCRATCH_BYTES_PER_LAUNCH = 512L << 20;
-    static final long DEFAULT_SCRATCH_BLOCK = 256L << 10;
-    /** The largest block size learned from a batch for the first pass of later ones. */
-    static final long LARGE_SCRATCH_BLOCK = 8L << 20;
     static final long ZSTD_SCRATCH = OpenClZstdCodec.SCRATCH_PER_FRAME;
     private final BloscSpec spec;
-    /**
-     * The largest block a batch of this codec met beyond the default scratch (c-blosc 1.21 writes
-     * blocks of 512 KiB for lz4 level 5 with shuffle and typesize 4: the default v2 store); later
-     * batches size their first pass by it rather than fail it and decode again.
-     */
-    private final AtomicLong blockSeen = new AtomicLong();
+    /** The block size first passes are sized for, learned from frames that outgrew it. */
+    private final BloscBlockSizes blockSizes = new BloscBlockSizes();
 
     private OpenClBloscCodec(BloscSpec spec, Device device, OpenClBackend backend) {
         super(BloscSpec.NAME, device, backend);
@@ -127,7 +120,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
             public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
                 List<Integer> idx = g.items();
                 boolean full = !lz(spec.cname());
-                long block = Math.max(Math.max(DEFAULT_SCRATCH_BLOCK, spec.blocksize()), blockSeen.get());
+                long block = blockSizes.firstPass(spec.blocksize());
                 int[] status = run(b, items, g, idx, full, block);
                 List<Integer> again = new ArrayList<>();
                 boolean againFull = full;
@@ -150,7 +143,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                         // (a store's chunks share their block size), so that they decode in one pass
                         long largest = largestBlock(b, items, sub);
                         retryBlock = Math.max(block, largest);
-                        blockSeen.accumulateAndGet(Math.min(largest, LARGE_SCRATCH_BLOCK), Math::max);
+                        blockSizes.outgrown(largest);
                     }
                     int[] second = run(b, items, g, sub, againFull, retryBlock);
                     for (int k = 0; k < sub.size(); k++) {
