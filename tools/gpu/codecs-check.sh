@@ -35,6 +35,8 @@ echo "=== stores"
 python3 benchmarks/python/make_era5_stores.py /tmp/st --steps 24 --layouts blosc-v2 >/tmp/mk.txt 2>&1 || tail -5 /tmp/mk.txt
 Z="bash .device/run main dev.zarrdirect.cli.ZarrDirectCli"
 timeout 150 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --compare-cpu --limits --passes 5 2>&1 | tail -22
+echo "--- the whole array in one call"
+timeout 120 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --batch 24 --passes 5 2>&1 | grep -E "^(reading|result)"
 echo "--- 2-step windows, 4 queued"
 timeout 120 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --compare-cpu --batch 2 --ahead 4 --passes 3 2>&1 | grep -E "^(reading|result|speedup)"
 echo "--- opencl on the same GPU"
