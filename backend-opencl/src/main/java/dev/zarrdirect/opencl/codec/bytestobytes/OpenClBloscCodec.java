@@ -54,6 +54,20 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
      * groups against 24.3 with 32 items and 1,024 groups).
      */
     static final long LOCAL = 64;
+    /**
+     * Work-items a group of {@code zd_blosc_decode_lz} on a GPU when a launch has many blocks: one
+     * NVIDIA warp. H100, NVIDIA's OpenCL, {@code BloscKernelBench}: 64 chunks of 16 MiB in 256 KiB
+     * blocks 59.56 GB/s with 32, 41.86 with 64.
+     */
+    static final long LZ_LOCAL_GPU = 32;
+    /**
+     * ... and when it has few (under {@value #FEW_BLOCKS_PER_UNIT} a compute unit): 4 chunks of 66 MB
+     * in 512 KiB blocks (a 4-step read of an ERA5-like store) 22.46 GB/s with 128, 20.92 with 64,
+     * 20.11 with 32. CPU devices (PoCL) keep {@link #LOCAL}: these figures say nothing of them.
+     */
+    static final long LZ_LOCAL_GPU_FEW_BLOCKS = 128;
+    /** Blocks a compute unit below which a launch counts as having few. */
+    static final int FEW_BLOCKS_PER_UNIT = 8;
     /** Groups per compute unit: 16 on an H100's 132 SMs is 2,112, near the CUDA codec's 2,000. */
     static final int GROUPS_PER_UNIT = 16;
     /** Scratch of one launch at most (a read keeps up to decodeDepth launches in flight), as on CUDA. */
@@ -188,6 +202,19 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
             }
 
             /**
+             * Group size of the lz kernel on a GPU for these chunks in blocks of about {@code block}
+             * bytes (the scratch's: no header is read on the host, so the block count is an estimate,
+             * and a wrong one costs speed only).
+             */
+            private long lzLocalOnGpu(OpenClBackend b, List<Integer> idx, long block) {
+                long blocks = 0;
+                for (int i : idx) {
+                    blocks += (batch.output(i).byteSize() + block - 1) / block;
+                }
+                return blocks < (long) FEW_BLOCKS_PER_UNIT * b.computeUnits() ? LZ_LOCAL_GPU_FEW_BLOCKS : LZ_LOCAL_GPU;
+            }
+
+            /**
              * The plan launch and the decode launch, back to back on the in-order queue (one wait),
              * then the status words: what a batch costs the host, as on CUDA.
              */
@@ -200,7 +227,8 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                 String name = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
                 ClKernel dec = kernel(b, name);
                 long planLocal = Math.max(1, Long.highestOneBit(Math.min(256, plan.maxWorkGroupSize(b.deviceId()))));
-                long local = Math.max(1, Math.min(LOCAL, Long.highestOneBit(dec.maxWorkGroupSize(b.deviceId()))));
+                long want = full || !b.isGpu() ? LOCAL : lzLocalOnGpu(b, idx, block);
+                long local = Math.max(1, Math.min(want, Long.highestOneBit(dec.maxWorkGroupSize(b.deviceId()))));
                 try (ChunkTable t = ChunkTable.of(b, items, idx, batch, "blosc");
                      ClMemory.Scratch planMem = b.memory().scratch(8L * (n + 1), "blosc plan");
                      ClMemory.Scratch scratch = b.memory().scratch(perGroup * groups,
