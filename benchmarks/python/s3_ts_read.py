@@ -39,9 +39,11 @@ def main():
     arr = ts.open(spec, read=True, context=context).result()
     t_steps = arr.shape[0]
     gbps = []
+    busy = []
     total = 0
     for r in range(a.rounds + 1):
         t0 = time.perf_counter()
+        cpu0 = time.process_time()
         total = 0
         for t in range(0, t_steps, a.steps_per_read):
             out = arr[t:min(t_steps, t + a.steps_per_read)].read().result()
@@ -49,9 +51,13 @@ def main():
         s = time.perf_counter() - t0
         if r > 0:
             gbps.append(total / s / 1e9)
+            # this process's CPU time over the wall time, as S3ReadBench reports it for zarr-direct
+            busy.append((time.process_time() - cpu0) / s)
     gbps.sort()
+    busy.sort()
     print(json.dumps({"reader": "tensorstore s3", "location": f"s3://{a.bucket}/{a.store}", "in_flight": a.in_flight,
-                      "bytes": total, "gbps": [round(g, 3) for g in gbps], "median_gbps": round(gbps[len(gbps) // 2], 3)}))
+                      "bytes": total, "gbps": [round(g, 3) for g in gbps], "median_gbps": round(gbps[len(gbps) // 2], 3),
+                      "median_cores_busy": round(busy[len(busy) // 2], 2)}))
 
 
 if __name__ == "__main__":

@@ -106,10 +106,10 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 def check(r):  # zarrdirect.cpu.zstdStreamCheck as the CPU backend resolved it; "-" where none applies
     v = r.get('zstd_stream_check')
     return '-' if v is None else 'on' if v else 'off'
-print("| store | in flight | reader | stream check | median GB/s | rounds GB/s |")
-print("|---|---|---|---|---|---|")
+print("| store | in flight | reader | stream check | median GB/s | cores busy | rounds GB/s |")
+print("|---|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {r['location'].split('/')[-1]} | {r['in_flight']} | {r['reader']} | {check(r)} | {r['median_gbps']:.3f} | {r['gbps']} |")
+    print(f"| {r['location'].split('/')[-1]} | {r['in_flight']} | {r['reader']} | {check(r)} | {r['median_gbps']:.3f} | {r.get('median_cores_busy', '-')} | {r['gbps']} |")
 ts = {(r['location'], r['in_flight']): r['median_gbps'] for r in rows if r['reader'].startswith('tensorstore')}
 print()
 for r in rows:
