@@ -64,7 +64,7 @@ public final class CpuBackend implements Backend {
     }
 
     private CpuBackend(CpuSettings s, List<ResolvedSetting<?>> resolved) {
-        this(new HostBufferPool(s.poolRetainedBytes(), MAX_POOLED_BLOCK), s, resolved);
+        this(new HostBufferPool(s.poolRetainedBytes(), MAX_POOLED_BLOCK, s.hugePages()), s, resolved);
         pool.trackBuffers(s.trackBuffers());
     }
 

@@ -15,8 +15,10 @@ import java.util.List;
  * @param trackBuffers      record each allocation's stack for leak reports
  * @param zstdStreamCheck   after libzstd, check that each Huffman literal stream is consumed exactly
  *                          ({@link dev.zarrdirect.cpu.codec.bytestobytes.ZstdHuffmanStreams}); default true
+ * @param hugePages         advise new host blocks of 8 MiB or more to use transparent huge pages (Linux;
+ *                          {@link NativeBlocks}); default true
  */
-public record CpuSettings(long poolRetainedBytes, boolean trackBuffers, boolean zstdStreamCheck) {
+public record CpuSettings(long poolRetainedBytes, boolean trackBuffers, boolean zstdStreamCheck, boolean hugePages) {
 
     public static final Setting<Long> POOL_RETAINED = Setting.of(CpuBackend.POOL_RETAINED_PROPERTY,
             SettingType.byteSize(0, Long.MAX_VALUE), CpuBackend.DEFAULT_RETAINED, "cpu",
@@ -32,8 +34,13 @@ public record CpuSettings(long poolRetainedBytes, boolean trackBuffers, boolean 
                     + " and a damaged stream that still yields the right number of literals decodes to wrong bytes"
                     + " on the CPU where the GPU kernels report the chunk corrupt");
 
+    public static final Setting<Boolean> HUGE_PAGES = Setting.of("zarrdirect.cpu.hugePages", SettingType.bool(), true,
+            "cpu", "advise new host blocks of 8 MiB or more (read outputs) to use transparent huge pages on Linux, so"
+                    + " that they are faulted in 2 MiB at a time; false: 4 KiB pages, unless the system's THP mode is"
+                    + " \"always\"");
+
     /** Every setting of this record. */
-    public static final List<Setting<?>> SETTINGS = List.of(POOL_RETAINED, ZSTD_STREAM_CHECK,
+    public static final List<Setting<?>> SETTINGS = List.of(POOL_RETAINED, ZSTD_STREAM_CHECK, HUGE_PAGES,
             CommonBackendSettings.TRACK_BUFFERS);
 
     public CpuSettings {
@@ -44,13 +51,15 @@ public record CpuSettings(long poolRetainedBytes, boolean trackBuffers, boolean 
 
     /** The defaults. */
     public static CpuSettings defaults() {
-        return new CpuSettings(CpuBackend.DEFAULT_RETAINED, false, true);
+        return new CpuSettings(CpuBackend.DEFAULT_RETAINED, false, true, true);
     }
 
     /** Resolved by {@code r}: explicit, system property, environment, default. */
     public static CpuSettings from(SettingResolver r) {
+        // resolved in the order of SETTINGS, which is the order the backend reports them in
         long retained = r.get(POOL_RETAINED);
         boolean streamCheck = r.get(ZSTD_STREAM_CHECK);
-        return new CpuSettings(retained, r.get(CommonBackendSettings.TRACK_BUFFERS), streamCheck);
+        boolean hugePages = r.get(HUGE_PAGES);
+        return new CpuSettings(retained, r.get(CommonBackendSettings.TRACK_BUFFERS), streamCheck, hugePages);
     }
 }

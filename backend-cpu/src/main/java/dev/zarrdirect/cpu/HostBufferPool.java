@@ -70,6 +70,7 @@ public final class HostBufferPool implements AutoCloseable {
 
     private final long maxRetainedBytes;
     private final long maxPooledBlock;
+    private final boolean hugePages;
     private final ConcurrentHashMap<Long, ConcurrentLinkedDeque<Block>> free = new ConcurrentHashMap<>();
     private final Map<Long, Live> live = new ConcurrentHashMap<>();
     private final AtomicLong retained = new AtomicLong();
@@ -83,12 +84,22 @@ public final class HostBufferPool implements AutoCloseable {
      * @param maxPooledBlock   requests larger than this are allocated and freed directly
      */
     public HostBufferPool(long maxRetainedBytes, long maxPooledBlock) {
+        this(maxRetainedBytes, maxPooledBlock, true);
+    }
+
+    /**
+     * @param maxRetainedBytes the most bytes of free blocks kept for reuse
+     * @param maxPooledBlock   requests larger than this are allocated and freed directly
+     * @param hugePages        advise new blocks of 8 MiB or more to use huge pages (Linux; see {@link NativeBlocks})
+     */
+    public HostBufferPool(long maxRetainedBytes, long maxPooledBlock, boolean hugePages) {
         if (maxRetainedBytes < 0 || maxPooledBlock < 0) {
             throw new IllegalArgumentException("negative pool limit: maxRetainedBytes=" + maxRetainedBytes
                     + ", maxPooledBlock=" + maxPooledBlock);
         }
         this.maxRetainedBytes = maxRetainedBytes;
         this.maxPooledBlock = maxPooledBlock;
+        this.hugePages = hugePages;
     }
 
     /** Zeroed memory of {@code bytes} bytes, of {@code kind} (a label only: all of it is host memory). */
@@ -199,7 +210,7 @@ public final class HostBufferPool implements AutoCloseable {
                 block.segment().asSlice(0, bytes).fill((byte) 0);
             }
         } else {
-            block = newBlock(size);
+            block = newBlock(size, hugePages);
         }
         long id = ids.incrementAndGet();
         boolean track = tracking;
@@ -228,8 +239,8 @@ public final class HostBufferPool implements AutoCloseable {
         return b;
     }
 
-    private static Block newBlock(long size) {
-        NativeBlocks.Block b = NativeBlocks.allocate(size, ALIGNMENT);
+    private static Block newBlock(long size, boolean hugePages) {
+        NativeBlocks.Block b = NativeBlocks.allocate(size, ALIGNMENT, hugePages);
         return new Block(b.segment(), b.free());
     }
 

@@ -25,7 +25,8 @@ class CpuSettingsTest {
             assertTrue(b.pool().isTracking());
             List<String> lines = b.settings().stream().map(ResolvedSetting::describe).toList();
             assertEquals(List.of("cpu.poolRetainedBytes = 64m (explicit)", "cpu.zstdStreamCheck = true (default)",
-                    "trackBuffers = true (explicit)"), lines, "only the backend's own settings; core's are the context's");
+                    "cpu.hugePages = true (default)", "trackBuffers = true (explicit)"), lines,
+                    "only the backend's own settings; core's are the context's");
         }
         try (CpuBackend b = new CpuBackendProvider().open()) {
             assertEquals(CpuSettings.defaults().poolRetainedBytes(), b.settings().getFirst().value());
@@ -95,6 +96,30 @@ class CpuSettingsTest {
                 System.clearProperty(name);
             } else {
                 System.setProperty(name, before);
+            }
+        }
+    }
+
+    @Test
+    void hugePagesFalseLeavesTheBackendsLargeBuffersOnSmallPages() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeBlocksTest.thpOnAdviceOnly(),
+                "transparent huge pages on advice only (Linux, THP mode madvise)");
+        long size = 64L << 20;
+        for (boolean huge : new boolean[]{true, false}) {
+            try (CpuBackend b = new CpuBackendProvider().open(SettingValues.builder()
+                    .set("cpu.hugePages", Boolean.toString(huge)).set("cpu.poolRetainedBytes", "0").build());
+                 dev.zarrdirect.api.buffer.HostBuffer buf = b.allocate(dev.zarrdirect.api.Device.CPU,
+                         dev.zarrdirect.api.buffer.MemoryKind.HOST, size)) {
+                java.lang.foreign.MemorySegment s = buf.segment();
+                for (long at = 0; at < size; at += 4096) {
+                    s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at, (byte) 1);
+                }
+                long inHuge = NativeBlocksTest.anonHugeBytes(s.address() + size / 2);
+                if (huge) {
+                    assertTrue(inHuge >= 8L << 20, "cpu.hugePages=true: " + inHuge + " bytes in huge pages");
+                } else {
+                    assertEquals(0, inHuge, "cpu.hugePages=false");
+                }
             }
         }
     }
