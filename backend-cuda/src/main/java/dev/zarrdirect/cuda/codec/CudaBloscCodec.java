@@ -8,13 +8,13 @@ import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
 import dev.zarrdirect.cuda.kernels.ZdStatus;
+import dev.zarrdirect.kernels.BloscBlockSizes;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
-import dev.zarrdirect.kernels.BloscBlockSizes;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on a CUDA device: the kernels module's

@@ -5,6 +5,7 @@ import dev.zarrdirect.api.CorruptChunkException;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
+import dev.zarrdirect.kernels.BloscBlockSizes;
 import dev.zarrdirect.kernels.ZdStatus;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.ClMemory;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import dev.zarrdirect.kernels.BloscBlockSizes;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on an OpenCL device, decode only, through the kernels
