@@ -63,7 +63,8 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
     /**
      * ... and when it has few (under {@value #FEW_BLOCKS_PER_UNIT} a compute unit): 4 chunks of 66 MB
      * in 512 KiB blocks (a 4-step read of an ERA5-like store) 22.46 GB/s with 128, 20.92 with 64,
-     * 20.11 with 32. CPU devices (PoCL) keep {@link #LOCAL}: these figures say nothing of them.
+     * 20.11 with 32. CPU devices (PoCL) keep {@link #LOCAL}: these figures say nothing of them. Other
+     * GPUs (AMD's wavefronts of 64, Intel's) get the same sizes without a measurement of their own.
      */
     static final long LZ_LOCAL_GPU_FEW_BLOCKS = 128;
     /** Blocks a compute unit below which a launch counts as having few. */
