@@ -115,14 +115,14 @@ final class NativeBlocks {
         if (base.address() == 0) {
             throw new OutOfMemoryError("cannot allocate " + size + " bytes of host memory (calloc returned NULL)");
         }
-        if (hugePages && size >= HUGE_MIN_BYTES) {
-            adviseHugePages(base.address(), size + alignment);
-        }
         long aligned = (base.address() + alignment - 1) & -alignment;
         // scoped to an arena as an arena's own block is, so that a segment kept past the block's
         // free fails on use instead of reading freed memory; closing the arena frees the block
         Arena arena = Arena.ofShared();
         try {
+            if (hugePages && size >= HUGE_MIN_BYTES) {
+                adviseHugePages(base.address(), size + alignment);
+            }
             MemorySegment segment = MemorySegment.ofAddress(aligned).reinterpret(size, arena, s -> free(base));
             return new Block(segment, arena::close);
         } catch (RuntimeException | Error e) {
