@@ -34,9 +34,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -173,8 +176,7 @@ final class S3Store implements Store {
             bucketSeen.set(true);
             return Optional.of(got);
         } catch (S3Exception e) {
-            if (e.statusCode() == 404 && !"NoSuchBucket".equals(code(e))) {
-                bucketSeen.set(true);
+            if (absentKey(e)) {
                 return Optional.empty();
             }
             if (e.statusCode() == 416) {
@@ -205,8 +207,7 @@ final class S3Store implements Store {
                     (response, body) -> readHead(key, what, response, body, allocator, slot)));
             bucketSeen.set(true);
         } catch (S3Exception e) {
-            if (e.statusCode() == 404 && !"NoSuchBucket".equals(code(e))) {
-                bucketSeen.set(true);
+            if (absentKey(e)) {
                 return Optional.empty();
             }
             if (e.statusCode() == 416) { // an empty object has no byte 0
@@ -233,14 +234,14 @@ final class S3Store implements Store {
             readFully(body, dst);
             return new Head(dst, contentLength, null);
         }
-        Matcher m = CONTENT_RANGE.matcher(contentRange);
-        if (!m.matches() || m.group(3).equals("*")) {
+        ContentRange cr = ContentRange.parse(contentRange);
+        if (cr == null || cr.total() < 0) {
             throw new StoreException(description, key, what + " in " + description + " answered with Content-Range \""
                     + contentRange + "\"; expected \"bytes first-last/total\"");
         }
-        long firstByte = Long.parseLong(m.group(1));
-        long last = Long.parseLong(m.group(2));
-        long total = Long.parseLong(m.group(3));
+        long firstByte = cr.first();
+        long last = cr.last();
+        long total = cr.total();
         if (firstByte != 0 || last < 0 || last >= total || last + 1 != Math.min(readPart, total)) {
             throw new StoreException(description, key, what + " in " + description + " returned bytes " + firstByte
                     + "-" + last + " of " + total + " (Content-Range \"" + contentRange + "\") but bytes 0-"
@@ -265,8 +266,8 @@ final class S3Store implements Store {
             return;
         }
         int count = (int) ((dst.byteSize() - from + readPart - 1) / readPart);
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(count);
-        java.util.concurrent.atomic.AtomicReference<RuntimeException> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(count);
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
         int submitted = 0;
         try {
             for (long off = from; off < dst.byteSize(); off += readPart) {
@@ -287,7 +288,7 @@ final class S3Store implements Store {
                 });
                 submitted++;
             }
-        } catch (java.util.concurrent.RejectedExecutionException e) { // the store closed
+        } catch (RejectedExecutionException e) { // the store closed
             failure.compareAndSet(null, new StoreException(description, key, what + " in " + description
                     + " was cut short: the store was closed", e));
         } finally {
@@ -343,10 +344,9 @@ final class S3Store implements Store {
         try {
             retrier.run(key, partWhat, () -> s3.getObject(request, (response, body) -> {
                 String contentRange = response.contentRange();
-                Matcher m = contentRange == null ? null : CONTENT_RANGE.matcher(contentRange);
-                if (m == null || !m.matches() || Long.parseLong(m.group(1)) != at
-                        || Long.parseLong(m.group(2)) != at + len - 1
-                        || (!m.group(3).equals("*") && Long.parseLong(m.group(3)) != dst.byteSize())) {
+                ContentRange cr = ContentRange.parse(contentRange);
+                if (cr == null || cr.first() != at || cr.last() != at + len - 1
+                        || (cr.total() >= 0 && cr.total() != dst.byteSize())) {
                     throw new StoreException(description, key, partWhat + " in " + description + " answered with"
                             + " Content-Range \"" + contentRange + "\": not the range asked for of an object of "
                             + dst.byteSize() + " bytes (was it replaced during the read?)");
@@ -394,14 +394,14 @@ final class S3Store implements Store {
             readFully(body, dst);
             return dst;
         }
-        Matcher m = CONTENT_RANGE.matcher(contentRange);
-        if (!m.matches()) {
+        ContentRange cr = ContentRange.parse(contentRange);
+        if (cr == null) {
             throw new StoreException(description, key, what + " in " + description + " answered with Content-Range \""
                     + contentRange + "\"; expected \"bytes first-last/total\"");
         }
-        long first = Long.parseLong(m.group(1));
-        long last = Long.parseLong(m.group(2));
-        long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
+        long first = cr.first();
+        long last = cr.last();
+        long total = cr.total();
         if (total >= 0) {
             checkFits(key, range, total, "GetObject (Content-Range " + contentRange + ")");
         }
@@ -690,6 +690,28 @@ final class S3Store implements Store {
     }
 
     // ---- helpers ----
+
+    /** A {@code Content-Range: bytes first-last/total} header; {@code total} is -1 for {@code *}. */
+    private record ContentRange(long first, long last, long total) {
+        /** The header parsed, or null when it is absent or not of that form. */
+        static ContentRange parse(String header) {
+            Matcher m = header == null ? null : CONTENT_RANGE.matcher(header);
+            if (m == null || !m.matches()) {
+                return null;
+            }
+            return new ContentRange(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)),
+                    m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3)));
+        }
+    }
+
+    /** A 404 for the key rather than the bucket: the key is absent, and the bucket is there. */
+    private boolean absentKey(S3Exception e) {
+        if (e.statusCode() == 404 && !"NoSuchBucket".equals(code(e))) {
+            bucketSeen.set(true);
+            return true;
+        }
+        return false;
+    }
 
     /** The answer's {@code Content-Length}, which S3 always sends; without it the endpoint is not S3. */
     private long contentLength(String key, String what, GetObjectResponse response) {
