@@ -7,9 +7,9 @@
 //  2. Generated lz4 + byte-shuffle chunks (float32 fields of zd_bench_data.h, framed here by a
 //     small LZ4 writer of our own), repeated up to --gib GiB of decoded bytes, each copy with its
 //     own compressed bytes: checked byte for byte, then plan + decode timed with CUDA events
-//     (median of --reps) for zd_blosc_decode_lz (whole group per stream, bytes copied in pieces,
-//     matches in waves) and zd_blosc_decode_lz_bytes (the same, bytes copied one by one), several
-//     group sizes and grids; GB/s of decoded bytes. Store-like chunks (a [16, 721, 1440] float32
+//     (median of --reps) for the three lz entries (whole group per stream with match waves, bytes
+//     copied in pieces, or with copy chains resolved; thread per stream), several group sizes and
+//     grids; GB/s of decoded bytes. Store-like chunks (a [16, 721, 1440] float32
 //     step, c-blosc's 512 KiB blocks, 4 chunks a call): --chunk 66447360 --block 524288 --gib 0.25
 // Build (from kernels/):
 //   nvcc -O3 -I src/main/c -I src/test/cuda -gencode arch=compute_90,code=sm_90 -o zd_blosc_check src/test/cuda/zd_blosc_check.cu
@@ -83,7 +83,7 @@ struct Dev {
         cudaFree(status); if (scratch) cudaFree(scratch);
     }
     // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread,
-    // 3 zd_blosc_decode_lz_resolve, 4 zd_blosc_decode_lz_bytes);
+    // 3 zd_blosc_decode_lz_resolve);
     // returns the time of both launches in ms
     float run(zd_u32 n, int entry, zd_u32 groups, zd_u32 items, zd_u64 spg) {
         need_scratch(spg * groups);
@@ -97,8 +97,6 @@ struct Dev {
             zd_blosc_decode_lz_thread<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else if (entry == 3)
             zd_blosc_decode_lz_resolve<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
-        else if (entry == 4)
-            zd_blosc_decode_lz_bytes<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else zd_blosc_decode<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         CK(cudaGetLastError());
         CK(cudaEventRecord(e1));
@@ -135,8 +133,8 @@ static int corpus_check(const std::string &path) {
     std::vector<zd_u32> st(nc);
     int fails = 0;
     static const char *entries[] = {"zd_blosc_decode", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread",
-                                    "zd_blosc_decode_lz_resolve", "zd_blosc_decode_lz_bytes"};
-    for (int lz = 0; lz < 5; lz++)
+                                    "zd_blosc_decode_lz_resolve"};
+    for (int lz = 0; lz < 4; lz++)
         for (zd_u32 items : {32u, 128u})
             for (zd_u32 groups : {1u, 7u, 264u}) {
                 zd_u64 spg = lz ? ZD_BLOSC_LZ_SCRATCH_PER_GROUP(1 << 20) : ZD_BLOSC_SCRATCH_PER_GROUP(1 << 20);
@@ -185,9 +183,8 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev_id));
     int fails = 0;
     zd_u64 spg = ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
-    static const char *names[] = {"", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread", "zd_blosc_decode_lz_resolve",
-                                  "zd_blosc_decode_lz_bytes"};
-    for (int entry : {1, 4})
+    static const char *names[] = {"", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread", "zd_blosc_decode_lz_resolve"};
+    for (int entry : {1, 3, 2})
     for (zd_u32 items : {32u, 64u, 128u})
         for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
             zd_u32 groups = per_sm * (zd_u32)sms;

@@ -30,8 +30,7 @@
  * Inside a unit: item 0 walks the chain of stream sizes (bounds-checked) into local memory; raw
  * streams are copied by the whole group; lz4/blosclz streams are decoded by the whole group, up
  * to ZD_LZ_STREAMS side by side (blosc/zd_lz_group.h: one item per stream parses a batch of
- * sequences, every item copies their bytes, in pieces of up to ZD_LZ_PIECE bytes with
- * ZD_BLOSC_MODE_LZ_PIECES (what the decode entries use), else one by one; with ZD_BLOSC_MODE_LZ_RESOLVE matches are resolved
+ * sequences, every item copies their bytes, in pieces of up to ZD_LZ_PIECE bytes; with ZD_BLOSC_MODE_LZ_RESOLVE matches are resolved
  * by walking copy chains instead of in waves), or with ZD_BLOSC_MODE_LZ_THREAD one stream per item (items s, s + local_size, ...
  * of the up to 16 split streams, each copying its own bytes); zstd streams are decoded one after
  * another by the whole group. Without a shuffle, streams decode straight into dst;
@@ -81,7 +80,6 @@
 #define ZD_BLOSC_MODE_ZSTD 1u      /* decode zstd streams (needs zd_zstd_lds and the zstd scratch) */
 #define ZD_BLOSC_MODE_LZ_THREAD 2u /* one item per lz4/blosclz stream instead of the whole group */
 #define ZD_BLOSC_MODE_LZ_RESOLVE 4u /* matches resolved by walking their copy chains, not in waves */
-#define ZD_BLOSC_MODE_LZ_PIECES 8u  /* bytes copied in pieces of ZD_LZ_PIECE (zd_lz_execute_pieces_group) */
 #define ZD_BLOSC_DEFAULT_MAX_BLOCK ((zd_u64)8u * 1024u * 1024u)
 #define ZD_BLOSC_ROUND16(x) ((((zd_u64)(x)) + 15u) & ~(zd_u64)15u)
 #define ZD_BLOSC_PLAN_BYTES(n_chunks) (8u * ((zd_u64)(n_chunks) + 1u))
@@ -155,7 +153,7 @@ ZD_INLINE zd_u32 zd_blosc_splits_thread(const zd_blosc_hdr *h, zd_u64 bsize) {
    it ends or fails, so the status is that of the lowest failing stream, as with one item per
    stream. Every item calls; the status is valid on all. */
 ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *out, zd_u32 neblock,
-                                  zd_u32 splits, ZD_LOCAL zd_blosc_lds *lds, zd_u32 mode) {
+                                  zd_u32 splits, ZD_LOCAL zd_blosc_lds *lds, zd_u32 resolve) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     for (zd_u32 r0 = 0; r0 < splits; r0 += ZD_LZ_STREAMS) {
         zd_u32 m = splits - r0 < ZD_LZ_STREAMS ? splits - r0 : ZD_LZ_STREAMS;
@@ -193,10 +191,7 @@ ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_
             ZD_BARRIER();
             zd_u32 all = 1u;
             for (zd_u32 k = 0; k < m; k++) all &= lds->lz[k].done | (lds->lz[k].status != ZD_STATUS_OK);
-            if (mode & ZD_BLOSC_MODE_LZ_RESOLVE)
-                zd_lz_execute_resolve_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
-            else if (mode & ZD_BLOSC_MODE_LZ_PIECES)
-                zd_lz_execute_pieces_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
+            if (resolve) zd_lz_execute_resolve_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
             else zd_lz_execute_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
             if (all) break;
         }
@@ -292,7 +287,8 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
                                             zscratch, zlen, zlds);
         }
     } else if (!(mode & ZD_BLOSC_MODE_LZ_THREAD)) {
-        st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src, out, neblock, splits, lds, mode);
+        st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src, out, neblock, splits, lds,
+                                (mode & ZD_BLOSC_MODE_LZ_RESOLVE) != 0u);
     } else {
         for (zd_u32 s = lid; s < splits; s += ls) {
             zd_u32 len = lds->len[s], sst = ZD_STATUS_OK;

@@ -15,15 +15,15 @@
  *      (either way they are final: literals of the batch, or output of earlier batches or waves). An overlapping match (offset < length) reads
  *      byte k from out - offset + k mod offset, which is before its own output, so its bytes are
  *      independent too. A barrier ends each wave.
- * Byte k of a phase goes to item k mod local_size (consecutive items, consecutive bytes); each
- * finds its stream among the streams' byte counts and its sequence by binary search over the
- * batch's prefix sums. zd_lz_execute_pieces_group, what the decode entries use, hands out pieces of
- * up to ZD_LZ_PIECE bytes of one run instead (one search a piece, its loads issued together): on an
- * H100, 52.8 GB/s against 40.4 for bytes one by one over 1 GiB of lz4 + shuffle in 128 KiB blocks,
- * and 16.8 against 14.6 over 4 chunks of 66 MB in 512 KiB blocks (kernels/src/test/cuda/zd_blosc_check.cu).
- * With so few blocks in flight (4 warps a SM) the parse is most of the time: with no byte copied
- * at all the 4 chunks still take 12.2 of their 15.8 ms; the batch's counts kept in registers
- * (zd_lz_cursor) took that case to 17.9 GB/s.
+ * Phases 2 and 3 hand out pieces of up to ZD_LZ_PIECE bytes of one literal run or match, piece k
+ * of a phase to item k mod local_size; each finds its stream among the streams' piece counts and
+ * its sequence by a binary search over the batch's piece prefix sums, then issues all the piece's
+ * loads before its stores, so that an item waits on memory once a piece. On an H100 that took
+ * 1 GiB of lz4 + shuffle in 128 KiB blocks from 40.4 GB/s (bytes handed out one by one, each with
+ * its own search and its own wait) to 52.8, and 4 chunks of 66 MB in 512 KiB blocks from 14.6 to
+ * 16.8 (kernels/src/test/cuda/zd_blosc_check.cu). With so few blocks in flight (4 warps a SM) the
+ * parse is most of the time: with no byte copied at all the 4 chunks still take 12.2 of their
+ * 15.8 ms; the batch's counts kept in registers (zd_lz_cursor) took that case to 17.9 GB/s.
  *
  * Local memory: ZD_LZ_STREAMS * sizeof(zd_lz_batch) (about 8.3 KiB with ZD_LZ_BATCH 64).
  */
@@ -39,7 +39,7 @@
 /* Streams parsed (one item each) and executed side by side: the split streams of a block. */
 #define ZD_LZ_STREAMS 4u
 #ifndef ZD_LZ_PIECE
-#define ZD_LZ_PIECE 16u /* bytes an item copies for one lookup in zd_lz_execute_pieces_group */
+#define ZD_LZ_PIECE 16u /* bytes an item copies for one lookup in zd_lz_execute_group */
 #endif
 
 typedef struct {
@@ -144,63 +144,13 @@ ZD_INLINE zd_u32 zd_lz_search(const ZD_LOCAL zd_u32 *pfx, zd_u32 lo, zd_u32 hi, 
 
 /* Phases 2 and 3 for the batches bs[0..m) of m streams side by side: stream s reads
    src + in_pos[s] and writes dst + s * stride. Their literals are copied together, then wave w of
-   every stream together (streams are independent, so only each stream's own wave order matters).
-   Every item calls; ends with a barrier, after which the batches' owners may parse again: so no
-   field of bs is read after the last barrier (the counts are cached). */
+   every stream together (streams are independent, so only each stream's own wave order matters),
+   in pieces (see the header comment). Every load of a piece may come before its stores: every byte
+   a match reads lies before its own output (out - offset + k mod offset for an overlapping one), so
+   no piece reads what it writes. Every item calls; ends with a barrier, after which the batches'
+   owners may parse again: so no field of bs is read after the last barrier (the counts are cached). */
 ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos, ZD_GLOBAL zd_u8 *dst,
                                    zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs, zd_u32 m) {
-    zd_u32 lid = zd_local_id(), ls = zd_local_size();
-    zd_u32 lit_base[ZD_LZ_STREAMS + 1u], nwaves = 0u;
-    lit_base[0] = 0u;
-    for (zd_u32 s = 0; s < ZD_LZ_STREAMS; s++) {
-        zd_u32 ok = s < m;
-        lit_base[s + 1u] = lit_base[s] + (ok ? bs[s].lit_pfx[bs[s].n] : 0u);
-        if (ok && bs[s].nwaves > nwaves) nwaves = bs[s].nwaves;
-    }
-    for (zd_u32 k = lid; k < lit_base[ZD_LZ_STREAMS]; k += ls) {
-        zd_u32 s = 0;
-        while (lit_base[s + 1u] <= k) s++;
-        const ZD_LOCAL zd_lz_batch *b = bs + s;
-        zd_u32 x = k - lit_base[s];
-        zd_u32 j = zd_lz_search(b->lit_pfx, 0u, b->n, x);
-        zd_u32 i = x - b->lit_pfx[j];
-        dst[(zd_u64)s * stride + b->out[j] + i] = src[in_pos[s] + b->lit_src[j] + i];
-    }
-    ZD_BARRIER();
-    for (zd_u32 w = 0; w < nwaves; w++) {
-        zd_u32 base[ZD_LZ_STREAMS + 1u];
-        base[0] = 0u;
-        for (zd_u32 s = 0; s < ZD_LZ_STREAMS; s++) {
-            zd_u32 bytes = 0u;
-            if (s < m && w < bs[s].nwaves) bytes = bs[s].ml_pfx[bs[s].wave[w + 1u]] - bs[s].ml_pfx[bs[s].wave[w]];
-            base[s + 1u] = base[s] + bytes;
-        }
-        for (zd_u32 k = lid; k < base[ZD_LZ_STREAMS]; k += ls) {
-            zd_u32 s = 0;
-            while (base[s + 1u] <= k) s++;
-            const ZD_LOCAL zd_lz_batch *b = bs + s;
-            zd_u32 a = b->wave[w], e = b->wave[w + 1u];
-            zd_u32 x = b->ml_pfx[a] + (k - base[s]);
-            zd_u32 j = zd_lz_search(b->ml_pfx, a, e, x);
-            zd_u32 i = x - b->ml_pfx[j];
-            zd_u32 ml = b->ml_pfx[j + 1u] - b->ml_pfx[j];
-            zd_u32 off = b->off[j];
-            ZD_GLOBAL zd_u8 *o = dst + (zd_u64)s * stride + b->out[j] + (b->lit_pfx[j + 1u] - b->lit_pfx[j]);
-            o[i] = o[(zd_i64)(off < ml ? i % off : i) - (zd_i64)off];
-        }
-        ZD_BARRIER();
-    }
-}
-
-/* zd_lz_execute_group with the bytes handed out in pieces of up to ZD_LZ_PIECE bytes of one
-   literal run or match instead of one by one: one lookup (stream, then a binary search over the
-   batch's piece counts) per piece instead of per byte, and every load of a piece issued before its
-   stores, so that an item waits on memory once per piece. That is safe for matches too: every byte
-   a match reads lies before its own output (out - offset + k mod offset for an overlapping one),
-   so no piece reads what it writes. Same arguments and barrier contract as zd_lz_execute_group. */
-ZD_INLINE void zd_lz_execute_pieces_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos,
-                                          ZD_GLOBAL zd_u8 *dst, zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs,
-                                          zd_u32 m) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_u32 lit_base[ZD_LZ_STREAMS + 1u], nwaves = 0u;
     lit_base[0] = 0u;

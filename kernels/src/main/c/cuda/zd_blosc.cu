@@ -8,8 +8,7 @@
  *                       scratch per block ZD_BLOSC_LZ_SCRATCH_PER_GROUP(max_block); each lz stream decoded by
  *                       the whole block (one thread per stream parses, all copy, in pieces of ZD_LZ_PIECE bytes).
  *   zd_blosc_decode_lz_thread  as zd_blosc_decode_lz, but one thread per lz stream (for comparison).
- *   zd_blosc_decode_lz_resolve as zd_blosc_decode_lz, matches resolved by copy chains, no waves (for comparison).
- *   zd_blosc_decode_lz_bytes   as zd_blosc_decode_lz, bytes copied one by one (the executor before pieces, for comparison). */
+ *   zd_blosc_decode_lz_resolve as zd_blosc_decode_lz, matches resolved by copy chains, no waves (for comparison). */
 #include "zd_portable.h"
 #include "blosc/zd_blosc.h"
 
@@ -27,7 +26,7 @@ extern "C" __global__ void zd_blosc_decode(const zd_u8 *src, const zd_u64 *src_o
     __shared__ zd_blosc_lds lds;
     __shared__ zd_zstd_lds zlds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zlds, ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_LZ_PIECES);
+                          status, n_chunks, &lds, &zlds, ZD_BLOSC_MODE_ZSTD);
 }
 
 extern "C" __global__ void zd_blosc_decode_lz(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
@@ -36,7 +35,7 @@ extern "C" __global__ void zd_blosc_decode_lz(const zd_u8 *src, const zd_u64 *sr
                                               zd_u32 *status, zd_u32 n_chunks) {
     __shared__ zd_blosc_lds lds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (zd_zstd_lds *)0, ZD_BLOSC_MODE_LZ_PIECES);
+                          status, n_chunks, &lds, (zd_zstd_lds *)0, 0u);
 }
 
 extern "C" __global__ void zd_blosc_decode_lz_thread(const zd_u8 *src, const zd_u64 *src_offsets,
@@ -55,13 +54,4 @@ extern "C" __global__ void zd_blosc_decode_lz_resolve(const zd_u8 *src, const zd
     __shared__ zd_blosc_lds lds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
                           status, n_chunks, &lds, (zd_zstd_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
-}
-
-extern "C" __global__ void zd_blosc_decode_lz_bytes(const zd_u8 *src, const zd_u64 *src_offsets,
-                                                     const zd_u64 *src_sizes, zd_u8 *dst, const zd_u64 *dst_offsets,
-                                                     const zd_u64 *dst_sizes, const zd_u64 *plan, zd_u8 *scratch,
-                                                     zd_u64 scratch_per_group, zd_u32 *status, zd_u32 n_chunks) {
-    __shared__ zd_blosc_lds lds;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (zd_zstd_lds *)0, 0u);
 }

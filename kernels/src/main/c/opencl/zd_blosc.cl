@@ -20,7 +20,7 @@ __kernel void zd_blosc_decode(const __global uchar *src, const __global ulong *s
     __local zd_blosc_lds lds;
     __local zd_zstd_lds zlds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zlds, ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_LZ_PIECES);
+                          status, n_chunks, &lds, &zlds, ZD_BLOSC_MODE_ZSTD);
 }
 
 __kernel void zd_blosc_decode_lz(const __global uchar *src, const __global ulong *src_offsets,
@@ -30,7 +30,7 @@ __kernel void zd_blosc_decode_lz(const __global uchar *src, const __global ulong
                                  __global uint *status, uint n_chunks) {
     __local zd_blosc_lds lds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, ZD_BLOSC_MODE_LZ_PIECES);
+                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, 0u);
 }
 
 __kernel void zd_blosc_decode_lz_thread(const __global uchar *src, const __global ulong *src_offsets,
@@ -51,14 +51,4 @@ __kernel void zd_blosc_decode_lz_resolve(const __global uchar *src, const __glob
     __local zd_blosc_lds lds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
                           status, n_chunks, &lds, (__local zd_zstd_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
-}
-
-__kernel void zd_blosc_decode_lz_bytes(const __global uchar *src, const __global ulong *src_offsets,
-                                        const __global ulong *src_sizes, __global uchar *dst,
-                                        const __global ulong *dst_offsets, const __global ulong *dst_sizes,
-                                        const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
-                                        __global uint *status, uint n_chunks) {
-    __local zd_blosc_lds lds;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, 0u);
 }

@@ -76,12 +76,12 @@ class BloscCorruptionTest {
             Arrays.fill(lens, c.raw().length);
             long spg = scratchPerGroup(128 << 10, ZSTD);
             // the serial decoders on one item, against the cooperative executor on groups of 4 and 16 (waves)
-            // and of 8 (copy chains resolved), and on groups of 5 copying in pieces
+            // and of 8 (copy chains resolved), and on groups of 5
             Batch a = decode(frames, lens, 1, 1, spg, ZSTD | LZ_THREAD);
             Batch b = decode(frames, lens, 7, 4, spg, ZSTD);
             Batch d = decode(frames, lens, 3, 16, spg, ZSTD);
             Batch e = decode(frames, lens, 2, 8, spg, ZSTD | LZ_RESOLVE);
-            Batch g = decode(frames, lens, 3, 5, spg, ZSTD | LZ_PIECES);
+            Batch g = decode(frames, lens, 3, 5, spg, ZSTD);
             assertTrue(a.guardsIntact() && b.guardsIntact() && d.guardsIntact() && e.guardsIntact() && g.guardsIntact(),
                     "guards " + c.name() + " seed=" + SEED);
             for (int i = 0; i < frames.size(); i++) {

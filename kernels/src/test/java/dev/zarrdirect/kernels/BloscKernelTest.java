@@ -21,7 +21,7 @@ class BloscKernelTest {
 
     @ParameterizedTest(name = "{0} groups of {1} items, mode {2}")
     @CsvSource({"1, 1, 1", "3, 4, 1", "7, 32, 1", "2, 3, 0", "64, 1, 0", "5, 8, 0", "3, 4, 3", "2, 3, 2", "4, 8, 4",
-        "3, 2, 5", "2, 32, 5", "3, 4, 8", "2, 32, 9", "5, 7, 8"})
+        "3, 2, 5", "2, 32, 5", "3, 4, 0", "2, 32, 1", "5, 7, 0"})
     void wholeCorpusInOneBatchDecodesToTheRawBytes(int groups, int items, int mode) {
         boolean withZstd = (mode & ZSTD) != 0;
         List<Case> cases = corpus();
