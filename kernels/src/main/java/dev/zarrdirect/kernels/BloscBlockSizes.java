@@ -20,6 +20,12 @@ public final class BloscBlockSizes {
     public static final long DEFAULT = 256L << 10;
     /** The largest block size learned; larger blocks still decode, each batch by a second pass. */
     public static final long LARGEST_LEARNED = 8L << 20;
+    /**
+     * Blocks a compute unit (an SM) below which a launch has few: every unit then holds a few
+     * groups at most, and the codecs give each more threads, which copy faster while the parse
+     * (one thread a stream) is the same.
+     */
+    public static final int FEW_BLOCKS_PER_UNIT = 8;
 
     private final AtomicLong seen = new AtomicLong();
 
@@ -31,6 +37,19 @@ public final class BloscBlockSizes {
     /** Records that a frame held blocks of {@code blockSize} bytes that outgrew the first pass. */
     public void outgrown(long blockSize) {
         seen.accumulateAndGet(Math.min(blockSize, LARGEST_LEARNED), Math::max);
+    }
+
+    /**
+     * Whether chunks of {@code decodedSizes} bytes, in blocks of about {@code block} bytes, give a
+     * launch on {@code units} compute units fewer than {@link #FEW_BLOCKS_PER_UNIT} blocks a unit. The
+     * host reads no header, so the count is an estimate; a wrong one costs speed only.
+     */
+    public static boolean fewBlocks(long[] decodedSizes, long block, int units) {
+        long blocks = 0;
+        for (long d : decodedSizes) {
+            blocks += (d + block - 1) / block;
+        }
+        return blocks < (long) FEW_BLOCKS_PER_UNIT * units;
     }
 
     /** The block size learned so far, 0 while no frame has outgrown a first pass. */

@@ -10,6 +10,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class BloscBlockSizesTest {
 
@@ -55,5 +57,21 @@ class BloscBlockSizesTest {
             }
         }
         assertEquals((1000L * 4 + 3) << 10, s.learned());
+    }
+
+    @Test
+    void fewBlocksCountsEveryChunksBlocksRoundedUpAgainstEightAUnit() {
+        long mb66 = 66_447_360;
+        // a 4-step read of an ERA5-like store: 4 x 127 blocks of 512 KiB, on an H100's 132 SMs
+        assertTrue(BloscBlockSizes.fewBlocks(new long[]{mb66, mb66, mb66, mb66}, 512 << 10, 132));
+        // 1,024 chunks of 1 MiB in 256 KiB blocks: 4,096 blocks
+        long[] many = new long[1024];
+        java.util.Arrays.fill(many, 1 << 20);
+        assertFalse(BloscBlockSizes.fewBlocks(many, 256 << 10, 132));
+        // the edge: 8 a unit is not few; a partial block counts whole
+        assertFalse(BloscBlockSizes.fewBlocks(new long[]{16L << 20}, 1 << 20, 2));
+        assertTrue(BloscBlockSizes.fewBlocks(new long[]{15L << 20}, 1 << 20, 2));
+        assertFalse(BloscBlockSizes.fewBlocks(new long[]{(15L << 20) + 1}, 1 << 20, 2));
+        assertTrue(BloscBlockSizes.fewBlocks(new long[0], 1 << 20, 2));
     }
 }

@@ -56,14 +56,12 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
      */
     static final int LZ_THREADS = 32;
     /**
-     * Threads per group of {@code zd_blosc_decode_lz} when the launch has few blocks (below
-     * {@link #FEW_BLOCKS_PER_SM} a SM): four warps. 4 chunks of 66 MB in 512 KiB blocks (508 blocks, a
+     * Threads per group of {@code zd_blosc_decode_lz} when the launch has few blocks
+     * ({@link BloscBlockSizes#fewBlocks}): four warps. 4 chunks of 66 MB in 512 KiB blocks (508 blocks, a
      * 4-step read of an ERA5-like store): 20.0 GB/s, against 17.9 with one warp; with every SM holding a
      * few groups at most, more threads a group copy faster while the parse is the same.
      */
     static final int LZ_THREADS_FEW_BLOCKS = 128;
-    /** Blocks a SM below which a launch counts as having few. */
-    static final int FEW_BLOCKS_PER_SM = 8;
     /** Threads per group of {@code zd_blosc_decode} (zstd inside, the zstd decoder's group): two warps, as measured before pieces. */
     static final int THREADS = 64;
     /** Decode groups per SM. */
@@ -212,7 +210,9 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             w.launch("zd_blosc_plan", 1, 1024, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz).u64(plan).u64(st).u32(n));
             String kernel = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
-            w.launch(kernel, groups, full ? THREADS : lzThreads(ds, block), 0, new KernelArgs()
+            int threads = full ? THREADS
+                    : BloscBlockSizes.fewBlocks(ds, block, device.multiprocessors()) ? LZ_THREADS_FEW_BLOCKS : LZ_THREADS;
+            w.launch(kernel, groups, threads, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(t.dstBase()).u64(dstOff).u64(dstSz)
                     .u64(plan).u64(scratch).u64(perGroup).u64(st).u32(n));
             w.download(st, host, t.statusAt(), 4L * n);
@@ -238,19 +238,6 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             }
         }
         return new Pass(item, sa, ss, da, ds, status, blocksize, full);
-    }
-
-    /**
-     * Threads a group of the lz kernel for chunks of {@code ds} decoded bytes in blocks of about
-     * {@code block} bytes (the scratch's block size: the metadata's, the one learned, or 256 KiB).
-     * The host reads no header, so the block count is an estimate; a wrong one costs speed only.
-     */
-    int lzThreads(long[] ds, long block) {
-        long blocks = 0;
-        for (long d : ds) {
-            blocks += (d + block - 1) / block;
-        }
-        return blocks < (long) FEW_BLOCKS_PER_SM * device.multiprocessors() ? LZ_THREADS_FEW_BLOCKS : LZ_THREADS;
     }
 
     private void report(CodecBatch batch, int i, int st, long encoded, long decoded) {

@@ -61,14 +61,12 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
      */
     static final long LZ_LOCAL_GPU = 32;
     /**
-     * ... and when it has few (under {@value #FEW_BLOCKS_PER_UNIT} a compute unit): 4 chunks of 66 MB
+     * ... and when it has few ({@link BloscBlockSizes#fewBlocks}): 4 chunks of 66 MB
      * in 512 KiB blocks (a 4-step read of an ERA5-like store) 22.46 GB/s with 128, 20.92 with 64,
      * 20.11 with 32. CPU devices (PoCL) keep {@link #LOCAL}: these figures say nothing of them. Other
      * GPUs (AMD's wavefronts of 64, Intel's) get the same sizes without a measurement of their own.
      */
     static final long LZ_LOCAL_GPU_FEW_BLOCKS = 128;
-    /** Blocks a compute unit below which a launch counts as having few. */
-    static final int FEW_BLOCKS_PER_UNIT = 8;
     /** Groups per compute unit: 16 on an H100's 132 SMs is 2,112, near the CUDA codec's 2,000. */
     static final int GROUPS_PER_UNIT = 16;
     /** Scratch of one launch at most (a read keeps up to decodeDepth launches in flight), as on CUDA. */
@@ -202,17 +200,10 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                 return largest;
             }
 
-            /**
-             * Group size of the lz kernel on a GPU for these chunks in blocks of about {@code block}
-             * bytes (the scratch's: no header is read on the host, so the block count is an estimate,
-             * and a wrong one costs speed only).
-             */
+            /** Group size of the lz kernel on a GPU for these chunks in blocks of about {@code block} bytes. */
             private long lzLocalOnGpu(OpenClBackend b, List<Integer> idx, long block) {
-                long blocks = 0;
-                for (int i : idx) {
-                    blocks += (batch.output(i).byteSize() + block - 1) / block;
-                }
-                return blocks < (long) FEW_BLOCKS_PER_UNIT * b.computeUnits() ? LZ_LOCAL_GPU_FEW_BLOCKS : LZ_LOCAL_GPU;
+                long[] sizes = idx.stream().mapToLong(i -> batch.output(i).byteSize()).toArray();
+                return BloscBlockSizes.fewBlocks(sizes, block, b.computeUnits()) ? LZ_LOCAL_GPU_FEW_BLOCKS : LZ_LOCAL_GPU;
             }
 
             /**
