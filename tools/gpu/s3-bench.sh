@@ -20,25 +20,15 @@
 # Writes $OUT/s3-bench.jsonl (one line per run), $OUT/s3-bench.md (the table), $OUT/s3-server.log.
 #
 # The pack must hold the AWS SDK (11.7 MB), which tools/device-pack leaves out unless asked, and the
-# carry limit is 64 MiB with the working tree, so pack for it and drop what only tests need:
+# carry limit is 64 MiB with the working tree, so pack for it and trim it (tools/gpu/slim-pack.sh):
 #   DEVICE_PACK_S3=1 tools/device-pack && bash tools/gpu/s3-bench.sh --prune-pack
 set -u
 root=$(pwd)
 [ -f "$root/benchmarks/python/s3_ts_read.py" ] || { echo "run from the repository root" >&2; exit 2; }
 
 if [ "${1:-}" = "--prune-pack" ]; then
-  # Drops what only tests need: s3proxy and its closure (Jetty, OpenTelemetry, Prometheus, Guava,
-  # gRPC, protobuf, Jackson 3, Woodstox), the other test libraries, test classes, the JUnit launcher.
-  [ -d .device/lib ] || { echo "no .device/lib: run tools/device-pack first" >&2; exit 1; }
-  before=$(du -sm .device | cut -f1)
-  (cd .device/lib && rm -f s3proxy-* jetty-* jakarta.servlet-api-* opentelemetry-* prometheus-metrics-* guava-* \
-    failureaccess-* listenablefuture-* grpc-* protobuf-java-* jimfs-* args4j-* jcl-over-slf4j-* woodstox-core-* \
-    stax2-api-* jackson-dataformat-xml-* jackson-databind-3* jackson-core-3* error_prone_annotations-* \
-    j2objc-annotations-* jspecify-* apache5-client-* url-connection-client-* httpclient5-* httpcore5-* netty-* \
-    archunit* jqwik* jmh* jopt*)
-  rm -rf .device/tools .device/classes/*-tests
-  echo "s3-bench: pruned .device from ${before} MB to $(du -sm .device | cut -f1) MB"
-  exit 0
+  # what the mains need, the AWS SDK and store-cloud included (they are on the benchmarks' class path)
+  exec tools/gpu/slim-pack.sh
 fi
 
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
