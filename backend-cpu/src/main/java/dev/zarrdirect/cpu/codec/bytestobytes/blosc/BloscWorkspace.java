@@ -149,6 +149,11 @@ public final class BloscWorkspace implements AutoCloseable {
         long got = switch (c) {
             case BLOSCLZ -> BloscLz.decompress(src, off, len, dst, dstOff, dstLen);
             case LZ4, LZ4HC -> {
+                long zero = Lz4ZeroOffsets.find(src, off, len);
+                if (zero >= 0) {
+                    throw new IllegalArgumentException("LZ4 stream has a match of offset 0 at its byte " + zero
+                            + " (invalid in the LZ4 block format)");
+                }
                 try {
                     yield LZ4_DECOMPRESSOR.decompress(src.asSlice(off, len).asByteBuffer(), 0, len,
                             dst.asSlice(dstOff, dstLen).asByteBuffer(), 0, dstLen);
