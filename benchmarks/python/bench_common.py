@@ -24,6 +24,7 @@ LAYOUTS = {
     "zstd": ("zarr v3, zstd 3, one time step per chunk [1,C,H,W]", 3),
     "sharded": ("zarr v3, one shard per time step [1,C,H,W], inner chunks [1,1,H,W], zstd 3", 3),
     "blosc-v2": ("zarr v2, blosc lz4 clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
+    "blosc-zlib-v2": ("zarr v2, blosc zlib clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
 }
 
 
@@ -58,9 +59,10 @@ def array_spec(path: str, layout: str, shape=None, level: int = 3, clevel: int =
                     "codecs": [le, zstd],
                     "index_codecs": [le, {"name": "crc32c"}],
                     "index_location": "end"}}]}
-    elif layout == "blosc-v2":
+    elif layout in ("blosc-v2", "blosc-zlib-v2"):
+        cname = "lz4" if layout == "blosc-v2" else "zlib"
         meta = {"chunks": [1, c, h, w], "dtype": "<f4", "order": "C", "filters": None,
-                "compressor": {"id": "blosc", "cname": "lz4", "clevel": clevel, "shuffle": 1, "blocksize": 0},
+                "compressor": {"id": "blosc", "cname": cname, "clevel": clevel, "shuffle": 1, "blocksize": 0},
                 "fill_value": "NaN", "dimension_separator": "."}
     else:
         raise ValueError(f"unknown layout {layout!r}; expected one of {sorted(LAYOUTS)}")

@@ -9,6 +9,7 @@ Each store DIR/era5-LAYOUT.zarr is a group with one float32 variable `x` [T, C, 
   zstd      zarr v3, zstd level 3, one time step per chunk [1, C, H, W]
   sharded   zarr v3, one shard per time step [1, C, H, W], inner chunks [1, 1, H, W], zstd 3 inside
   blosc-v2  zarr v2, blosc lz4 clevel 5 with byte shuffle, chunks [1, C, H, W], _ARRAY_DIMENSIONS
+  blosc-zlib-v2  the same with zlib inside blosc (as netCDF-derived data is often compressed)
 All three hold the same values: smooth fields that move with time (the formulas of zarr-direct's
 testkit SyntheticEra5, channel c is field c % 8 shifted by 5 * (c // 8) steps) plus small seeded
 noise, rounded to --keep-bits mantissa bits as 16-bit GRIB packing leaves reanalysis data, so that

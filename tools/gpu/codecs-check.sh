@@ -5,9 +5,11 @@
 # the deflate and delta kernel checks and benchmarks; compute-sanitizer over the blosc kernel check; and a
 # TensorStore-written blosc store read by cuda, cpu+copy and TensorStore+copy.
 # ONLY=tests,inflate,delta,memcheck,stores,kernel runs those sections alone (default: all); the
-# stores section needs no .gpucheck.
+# stores section needs no .gpucheck. LAYOUT=blosc-zlib-v2 reads that store instead of blosc-v2
+# (benchmarks/python/bench_common.py).
 set -u
 cd "$(dirname "$0")/../.."
+LAYOUT=${LAYOUT:-blosc-v2}
 want() { [[ -z ${ONLY:-} || ,$ONLY, == *,$1,* ]]; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 if want tests; then
@@ -32,28 +34,28 @@ timeout 90 compute-sanitizer --tool memcheck --print-limit 5 ./.gpucheck/zd_blos
 fi
 if want stores; then
 echo "=== stores"
-python3 benchmarks/python/make_era5_stores.py /tmp/st --steps 24 --layouts blosc-v2 >/tmp/mk.txt 2>&1 || tail -5 /tmp/mk.txt
+python3 benchmarks/python/make_era5_stores.py /tmp/st --steps 24 --layouts $LAYOUT >/tmp/mk.txt 2>&1 || tail -5 /tmp/mk.txt
 Z="bash .device/run main dev.zarrdirect.cli.ZarrDirectCli"
-timeout 150 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --compare-cpu --limits --passes 5 2>&1 | tail -22
+timeout 150 $Z bench /tmp/st/era5-$LAYOUT.zarr/x --backend cuda --compare-cpu --limits --passes 5 2>&1 | tail -22
 echo "--- the whole array in one call"
-timeout 120 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --batch 24 --passes 5 2>&1 | grep -E "^(reading|result)"
+timeout 120 $Z bench /tmp/st/era5-$LAYOUT.zarr/x --backend cuda --batch 24 --passes 5 2>&1 | grep -E "^(reading|result)"
 echo "--- 2-step windows, 4 queued"
-timeout 120 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend cuda --compare-cpu --batch 2 --ahead 4 --passes 3 2>&1 | grep -E "^(reading|result|speedup)"
+timeout 120 $Z bench /tmp/st/era5-$LAYOUT.zarr/x --backend cuda --compare-cpu --batch 2 --ahead 4 --passes 3 2>&1 | grep -E "^(reading|result|speedup)"
 echo "--- opencl on the same GPU"
-timeout 120 $Z bench /tmp/st/era5-blosc-v2.zarr/x --backend opencl --passes 3 2>&1 | grep -E "^(backend|result)"
+timeout 120 $Z bench /tmp/st/era5-$LAYOUT.zarr/x --backend opencl --passes 3 2>&1 | grep -E "^(backend|result)"
 fi
 if want kernel; then
 echo "=== blosc kernel"
 timeout 120 ./.gpucheck/zd_blosc_check --corpus kernels/src/test/resources/blosc/corpus.bin --gib 1 --reps 5 2>&1 | grep -E "bench|GB/s|OK|bad" | tail -16
 fi
 if want stores; then
-python3 - <<'PY'
+python3 - <<PY
 import time, tensorstore as ts, torch
-t = ts.open({'driver': 'zarr', 'kvstore': {'driver': 'file', 'path': '/tmp/st/era5-blosc-v2.zarr/x'}}).result()
+t = ts.open({'driver': 'zarr', 'kvstore': {'driver': 'file', 'path': '/tmp/st/era5-$LAYOUT.zarr/x'}}).result()
 best = 0
 for i in range(4):
     t0 = time.perf_counter(); a = t.read().result(); g = torch.from_numpy(a).cuda(); torch.cuda.synchronize()
     dt = time.perf_counter() - t0; best = max(best, a.nbytes / dt / 1e9)
-print("tensorstore+copy blosc-v2: %.2f GB/s (best of 4, %.2f GB)" % (best, a.nbytes / 1e9))
+print("tensorstore+copy $LAYOUT: %.2f GB/s (best of 4, %.2f GB)" % (best, a.nbytes / 1e9))
 PY
 fi

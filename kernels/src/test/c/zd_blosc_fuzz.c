@@ -90,8 +90,8 @@ int main(int argc, char **argv) {
         p += 8u + fl;
         zd_u8 *out;
         zd_u32 codec = frame[2] >> 5, memcpyed = (frame[2] & 2u) != 0;
-        zd_u32 want = (memcpyed || dlen[d] == 0 || codec != 3u) ? 0u : ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
-        zd_u32 st = decode(frame, fl, dlen[d], &out, 2u, (k % 5u == 0u) ? 3u : 1u, spg, 1u + 2u * (k & 1u) + 4u * ((k >> 1) & 1u));
+        zd_u32 want = (memcpyed || dlen[d] == 0 || codec != 2u) ? 0u : ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
+        zd_u32 st = decode(frame, fl, dlen[d], &out, 2u, (k % 5u == 0u) ? 3u : 1u, spg, ZD_BLOSC_MODE_ZSTD + ZD_BLOSC_MODE_ZLIB + 2u * (k & 1u) + 4u * ((k >> 1) & 1u));
         if (st != want || (st == 0u && memcmp(out, data[d], dlen[d]) != 0)) {
             fprintf(stderr, "FAIL %s: status %u, want %u\n", name, st, want);
             fails++;
@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
         if (want != 0u) continue;
         zd_u32 step = fl <= 1000u ? 1u : fl / 200u;
         for (zd_u32 cut = 0; cut < fl; cut += (cut < 64u ? 1u : step)) {
-            st = decode(frame, cut, dlen[d], &out, 1u, 1u, spg, 1u + 2u * (cut & 1u) + 4u * ((cut >> 1) & 1u));
+            st = decode(frame, cut, dlen[d], &out, 1u, 1u, spg, ZD_BLOSC_MODE_ZSTD + ZD_BLOSC_MODE_ZLIB + 2u * (cut & 1u) + 4u * ((cut >> 1) & 1u));
             free(out);
             runs++;
             if (st == 0u) {
@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
             zd_u32 nf = 1u + next() % 4u;
             for (zd_u32 j = 0; j < nf; j++) f[next() % fl] ^= (zd_u8)(1u << (next() % 8u));
             zd_u32 items = (i % 7 == 0) ? 3u : 1u;
-            st = decode(f, fl, dlen[d], &out, 1u + (zd_u32)(i % 3), items, spg, 1u + 2u * (zd_u32)(i & 1) + 4u * (zd_u32)((i >> 1) & 1));
+            st = decode(f, fl, dlen[d], &out, 1u + (zd_u32)(i % 3), items, spg, ZD_BLOSC_MODE_ZSTD + ZD_BLOSC_MODE_ZLIB + 2u * (zd_u32)(i & 1) + 4u * (zd_u32)((i >> 1) & 1));
             runs++;
             if (st == 0u) accepted++;
             else rejected++;

@@ -2,8 +2,8 @@
 // Manual device check and benchmark of the blosc kernels (not part of the Maven build).
 //  1. With a corpus (kernels/src/test/resources/blosc/corpus.bin, frames written by c-blosc 1.21):
 //     every frame in one batch, through zd_blosc_decode and zd_blosc_decode_lz, several grid and
-//     group sizes; statuses as the host tests expect them (zlib: BLOSC_CODEC_UNSUPPORTED; zstd in
-//     decode_lz: the same or 0), bytes equal to the raw data, guard bytes around every chunk intact.
+//     group sizes; statuses as the host tests expect them (zstd and zlib in decode_lz:
+//     BLOSC_CODEC_UNSUPPORTED or 0), bytes equal to the raw data, guard bytes around every chunk intact.
 //  2. Generated lz4 + byte-shuffle chunks (float32 fields of zd_bench_data.h, framed here by a
 //     small LZ4 writer of our own), repeated up to --gib GiB of decoded bytes, each copy with its
 //     own compressed bytes: checked byte for byte, then plan + decode timed with CUDA events
@@ -147,8 +147,8 @@ static int corpus_check(const std::string &path) {
                 for (zd_u32 i = 0; i < nc; i++) {
                     const unsigned char *f = &b.src[b.so[i]];
                     zd_u32 codec = f[2] >> 5, memcpyed = (f[2] & 2) != 0;
-                    zd_u32 want = (memcpyed || b.ds[i] == 0 || codec != 3) ? 0 : ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
-                    bool ok = st[i] == want || (lz && codec == 4 && st[i] == ZD_STATUS_BLOSC_CODEC_UNSUPPORTED);
+                    zd_u32 want = (memcpyed || b.ds[i] == 0 || codec != 2) ? 0 : ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
+                    bool ok = st[i] == want || (lz && (codec == 4 || codec == 3) && st[i] == ZD_STATUS_BLOSC_CODEC_UNSUPPORTED);
                     if (ok && st[i] == 0 && memcmp(&out[b.dof[i]], data[which[i]].data(), b.ds[i]) != 0) ok = false;
                     for (int g = 0; g < GUARD && ok; g++) if (out[b.dof[i] + b.ds[i] + g] != POISON) ok = false;
                     if (!ok && bad++ < 5) printf("  %s: status %u (want %u)\n", names[i].c_str(), st[i], want);
@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("device: %s, %d SMs; shared memory: decode %zu B, decode_lz %zu B\n", prop.name, prop.multiProcessorCount,
-           sizeof(zd_blosc_lds) + sizeof(zd_zstd_lds), sizeof(zd_blosc_lds));
+           sizeof(zd_blosc_lds) + sizeof(zd_blosc_codec_lds), sizeof(zd_blosc_lds));
     int fails = 0;
     if (!corpus.empty()) fails += corpus_check(corpus);
     if (gib > 0) fails += bench(gib, chunk, block, reps);

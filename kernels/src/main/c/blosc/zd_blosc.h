@@ -10,9 +10,10 @@
  * then per block one stream or typesize "split" streams, each an int32 compressed size and that
  * many bytes (stored raw when the size equals the stream's decoded size). The last block may be
  * shorter; only whole blocks are split. Shuffles (flags bit 0 byte, bit 2 bit) are undone per
- * block (blosc/zd_shuffle.h). Compressors (flags bits 5-7): 0 blosclz, 1 lz4/lz4hc, 4 zstd
- * (through zd_zstd_decode_frame_group: each blosc zstd stream is one zstd frame); 2 snappy and
- * 3 zlib give ZD_STATUS_BLOSC_CODEC_UNSUPPORTED for now (deflate is wired later).
+ * block (blosc/zd_shuffle.h). Compressors (flags bits 5-7): 0 blosclz, 1 lz4/lz4hc, 3 zlib
+ * (through zd_zlib_decode_group: each blosc zlib stream is one zlib stream, Adler-32 checked, that
+ * must end exactly at its compressed size), 4 zstd (through zd_zstd_decode_frame_group: each
+ * blosc zstd stream is one zstd frame); 2 snappy gives ZD_STATUS_BLOSC_CODEC_UNSUPPORTED.
  *
  * How a batch runs without the host reading any header (the chunks may have arrived in device
  * memory by DMA):
@@ -32,8 +33,9 @@
  * to ZD_LZ_STREAMS side by side (blosc/zd_lz_group.h: one item per stream parses a batch of
  * sequences, every item copies their bytes, in pieces of up to ZD_LZ_PIECE bytes; with ZD_BLOSC_MODE_LZ_RESOLVE matches are resolved
  * by walking copy chains instead of in waves), or with ZD_BLOSC_MODE_LZ_THREAD one stream per item (items s, s + local_size, ...
- * of the up to 16 split streams, each copying its own bytes); zstd streams are decoded one after
- * another by the whole group. Without a shuffle, streams decode straight into dst;
+ * of the up to 16 split streams, each copying its own bytes); zstd and zlib streams are decoded one
+ * after another by the whole group (one stream is serial in both formats: its entropy decoding runs
+ * on one item while the others write). Without a shuffle, streams decode straight into dst;
  * with one, into the group's scratch, which the group then unshuffles into dst.
  *
  * Memory:
@@ -43,9 +45,12 @@
  *            max_block is the largest blocksize the caller accepts: a shuffled block larger than
  *            the scratch gives ZD_STATUS_BLOSC_BLOCK_TOO_LARGE (a caller error: decode that
  *            chunk elsewhere). Unshuffled blocks need no scratch.
- *   local    zd_blosc_plan: ZD_SCAN_TMP_WORDS u64; zd_blosc_decode: sizeof(zd_blosc_lds) +
- *            sizeof(zd_zstd_lds); zd_blosc_decode_lz: sizeof(zd_blosc_lds) (about 8.5 KiB, most of
- *            it ZD_LZ_STREAMS batches of ZD_LZ_BATCH sequences).
+ *   local    zd_blosc_plan: ZD_SCAN_TMP_WORDS u64; zd_blosc_decode (every codec):
+ *            sizeof(zd_blosc_lds) + sizeof(zd_blosc_codec_lds) (about 42 KiB: the zstd and zlib
+ *            decoders' states share it); zd_blosc_decode_zstd: sizeof(zd_blosc_lds) +
+ *            sizeof(zd_zstd_lds) (about 33 KiB, so more groups fit a SM than with the zlib state);
+ *            zd_blosc_decode_lz: sizeof(zd_blosc_lds) (about 8.5 KiB, most of it ZD_LZ_STREAMS
+ *            batches of ZD_LZ_BATCH sequences).
  * Limits: typesize 1..255 (the header's byte); blocks split into at most ZD_BLOSC_MAX_SPLITS
  * streams (as the format rule implies); nbytes, blocksize, cbytes below 2^32 (the format's
  * fields); a shuffled block no larger than the scratch given (the recommendation is
@@ -58,6 +63,7 @@
 #include "zd_portable.h"
 #include "zstd/zd_status.h"
 #include "zstd/zd_zstd_frame.h"
+#include "inflate/zd_zlib.h"
 #include "blosc/zd_lz4.h"
 #include "blosc/zd_blosclz.h"
 #include "blosc/zd_shuffle.h"
@@ -70,6 +76,7 @@
 #define ZD_BLOSC_F_DONTSPLIT 0x10u
 #define ZD_BLOSC_CODEC_BLOSCLZ 0u
 #define ZD_BLOSC_CODEC_LZ4 1u
+#define ZD_BLOSC_CODEC_ZLIB 3u
 #define ZD_BLOSC_CODEC_ZSTD 4u
 #define ZD_BLOSC_MAX_VERSION 2u
 #define ZD_BLOSC_MAX_SPLITS 16u
@@ -80,6 +87,7 @@
 #define ZD_BLOSC_MODE_ZSTD 1u      /* decode zstd streams (needs zd_zstd_lds and the zstd scratch) */
 #define ZD_BLOSC_MODE_LZ_THREAD 2u /* one item per lz4/blosclz stream instead of the whole group */
 #define ZD_BLOSC_MODE_LZ_RESOLVE 4u /* matches resolved by walking their copy chains, not in waves */
+#define ZD_BLOSC_MODE_ZLIB 8u      /* decode zlib streams (needs zd_zlib_lds; no global scratch) */
 #define ZD_BLOSC_DEFAULT_MAX_BLOCK ((zd_u64)8u * 1024u * 1024u)
 #define ZD_BLOSC_ROUND16(x) ((((zd_u64)(x)) + 15u) & ~(zd_u64)15u)
 #define ZD_BLOSC_PLAN_BYTES(n_chunks) (8u * ((zd_u64)(n_chunks) + 1u))
@@ -99,6 +107,14 @@ typedef struct {
     zd_u32 status;
     zd_lz_batch lz[ZD_LZ_STREAMS]; /* the cooperative LZ executor's batches */
 } zd_blosc_lds;
+
+/* The local memory of the every-codec entry: a unit decodes with one of the two, never both. */
+typedef union {
+    zd_zstd_lds zstd;
+    zd_zlib_lds zlib;
+} zd_blosc_codec_lds;
+/* CUDA's static shared memory and NVIDIA's OpenCL local memory stop at 48 KiB a group */
+ZD_STATIC_ASSERT(sizeof(zd_blosc_lds) + sizeof(zd_blosc_codec_lds) <= 48u * 1024u, zd_blosc_every_codec_fits_48k);
 
 ZD_INLINE zd_u32 zd_blosc_le32(const ZD_GLOBAL zd_u8 *p) {
     return (zd_u32)p[0] | ((zd_u32)p[1] << 8) | ((zd_u32)p[2] << 16) | ((zd_u32)p[3] << 24);
@@ -131,7 +147,8 @@ ZD_INLINE zd_u32 zd_blosc_header_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_l
     if (h->nbytes == 0u) return ZD_STATUS_OK;
     if (h->blocksize == 0u) return ZD_STATUS_CORRUPT_BLOSC_HEADER;
     if ((h->flags & ZD_BLOSC_F_SHUFFLE) && (h->flags & ZD_BLOSC_F_BITSHUFFLE)) return ZD_STATUS_CORRUPT_BLOSC_HEADER;
-    if (h->codec != ZD_BLOSC_CODEC_BLOSCLZ && h->codec != ZD_BLOSC_CODEC_LZ4 && h->codec != ZD_BLOSC_CODEC_ZSTD)
+    if (h->codec != ZD_BLOSC_CODEC_BLOSCLZ && h->codec != ZD_BLOSC_CODEC_LZ4 && h->codec != ZD_BLOSC_CODEC_ZLIB &&
+        h->codec != ZD_BLOSC_CODEC_ZSTD)
         return ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
     h->nblocks = (h->nbytes + h->blocksize - 1u) / h->blocksize;
     if (ZD_BLOSC_HEADER_SIZE + 4u * h->nblocks > h->cbytes) return ZD_STATUS_CORRUPT_TRUNCATED;
@@ -205,10 +222,12 @@ ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_
 /* Decodes work unit `unit` of the chunk src[0, src_len) -> dst[0, dst_len). Every item calls;
    the status is valid on every item. scratch: this group's scratch (see the header comment);
    mode: ZD_BLOSC_MODE_* bits; without ZD_BLOSC_MODE_ZSTD, zstd streams give
-   ZD_STATUS_BLOSC_CODEC_UNSUPPORTED and zlds is not touched. */
+   ZD_STATUS_BLOSC_CODEC_UNSUPPORTED and zlds is not touched; without ZD_BLOSC_MODE_ZLIB, the same
+   for zlib streams and flds. zlds and flds may share their memory. */
 ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst,
                                           zd_u64 dst_len, zd_u64 unit, ZD_GLOBAL zd_u8 *scratch, zd_u64 scratch_len,
-                                          ZD_LOCAL zd_blosc_lds *lds, ZD_LOCAL zd_zstd_lds *zlds, zd_u32 mode) {
+                                          ZD_LOCAL zd_blosc_lds *lds, ZD_LOCAL zd_zstd_lds *zlds,
+                                          ZD_LOCAL zd_zlib_lds *flds, zd_u32 mode) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_blosc_hdr h;
     zd_u32 st = zd_blosc_header_thread(src, src_len, dst_len, &h);
@@ -276,15 +295,19 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
     }
     for (zd_u32 s = 0; s < splits; s++)
         if (lds->len[s] == neblock) zd_blosc_copy_group(src + lds->pos[s], out + (zd_u64)s * neblock, neblock);
-    if (h.codec == ZD_BLOSC_CODEC_ZSTD) {
+    if (h.codec == ZD_BLOSC_CODEC_ZSTD || h.codec == ZD_BLOSC_CODEC_ZLIB) {
+        zd_u32 zstd = h.codec == ZD_BLOSC_CODEC_ZSTD;
         for (zd_u32 s = 0; s < splits && st == ZD_STATUS_OK; s++) {
             if (lds->len[s] == neblock) continue;
-            if (!(mode & ZD_BLOSC_MODE_ZSTD)) {
+            if (!(mode & (zstd ? ZD_BLOSC_MODE_ZSTD : ZD_BLOSC_MODE_ZLIB))) {
                 st = ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
                 break;
             }
-            st = zd_zstd_decode_frame_group(src + lds->pos[s], lds->len[s], out + (zd_u64)s * neblock, neblock,
-                                            zscratch, zlen, zlds);
+            if (zstd)
+                st = zd_zstd_decode_frame_group(src + lds->pos[s], lds->len[s], out + (zd_u64)s * neblock, neblock,
+                                                zscratch, zlen, zlds);
+            else
+                st = zd_zlib_decode_group(src + lds->pos[s], lds->len[s], out + (zd_u64)s * neblock, neblock, flds);
         }
     } else if (!(mode & ZD_BLOSC_MODE_LZ_THREAD)) {
         st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src, out, neblock, splits, lds,
@@ -360,14 +383,14 @@ ZD_FUNC void zd_blosc_decode_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
                                    const ZD_GLOBAL zd_u64 *dst_offsets, const ZD_GLOBAL zd_u64 *dst_sizes,
                                    const ZD_GLOBAL zd_u64 *plan, ZD_GLOBAL zd_u8 *scratch, zd_u64 scratch_per_group,
                                    ZD_GLOBAL zd_u32 *status, zd_u32 n_chunks, ZD_LOCAL zd_blosc_lds *lds,
-                                   ZD_LOCAL zd_zstd_lds *zlds, zd_u32 mode) {
+                                   ZD_LOCAL zd_zstd_lds *zlds, ZD_LOCAL zd_zlib_lds *flds, zd_u32 mode) {
     if (n_chunks == 0u) return;
     zd_u64 total = plan[n_chunks];
     ZD_GLOBAL zd_u8 *scr = scratch + (zd_u64)zd_group_id() * scratch_per_group;
     for (zd_u64 u = zd_group_id(); u < total; u += zd_num_groups()) {
         zd_u32 c = zd_blosc_chunk_of_unit(plan, n_chunks, u);
         zd_u32 s = zd_blosc_decode_unit_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c],
-                                              u - plan[c], scr, scratch_per_group, lds, zlds, mode);
+                                              u - plan[c], scr, scratch_per_group, lds, zlds, flds, mode);
         if (zd_local_id() == 0u && s != ZD_STATUS_OK) zd_atomic_max_u32(status + c, s);
     }
 }

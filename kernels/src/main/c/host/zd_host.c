@@ -435,6 +435,7 @@ ZD_KERNEL int zd_host_gather(const zd_u8 *src, zd_u64 src_planes, zd_u8 *dst, zd
 
 /* ------------------------------------------------------------------ blosc (blosc/zd_blosc.h) */
 ZD_KERNEL zd_u64 zd_host_blosc_scratch_per_group(zd_u64 max_block, zd_u32 mode) {
+    /* zlib needs no global scratch: the stream's window is its output */
     return (mode & ZD_BLOSC_MODE_ZSTD) ? ZD_BLOSC_SCRATCH_PER_GROUP(max_block) : ZD_BLOSC_LZ_SCRATCH_PER_GROUP(max_block);
 }
 ZD_KERNEL zd_u64 zd_host_blosc_plan_bytes(zd_u32 n_chunks) { return ZD_BLOSC_PLAN_BYTES(n_chunks); }
@@ -452,6 +453,7 @@ typedef struct {
     zd_u64 *scan_tmp;
     zd_blosc_lds *lds;
     zd_zstd_lds *zlds;
+    zd_zlib_lds *flds;
 } zd_host_blosc_args;
 
 /* Same body as the zd_blosc_plan kernel entries. */
@@ -465,12 +467,14 @@ static void zd_host_blosc_plan_body(void *p) {
 static void zd_host_blosc_decode_body(void *p) {
     zd_host_blosc_args *a = (zd_host_blosc_args *)p;
     zd_blosc_decode_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->plan,
-                          a->scratch, a->scratch_per_group, a->status, a->n_chunks, a->lds, a->zlds, a->mode);
+                          a->scratch, a->scratch_per_group, a->status, a->n_chunks, a->lds, a->zlds, a->flds,
+                          a->mode);
 }
 
 /* A batch as the device runs it: the plan kernel (one group of local_size items), then the decode
-   kernel on n_groups groups; mode (ZD_BLOSC_MODE_* bits) picks the entry: ZD_BLOSC_MODE_ZSTD
-   zd_blosc_decode, 0 zd_blosc_decode_lz, ZD_BLOSC_MODE_LZ_THREAD zd_blosc_decode_lz_thread,
+   kernel on n_groups groups; mode (ZD_BLOSC_MODE_* bits) picks the entry: ZD_BLOSC_MODE_ZSTD |
+   ZD_BLOSC_MODE_ZLIB zd_blosc_decode (the two states share one allocation, as they share local
+   memory there), ZD_BLOSC_MODE_ZSTD zd_blosc_decode_zstd, 0 zd_blosc_decode_lz, ZD_BLOSC_MODE_LZ_THREAD zd_blosc_decode_lz_thread,
    ZD_BLOSC_MODE_LZ_RESOLVE zd_blosc_decode_lz_resolve (bits may be combined).
    scratch: n_groups * scratch_per_group bytes. plan: ZD_BLOSC_PLAN_BYTES(n_chunks) bytes, or NULL
    to use a temporary one. Returns 0, or -1 when a group could not run. */
@@ -484,17 +488,24 @@ ZD_KERNEL int zd_host_blosc_decode_batch(const zd_u8 *src, const zd_u64 *src_off
     zd_u64 *scan_tmp = (zd_u64 *)malloc(sizeof(zd_u64) * ZD_SCAN_TMP_WORDS);
     zd_blosc_lds *lds = (zd_blosc_lds *)malloc(sizeof(zd_blosc_lds));
     zd_u32 with_zstd = (mode & ZD_BLOSC_MODE_ZSTD) != 0u;
-    zd_zstd_lds *zlds = with_zstd ? (zd_zstd_lds *)malloc(sizeof(zd_zstd_lds)) : NULL;
+    zd_u32 with_zlib = (mode & ZD_BLOSC_MODE_ZLIB) != 0u;
+    size_t codec_bytes = with_zstd && with_zlib ? sizeof(zd_blosc_codec_lds)
+                         : with_zstd            ? sizeof(zd_zstd_lds)
+                         : with_zlib            ? sizeof(zd_zlib_lds)
+                                                : 0u;
+    void *clds = codec_bytes ? malloc(codec_bytes) : NULL;
+    zd_zstd_lds *zlds = with_zstd ? (zd_zstd_lds *)clds : NULL;
+    zd_zlib_lds *flds = with_zlib ? (zd_zlib_lds *)clds : NULL;
     int rc = -1;
-    if (plan == NULL || scan_tmp == NULL || lds == NULL || (with_zstd && zlds == NULL)) goto out;
+    if (plan == NULL || scan_tmp == NULL || lds == NULL || (codec_bytes && clds == NULL)) goto out;
     zd_host_blosc_args a = {src,     src_offsets,       src_sizes, dst,      dst_offsets, dst_sizes, plan,
-                            scratch, scratch_per_group, status,    n_chunks, mode,        scan_tmp,  lds, zlds};
+                            scratch, scratch_per_group, status,    n_chunks, mode,        scan_tmp,  lds, zlds, flds};
     memset(plan, 0xA5, ZD_BLOSC_PLAN_BYTES(n_chunks)); /* the plan kernel must write all of it */
     memset(scan_tmp, 0xA5, sizeof(zd_u64) * ZD_SCAN_TMP_WORDS);
     if (zd_host_group_run(0u, 1u, local_size, zd_host_blosc_plan_body, &a) != 0) goto out;
     for (zd_u32 g = 0; g < n_groups; g++) {
         memset(lds, 0xA5, sizeof(zd_blosc_lds)); /* local memory starts undefined */
-        if (zlds != NULL) memset(zlds, 0xA5, sizeof(zd_zstd_lds));
+        if (clds != NULL) memset(clds, 0xA5, codec_bytes);
         if (zd_host_group_run(g, n_groups, local_size, zd_host_blosc_decode_body, &a) != 0) goto out;
     }
     rc = 0;
@@ -502,7 +513,7 @@ out:
     free(own);
     free(scan_tmp);
     free(lds);
-    free(zlds);
+    free(clds);
     return rc;
 }
 

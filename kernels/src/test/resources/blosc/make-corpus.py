@@ -79,13 +79,13 @@ def main():
             for i, kind in enumerate(("text", "runs", "random")):
                 add(kind, 9001, 4, cname, clevel, list(shuffles)[(clevel + i) % 3], 2048)
     # tiny and empty buffers, every shuffle
-    for cname in ("blosclz", "lz4", "zstd"):
+    for cname in ("blosclz", "lz4", "zstd", "zlib"):
         for shuffle in shuffles:
             for size in (0, 1, 7, 127, 128, 1001):
                 add("smooth", size, 4 if size % 4 == 0 else 1, cname, 5, shuffle, 0)
     # automatic block sizes on a buffer large enough for several blocks, and odd forced sizes
     # (c-blosc rounds them to the type size; 128 is its minimum)
-    for cname in ("blosclz", "lz4", "lz4hc", "zstd"):
+    for cname in ("blosclz", "lz4", "lz4hc", "zstd", "zlib"):
         for shuffle in shuffles:
             add("smooth", 98309, 8, cname, 9, shuffle, 0)
             add("smooth", 98309, 8, cname, 5, shuffle, 16384)

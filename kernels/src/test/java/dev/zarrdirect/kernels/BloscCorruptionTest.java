@@ -27,7 +27,8 @@ class BloscCorruptionTest {
         List<Case> s = new ArrayList<>();
         for (String prefix : new String[] {"lz4/L5/shuffle/ts4/bs4096/smooth", "blosclz/L9/bitshuffle/ts2/bs128/runs",
                 "zstd/L5/shuffle/ts8/bs16384/smooth", "lz4hc/L9/noshuffle/ts2/bs128/runs", "blosclz/L5/shuffle/ts3/bs1000/text",
-                "lz4/L0/", "lz4/L5/bitshuffle/ts4/bs2048/text", "blosclz/L1/shuffle/ts4/bs2048/text", "zstd/L9/bitshuffle/ts2/bs128/runs"}) {
+                "lz4/L0/", "lz4/L5/bitshuffle/ts4/bs2048/text", "blosclz/L1/shuffle/ts4/bs2048/text", "zstd/L9/bitshuffle/ts2/bs128/runs",
+                "zlib/L5/shuffle/ts8/bs4096/smooth", "zlib/L5/bitshuffle/ts3/bs1000/text", "zlib/L9/shuffle/ts4/bs2048/runs"}) {
             s.add(corpus().stream().filter(c -> c.name().startsWith(prefix)).findFirst().orElseThrow(
                     () -> new IllegalStateException("no corpus case " + prefix)));
         }
@@ -45,7 +46,7 @@ class BloscCorruptionTest {
             }
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, c.raw().length);
-            Batch b = decode(frames, lens, 5, 3, scratchPerGroup(128 << 10, ZSTD), ZSTD);
+            Batch b = decode(frames, lens, 5, 3, scratchPerGroup(128 << 10, ALL), ALL);
             assertTrue(b.guardsIntact(), "guards " + c.name());
             for (int i = 0; i < frames.size(); i++) {
                 assertNotEquals(0, b.status()[i], c.name() + " truncated to " + frames.get(i).length);
@@ -74,14 +75,14 @@ class BloscCorruptionTest {
             }
             int[] lens = new int[frames.size()];
             Arrays.fill(lens, c.raw().length);
-            long spg = scratchPerGroup(128 << 10, ZSTD);
+            long spg = scratchPerGroup(128 << 10, ALL);
             // the serial decoders on one item, against the cooperative executor on groups of 4 and 16 (waves)
             // and of 8 (copy chains resolved), and on groups of 5
-            Batch a = decode(frames, lens, 1, 1, spg, ZSTD | LZ_THREAD);
-            Batch b = decode(frames, lens, 7, 4, spg, ZSTD);
-            Batch d = decode(frames, lens, 3, 16, spg, ZSTD);
-            Batch e = decode(frames, lens, 2, 8, spg, ZSTD | LZ_RESOLVE);
-            Batch g = decode(frames, lens, 3, 5, spg, ZSTD);
+            Batch a = decode(frames, lens, 1, 1, spg, ALL | LZ_THREAD);
+            Batch b = decode(frames, lens, 7, 4, spg, ALL);
+            Batch d = decode(frames, lens, 3, 16, spg, ALL);
+            Batch e = decode(frames, lens, 2, 8, spg, ALL | LZ_RESOLVE);
+            Batch g = decode(frames, lens, 3, 5, spg, ALL);
             assertTrue(a.guardsIntact() && b.guardsIntact() && d.guardsIntact() && e.guardsIntact() && g.guardsIntact(),
                     "guards " + c.name() + " seed=" + SEED);
             for (int i = 0; i < frames.size(); i++) {

@@ -274,8 +274,9 @@ public abstract class DeviceCodecContract {
 
     private Codec device(Case c) {
         Device d = codecMemory(backend).device();
-        // A provider may offer a codec for some configurations only (OpenCL's blosc has no zlib
-        // compressor); the registry then takes the CPU codec, so there is nothing of the device's to test.
+        // A provider may offer a codec for some configurations only (a plugin's, or a backend's
+        // before its kernels cover a compressor); the registry then takes the CPU codec, so there is
+        // nothing of the device's to test.
         Codec codec = backend.codecs().create(c.codec(), c.config(), d).orElse(null);
         if (codec == null) {
             Assumptions.abort(backend.name() + " offers " + c.codec() + " but not for " + c.config() + " on " + d);

@@ -9,6 +9,7 @@ import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
 import dev.zarrdirect.cuda.kernels.ZdStatus;
 import dev.zarrdirect.kernels.BloscBlockSizes;
+import dev.zarrdirect.kernels.BloscKernel;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -18,17 +19,18 @@ import java.util.Optional;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on a CUDA device: the kernels module's
- * {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz]} (blosc/zd_blosc.h).
+ * {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz|_zstd]} (blosc/zd_blosc.h).
  *
  * <h2>Decoding</h2>
  * Per batch, with no header read by the host (the chunks may have arrived by DMA): one launch of a
  * single block checks every chunk's header and lays out the work units (one per blosc block of
  * every chunk), then a fixed grid decodes the units, so the blocks of one chunk decode in parallel.
  * Byte shuffle and bitshuffle are undone in the same kernel. Internal compressors lz4, lz4hc and
- * blosclz use {@code zd_blosc_decode_lz} (a few hundred bytes of shared memory, so many groups per
- * SM); zstd uses {@code zd_blosc_decode}, which carries the zstd decoder's state. The kernel is
- * chosen from the array's {@code cname}; frames that use another compressor than the metadata
- * says are decoded again by the full kernel.
+ * blosclz use {@code zd_blosc_decode_lz} (8.5 KiB of shared memory, so many groups per SM); zstd
+ * uses {@code zd_blosc_decode_zstd}, which carries the zstd decoder's state, and zlib
+ * {@code zd_blosc_decode}, which carries the zstd or the zlib decoder's state in one region. The
+ * kernel is chosen from the array's {@code cname} ({@link BloscKernel}); frames that use another
+ * compressor than the metadata says are decoded again by {@code zd_blosc_decode}.
  *
  * <h2>Memory</h2>
  * A shuffled block is decoded into per-group scratch before it is unshuffled: up to
@@ -40,9 +42,9 @@ import java.util.Optional;
  * 2's default on float32): without the memory every chunk of such a store was decoded twice.
  *
  * <h2>Not on the device</h2>
- * Frames compressed with zlib or snappy inside blosc: {@link #create} declines a configuration
- * naming them (the CPU codec then runs), and a frame of that kind met anyway fails with a message
- * saying how to choose the CPU codec. Encoding: {@link #encode} throws
+ * Frames compressed with snappy inside blosc: {@link #create} declines a configuration naming it
+ * (the CPU codec then runs), and a frame of that kind met anyway fails with a message saying how to
+ * choose the CPU codec. Encoding: {@link #encode} throws
  * {@link UnsupportedOperationException}; writes use the CPU codec.
  */
 public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
@@ -62,12 +64,14 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
      * few groups at most, more threads a group copy faster while the parse is the same.
      */
     static final int LZ_THREADS_FEW_BLOCKS = 128;
-    /** Threads per group of {@code zd_blosc_decode} (zstd inside, the zstd decoder's group): two warps, as measured before pieces. */
+    /**
+     * Threads per group of {@code zd_blosc_decode[_zstd]} (zstd or zlib inside): two warps, the zstd
+     * decoder's group, as measured before pieces; the zlib decoder's entropy decoding then has the
+     * first warp to itself while the second writes.
+     */
     static final int THREADS = 64;
     /** Decode groups per SM. */
     static final int GROUPS_PER_SM = 32;
-    /** The zstd decoder's scratch per group ({@code ZD_ZSTD_SCRATCH_PER_FRAME}). */
-    static final long ZSTD_SCRATCH = CudaZstdCodec.SCRATCH_PER_FRAME;
     /** Chunks per launch at most (the plan kernel scans them in one block). */
     static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
 
@@ -82,20 +86,16 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
 
     /**
      * The device codec for {@code configuration}, or empty when its compressor is one the kernels do
-     * not decode (zlib, snappy), so that the registry picks the CPU codec.
+     * not decode (snappy), so that the registry picks the CPU codec.
      *
      * @throws IllegalArgumentException for an invalid configuration
      */
     static Optional<CudaBloscCodec> create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
         BloscSpec spec = BloscSpec.parse(configuration);
-        if (!lz(spec.cname()) && !spec.cname().equals("zstd")) {
+        if (!BloscKernel.decodes(spec.cname())) {
             return Optional.empty();
         }
         return Optional.of(new CudaBloscCodec(backend, device, spec));
-    }
-
-    private static boolean lz(String cname) {
-        return cname.equals("lz4") || cname.equals("lz4hc") || cname.equals("blosclz");
     }
 
     /**
@@ -132,36 +132,37 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
         if (items.size() == 0) {
             return;
         }
-        boolean full = !lz(spec.cname());
+        BloscKernel kernel = BloscKernel.forCname(spec.cname());
         long block = blockSizes.firstPass(spec.blocksize());
         // scratch of one launch at most 512 MiB (a read keeps up to decodeDepth launches in flight):
         // 2,000 groups of 256 KiB, 16 a SM on an H100, where the kernel runs at 97% of its 32-a-SM rate
-        long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
-        int groups = (int) Math.max(1, Math.min(groups(), (512L << 20) / perGroup));
-        Pass first = run(batch, items.item(), items.srcAddr(), items.srcSize(), items.dstAddr(), items.dstSize(), full,
+        int groups = (int) Math.max(1, Math.min(groups(), (512L << 20) / kernel.scratchPerGroup(block)));
+        Pass first = run(batch, items.item(), items.srcAddr(), items.srcSize(), items.dstAddr(), items.dstSize(), kernel,
                 block, groups);
-        // Second chances: another compressor than the metadata named (the full kernel), or blocks
+        // Second chances: another compressor than the metadata named (the every-codec kernel), or blocks
         // larger than the scratch (scratch sized from the headers, fewer groups if it must).
         first.retry(this, batch);
     }
 
     /** The outcome of one pass: the statuses, and what may be retried. */
     private record Pass(int[] item, long[] sa, long[] ss, long[] da, long[] ds, int[] status, long[] blocksize,
-                        boolean full) {
+                        BloscKernel kernel) {
         void retry(CudaBloscCodec codec, CodecBatch batch) {
             int n = item.length;
             int[] again = new int[n];
             int m = 0;
             long largest = 0;
-            boolean needFull = full;
+            BloscKernel retryKernel = kernel;
             for (int k = 0; k < n; k++) {
                 int st = status[k];
-                boolean codecRetry = !full && st == ZdStatus.BLOSC_CODEC_UNSUPPORTED;
+                boolean codecRetry = !kernel.decodesEveryCompressor() && st == ZdStatus.BLOSC_CODEC_UNSUPPORTED;
                 boolean sizeRetry = st == ZdStatus.BLOSC_BLOCK_TOO_LARGE;
                 if (codecRetry || sizeRetry) {
                     again[m++] = k;
                     largest = Math.max(largest, Math.min(blocksize[k], ds[k])); // a block is no larger than its chunk
-                    needFull |= codecRetry;
+                    if (codecRetry) {
+                        retryKernel = BloscKernel.ALL;
+                    }
                 } else {
                     codec.report(batch, item[k], st, ss[k], ds[k]);
                 }
@@ -172,10 +173,9 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             int[] ks = Arrays.copyOf(again, m);
             codec.blockSizes.outgrown(largest);
             long block = Math.max(BloscBlockSizes.DEFAULT, largest);
-            long perGroup = (block + 15) & ~15L;
             // scratch of the second pass stays under 1 GiB: fewer, larger groups
-            int groups = (int) Math.max(1, Math.min(codec.groups(), (1L << 30) / (perGroup + (needFull ? ZSTD_SCRATCH : 0))));
-            Pass second = codec.run(batch, pick(item, ks), pick(sa, ks), pick(ss, ks), pick(da, ks), pick(ds, ks), needFull,
+            int groups = (int) Math.max(1, Math.min(codec.groups(), (1L << 30) / retryKernel.scratchPerGroup(block)));
+            Pass second = codec.run(batch, pick(item, ks), pick(sa, ks), pick(ss, ks), pick(da, ks), pick(ds, ks), retryKernel,
                     block, groups);
             for (int k = 0; k < m; k++) {
                 codec.report(batch, second.item[k], second.status[k], second.ss[k], second.ds[k]);
@@ -192,11 +192,11 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
     }
 
     /** One plan launch and one decode launch over the given chunks; reads back statuses and block sizes. */
-    private Pass run(CodecBatch batch, int[] item, long[] sa, long[] ss, long[] da, long[] ds, boolean full, long block,
-                     int groups) {
+    private Pass run(CodecBatch batch, int[] item, long[] sa, long[] ss, long[] da, long[] ds, BloscKernel kernel,
+                     long block, int groups) {
         int n = item.length;
         ItemTable t = ItemTable.of(sa, ss, da, ds);
-        long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
+        long perGroup = kernel.scratchPerGroup(block);
         int[] status = new int[n];
         long[] blocksize = new long[n];
         try (DeviceWork w = new DeviceWork(backend, device)) {
@@ -209,14 +209,13 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt(), st = table + t.statusAt();
             w.launch("zd_blosc_plan", 1, 1024, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz).u64(plan).u64(st).u32(n));
-            String kernel = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
-            int threads = full ? THREADS
+            int threads = kernel != BloscKernel.LZ ? THREADS
                     : BloscBlockSizes.fewBlocks(ds, block, device.multiprocessors()) ? LZ_THREADS_FEW_BLOCKS : LZ_THREADS;
-            w.launch(kernel, groups, threads, 0, new KernelArgs()
+            w.launch(kernel.entry(), groups, threads, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(t.dstBase()).u64(dstOff).u64(dstSz)
                     .u64(plan).u64(scratch).u64(perGroup).u64(st).u32(n));
             w.download(st, host, t.statusAt(), 4L * n);
-            w.sync(kernel + " over " + n + " blosc chunks starting with " + batch.label(item[0]));
+            w.sync(kernel.entry() + " over " + n + " blosc chunks starting with " + batch.label(item[0]));
             boolean tooLarge = false;
             for (int k = 0; k < n; k++) {
                 status[k] = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * k);
@@ -237,7 +236,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
                 }
             }
         }
-        return new Pass(item, sa, ss, da, ds, status, blocksize, full);
+        return new Pass(item, sa, ss, da, ds, status, blocksize, kernel);
     }
 
     private void report(CodecBatch batch, int i, int st, long encoded, long decoded) {
@@ -245,7 +244,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             batch.complete(i, decoded);
         } else if (st == ZdStatus.BLOSC_CODEC_UNSUPPORTED) {
             batch.fail(i, new CorruptChunkException(NAME, "blosc frame of " + batch.label(i) + " uses a compressor the "
-                    + device.device() + " kernels do not decode (zlib or snappy) although the array's metadata says \""
+                    + device.device() + " kernels do not decode (snappy) although the array's metadata says \""
                     + spec.cname() + "\"; read it with the CPU codec: zarrdirect.codec.blosc=cpu"));
         } else {
             batch.fail(i, new CorruptChunkException(NAME, "blosc frame of " + batch.label(i) + " is undecodable on "

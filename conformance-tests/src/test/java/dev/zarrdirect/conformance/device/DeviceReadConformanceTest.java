@@ -80,7 +80,7 @@ class DeviceReadConformanceTest {
                 List.of(le, c("zstd", Map.of("level", 19L, "checksum", true)), c("crc32c", Map.of())),
                 List.of(be, c("gzip", Map.of("level", 1L))),
                 // blosc on the device: every internal compressor, byte and bit shuffle, forced small
-                // blocks (several units per chunk); zlib inside blosc runs on the CPU (declined)
+                // blocks (several units per chunk)
                 List.of(le, blosc("lz4", 5, "shuffle", 4, 0)),
                 List.of(le, blosc("lz4hc", 9, "bitshuffle", 4, 256)),
                 List.of(le, blosc("blosclz", 5, "shuffle", 4, 128)),

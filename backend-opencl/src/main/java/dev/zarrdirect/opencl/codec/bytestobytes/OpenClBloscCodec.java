@@ -6,6 +6,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.BloscSpec;
 import dev.zarrdirect.kernels.BloscBlockSizes;
+import dev.zarrdirect.kernels.BloscKernel;
 import dev.zarrdirect.kernels.ZdStatus;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.ClMemory;
@@ -26,12 +27,13 @@ import java.util.Optional;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on an OpenCL device, decode only, through the kernels
- * module's {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz]} ({@code opencl/zd_blosc.cl}): the
+ * module's {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz|_zstd]} ({@code opencl/zd_blosc.cl}): the
  * device checks every header and lays out one work unit per blosc block, then a fixed number of
  * work-groups decodes the units, unshuffling in the same kernel; the host reads no header. As on
- * CUDA (see {@code CudaBloscCodec}): lz4, lz4hc and blosclz run the small {@code _lz} kernel, zstd the
- * full one; a configuration naming zlib or snappy is declined so that the CPU codec runs; a frame
- * whose compressor differs from the metadata is decoded again by the full kernel; a chunk whose
+ * CUDA (see {@code CudaBloscCodec}): the kernel is chosen from the {@code cname} ({@link BloscKernel}:
+ * lz4, lz4hc and blosclz the small {@code _lz} kernel, zstd the {@code _zstd} one, zlib the one for
+ * every compressor); a configuration naming snappy is declined so that the CPU codec runs; a frame
+ * whose compressor differs from the metadata is decoded again by the kernel for every compressor; a chunk whose
  * shuffled blocks exceed the scratch is decoded again with scratch for the largest block of such
  * chunks (the host reads their headers' {@code blocksize} field), and later batches size their
  * first pass by it (up to 8 MiB a group).
@@ -71,7 +73,6 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
     static final int GROUPS_PER_UNIT = 16;
     /** Scratch of one launch at most (a read keeps up to decodeDepth launches in flight), as on CUDA. */
     static final long SCRATCH_BYTES_PER_LAUNCH = 512L << 20;
-    static final long ZSTD_SCRATCH = OpenClZstdCodec.SCRATCH_PER_FRAME;
     private final BloscSpec spec;
     /** The block size first passes are sized for, learned from frames that outgrew it. */
     private final BloscBlockSizes blockSizes = new BloscBlockSizes();
@@ -86,18 +87,14 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
         return PROGRAM.available();
     }
 
-    /** The device codec, or empty for a compressor the kernels do not decode (zlib, snappy). */
+    /** The device codec, or empty for a compressor the kernels do not decode (snappy). */
     public static Optional<OpenClBloscCodec> create(Map<String, Object> configuration, Device device,
                                                     OpenClBackend backend) {
         BloscSpec spec = BloscSpec.parse(configuration);
-        if (!lz(spec.cname()) && !spec.cname().equals("zstd")) {
+        if (!BloscKernel.decodes(spec.cname())) {
             return Optional.empty();
         }
         return Optional.of(new OpenClBloscCodec(spec, device, backend));
-    }
-
-    private static boolean lz(String cname) {
-        return cname.equals("lz4") || cname.equals("lz4hc") || cname.equals("blosclz");
     }
 
     @Override
@@ -132,17 +129,20 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
             @Override
             public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
                 List<Integer> idx = g.items();
-                boolean full = !lz(spec.cname());
+                BloscKernel kernel = BloscKernel.forCname(spec.cname());
                 long block = blockSizes.firstPass(spec.blocksize());
-                int[] status = run(b, items, g, idx, full, block);
+                int[] status = run(b, items, g, idx, kernel, block);
                 List<Integer> again = new ArrayList<>();
-                boolean againFull = full;
+                BloscKernel retryKernel = kernel;
                 boolean tooLarge = false;
                 for (int k = 0; k < idx.size(); k++) {
-                    boolean codecRetry = !full && status[k] == ZdStatus.BLOSC_CODEC_UNSUPPORTED.code();
+                    boolean codecRetry = !kernel.decodesEveryCompressor()
+                            && status[k] == ZdStatus.BLOSC_CODEC_UNSUPPORTED.code();
                     if (codecRetry || status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE.code()) {
                         again.add(k);
-                        againFull |= codecRetry;
+                        if (codecRetry) {
+                            retryKernel = BloscKernel.ALL;
+                        }
                         tooLarge |= !codecRetry;
                     } else {
                         report(b, idx.get(k), status[k], written);
@@ -158,7 +158,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                         retryBlock = Math.max(block, largest);
                         blockSizes.outgrown(largest);
                     }
-                    int[] second = run(b, items, g, sub, againFull, retryBlock);
+                    int[] second = run(b, items, g, sub, retryKernel, retryBlock);
                     for (int k = 0; k < sub.size(); k++) {
                         report(b, sub.get(k), second[k], written);
                     }
@@ -170,7 +170,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                     written[i] = batch.output(i).byteSize();
                 } else if (st == ZdStatus.BLOSC_CODEC_UNSUPPORTED.code()) {
                     batch.fail(i, new CorruptChunkException(BloscSpec.NAME, "blosc frame of " + batch.label(i)
-                            + " uses a compressor the " + b.device() + " kernels do not decode (zlib or snappy) although"
+                            + " uses a compressor the " + b.device() + " kernels do not decode (snappy) although"
                             + " the array's metadata says \"" + spec.cname() + "\"; read it with the CPU codec:"
                             + " zarrdirect.codec.blosc=cpu"));
                 } else {
@@ -210,16 +210,16 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
              * The plan launch and the decode launch, back to back on the in-order queue (one wait),
              * then the status words: what a batch costs the host, as on CUDA.
              */
-            private int[] run(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx, boolean full,
-                              long block) {
+            private int[] run(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx,
+                              BloscKernel kernel, long block) {
                 int n = idx.size();
-                long perGroup = ((block + 15) & ~15L) + (full ? ZSTD_SCRATCH : 0);
+                long perGroup = kernel.scratchPerGroup(block);
                 int groups = groups(b, perGroup);
                 ClKernel plan = kernel(b, "zd_blosc_plan");
-                String name = full ? "zd_blosc_decode" : "zd_blosc_decode_lz";
+                String name = kernel.entry();
                 ClKernel dec = kernel(b, name);
                 long planLocal = Math.max(1, Long.highestOneBit(Math.min(256, plan.maxWorkGroupSize(b.deviceId()))));
-                long want = full || !b.isGpu() ? LOCAL : lzLocalOnGpu(b, idx, block);
+                long want = kernel != BloscKernel.LZ || !b.isGpu() ? LOCAL : lzLocalOnGpu(b, idx, block);
                 long local = Math.max(1, Math.min(want, Long.highestOneBit(dec.maxWorkGroupSize(b.deviceId()))));
                 try (ChunkTable t = ChunkTable.of(b, items, idx, batch, "blosc");
                      ClMemory.Scratch planMem = b.memory().scratch(8L * (n + 1), "blosc plan");

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.kernels;
+
+/**
+ * The decode entries of the blosc kernels ({@code blosc/zd_blosc.h}) and which one a device codec
+ * runs, so that the CUDA and OpenCL codecs choose alike.
+ *
+ * <p>Why three: the entries differ in the local memory they declare, which bounds how many groups
+ * fit a compute unit. The lz4/blosclz entry carries about 8.5 KiB, the zstd entry adds the zstd
+ * decoder's state (about 33 KiB in all), and the entry for every codec shares one region between the
+ * zstd and zlib states (about 42 KiB). The first pass runs the entry the array's {@code cname}
+ * names; a frame whose compressor is another (blosc records it per frame) fails there with
+ * {@code BLOSC_CODEC_UNSUPPORTED} and is decoded again by {@link #ALL}.
+ */
+public enum BloscKernel {
+    /** lz4, lz4hc and blosclz: no decoder state beyond the LZ batches, no scratch beyond a shuffled block. */
+    LZ("zd_blosc_decode_lz", false),
+    /** zstd as well: the zstd decoder's state and its scratch. */
+    ZSTD("zd_blosc_decode_zstd", true),
+    /** Every compressor the kernels decode (zlib as well); the zlib decoder needs no global scratch. */
+    ALL("zd_blosc_decode", true);
+
+    private final String entry;
+    private final boolean zstdScratch;
+
+    BloscKernel(String entry, boolean zstdScratch) {
+        this.entry = entry;
+        this.zstdScratch = zstdScratch;
+    }
+
+    /** The kernel's name in the CUDA module and the OpenCL program. */
+    public String entry() {
+        return entry;
+    }
+
+    /**
+     * Whether the kernels decode frames written with {@code cname} on the device: false for snappy and
+     * for names blosc 1.x does not know, which the CPU codec then reads.
+     */
+    public static boolean decodes(String cname) {
+        return switch (cname) {
+            case "lz4", "lz4hc", "blosclz", "zstd", "zlib" -> true;
+            default -> false;
+        };
+    }
+
+    /** The entry of a first pass over an array whose metadata names {@code cname} (one {@link #decodes} accepts). */
+    public static BloscKernel forCname(String cname) {
+        return switch (cname) {
+            case "lz4", "lz4hc", "blosclz" -> LZ;
+            case "zstd" -> ZSTD;
+            case "zlib" -> ALL;
+            default -> throw new IllegalArgumentException("blosc compressor \"" + cname
+                    + "\" is not decoded by the device kernels");
+        };
+    }
+
+    /** Whether this entry decodes every compressor the kernels know, so that no second pass can help. */
+    public boolean decodesEveryCompressor() {
+        return this == ALL;
+    }
+
+    /** Global scratch per group for shuffled blocks of up to {@code block} bytes. */
+    public long scratchPerGroup(long block) {
+        return zstdScratch ? KernelContract.ZD_BLOSC_SCRATCH_PER_GROUP(block)
+                : KernelContract.ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
+    }
+}
