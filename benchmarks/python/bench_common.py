@@ -25,6 +25,8 @@ LAYOUTS = {
     "sharded": ("zarr v3, one shard per time step [1,C,H,W], inner chunks [1,1,H,W], zstd 3", 3),
     "blosc-v2": ("zarr v2, blosc lz4 clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
     "blosc-zlib-v2": ("zarr v2, blosc zlib clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
+    "blosc-zstd-v2": ("zarr v2, blosc zstd clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
+    "zlib-v2": ("zarr v2, zlib level 1 (numcodecs' default), chunks [1,C,H,W]", 2),
 }
 
 
@@ -59,11 +61,14 @@ def array_spec(path: str, layout: str, shape=None, level: int = 3, clevel: int =
                     "codecs": [le, zstd],
                     "index_codecs": [le, {"name": "crc32c"}],
                     "index_location": "end"}}]}
-    elif layout in ("blosc-v2", "blosc-zlib-v2"):
-        cname = "lz4" if layout == "blosc-v2" else "zlib"
+    elif layout in ("blosc-v2", "blosc-zlib-v2", "blosc-zstd-v2"):
+        cname = {"blosc-v2": "lz4", "blosc-zlib-v2": "zlib", "blosc-zstd-v2": "zstd"}[layout]
         meta = {"chunks": [1, c, h, w], "dtype": "<f4", "order": "C", "filters": None,
                 "compressor": {"id": "blosc", "cname": cname, "clevel": clevel, "shuffle": 1, "blocksize": 0},
                 "fill_value": "NaN", "dimension_separator": "."}
+    elif layout == "zlib-v2":
+        meta = {"chunks": [1, c, h, w], "dtype": "<f4", "order": "C", "filters": None,
+                "compressor": {"id": "zlib", "level": 1}, "fill_value": "NaN", "dimension_separator": "."}
     else:
         raise ValueError(f"unknown layout {layout!r}; expected one of {sorted(LAYOUTS)}")
     if zarr_format == 3:

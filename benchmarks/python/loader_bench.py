@@ -52,7 +52,8 @@ GB = 1e9
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stores-dir", default="/tmp/zdloader", help="folder of make_era5_stores.py's stores")
-    ap.add_argument("--layouts", default=",".join(bc.LAYOUTS), help="comma-separated: " + ", ".join(bc.LAYOUTS))
+    ap.add_argument("--layouts", default="zstd,sharded,blosc-v2",
+                    help="comma-separated, of: " + ", ".join(bc.LAYOUTS) + " (default: zstd,sharded,blosc-v2)")
     ap.add_argument("--history", type=int, default=2)
     ap.add_argument("--future", type=int, default=1)
     ap.add_argument("--stride", type=int, default=1)

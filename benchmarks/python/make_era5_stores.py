@@ -10,6 +10,8 @@ Each store DIR/era5-LAYOUT.zarr is a group with one float32 variable `x` [T, C, 
   sharded   zarr v3, one shard per time step [1, C, H, W], inner chunks [1, 1, H, W], zstd 3 inside
   blosc-v2  zarr v2, blosc lz4 clevel 5 with byte shuffle, chunks [1, C, H, W], _ARRAY_DIMENSIONS
   blosc-zlib-v2  the same with zlib inside blosc (as netCDF-derived data is often compressed)
+  blosc-zstd-v2  the same with zstd inside blosc (as dynamical.org's stores are, in v3)
+  zlib-v2   zarr v2, zlib level 1 (numcodecs' default compressor id "zlib"), chunks [1, C, H, W]
 All three hold the same values: smooth fields that move with time (the formulas of zarr-direct's
 testkit SyntheticEra5, channel c is field c % 8 shifted by 5 * (c // 8) steps) plus small seeded
 noise, rounded to --keep-bits mantissa bits as 16-bit GRIB packing leaves reanalysis data, so that
@@ -141,7 +143,8 @@ def main(argv=None):
     ap.add_argument("--channels", type=int, default=16)
     ap.add_argument("--lat", type=int, default=721)
     ap.add_argument("--lon", type=int, default=1440)
-    ap.add_argument("--layouts", default=",".join(bc.LAYOUTS), help="comma-separated: " + ", ".join(bc.LAYOUTS))
+    ap.add_argument("--layouts", default="zstd,sharded,blosc-v2",
+                    help="comma-separated, of: " + ", ".join(bc.LAYOUTS) + " (default: zstd,sharded,blosc-v2)")
     ap.add_argument("--keep-bits", type=int, default=13,
                     help="mantissa bits kept (23: no rounding); default 13: zstd 3 ratio about 2.6, as reanalysis data")
     ap.add_argument("--seed", type=int, default=0)

@@ -45,12 +45,13 @@
  *            max_block is the largest blocksize the caller accepts: a shuffled block larger than
  *            the scratch gives ZD_STATUS_BLOSC_BLOCK_TOO_LARGE (a caller error: decode that
  *            chunk elsewhere). Unshuffled blocks need no scratch.
- *   local    zd_blosc_plan: ZD_SCAN_TMP_WORDS u64; zd_blosc_decode (every codec):
- *            sizeof(zd_blosc_lds) + sizeof(zd_blosc_codec_lds) (about 42 KiB: the zstd and zlib
- *            decoders' states share it); zd_blosc_decode_zstd: sizeof(zd_blosc_lds) +
- *            sizeof(zd_zstd_lds) (about 33 KiB, so more groups fit a SM than with the zlib state);
- *            zd_blosc_decode_lz: sizeof(zd_blosc_lds) (about 8.5 KiB, most of it ZD_LZ_STREAMS
- *            batches of ZD_LZ_BATCH sequences).
+ *   local    zd_blosc_plan: ZD_SCAN_TMP_WORDS u64; the decode entries: sizeof(zd_blosc_lds) (the
+ *            block's streams, under 256 bytes) and one region for the decoder of the unit's
+ *            compressor (a unit uses one; the barrier that ends a unit frees it): zd_blosc_decode
+ *            sizeof(zd_blosc_codec_lds) (the LZ batches, the zstd or the zlib state: about 25
+ *            KiB), zd_blosc_decode_zstd sizeof(zd_blosc_zstd_lds) (the same without zlib; the
+ *            larger of the two), zd_blosc_decode_lz sizeof(zd_blosc_lz_lds) (about 8.3 KiB:
+ *            ZD_LZ_STREAMS batches of ZD_LZ_BATCH sequences).
  * Limits: typesize 1..255 (the header's byte); blocks split into at most ZD_BLOSC_MAX_SPLITS
  * streams (as the format rule implies); nbytes, blocksize, cbytes below 2^32 (the format's
  * fields); a shuffled block no larger than the scratch given (the recommendation is
@@ -105,11 +106,21 @@ typedef struct {
     zd_u32 len[ZD_BLOSC_MAX_SPLITS]; /* compressed size */
     zd_u32 st[ZD_BLOSC_MAX_SPLITS];  /* per-stream status */
     zd_u32 status;
-    zd_lz_batch lz[ZD_LZ_STREAMS]; /* the cooperative LZ executor's batches */
 } zd_blosc_lds;
 
-/* The local memory of the every-codec entry: a unit decodes with one of the two, never both. */
+/* The decoders' local memory, one region a group: a unit decodes with one compressor, and every
+   decoder starts from undefined local memory, so the states may share it. The fewer bytes an entry
+   declares, the more groups fit a SM: the zlib state (with the deflate kernel's batches) is the
+   largest, which is why the zstd entry leaves it out. */
+typedef struct {
+    zd_lz_batch lz[ZD_LZ_STREAMS]; /* the cooperative LZ executor's batches */
+} zd_blosc_lz_lds;
 typedef union {
+    zd_blosc_lz_lds lz;
+    zd_zstd_lds zstd;
+} zd_blosc_zstd_lds;
+typedef union {
+    zd_blosc_lz_lds lz;
     zd_zstd_lds zstd;
     zd_zlib_lds zlib;
 } zd_blosc_codec_lds;
@@ -166,11 +177,12 @@ ZD_INLINE zd_u32 zd_blosc_splits_thread(const zd_blosc_hdr *h, zd_u64 bsize) {
 
 /* Decodes the lz4 (is_lz4) or BloscLZ streams 0..splits of a block (lds->pos/len; stream s
    into out + s * neblock; raw ones, len == neblock, already copied) with every item of the group,
-   ZD_LZ_STREAMS streams at a time (blosc/zd_lz_group.h). Parsing goes on in every stream until
+   ZD_LZ_STREAMS streams at a time (blosc/zd_lz_group.h), in the batches lzl. Parsing goes on in every stream until
    it ends or fails, so the status is that of the lowest failing stream, as with one item per
    stream. Every item calls; the status is valid on all. */
 ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *out, zd_u32 neblock,
-                                  zd_u32 splits, ZD_LOCAL zd_blosc_lds *lds, zd_u32 resolve) {
+                                  zd_u32 splits, ZD_LOCAL zd_blosc_lds *lds, ZD_LOCAL zd_blosc_lz_lds *lzl,
+                                  zd_u32 resolve) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     for (zd_u32 r0 = 0; r0 < splits; r0 += ZD_LZ_STREAMS) {
         zd_u32 m = splits - r0 < ZD_LZ_STREAMS ? splits - r0 : ZD_LZ_STREAMS;
@@ -183,7 +195,7 @@ ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_
         }
         for (;;) {
             for (zd_u32 k = lid; k < m; k += ls) {
-                ZD_LOCAL zd_lz_batch *b = &lds->lz[k];
+                ZD_LOCAL zd_lz_batch *b = &lzl->lz[k];
                 if (fin[k]) {
                     b->n = 0u;
                     b->nwaves = 0u;
@@ -207,9 +219,9 @@ ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_
             }
             ZD_BARRIER();
             zd_u32 all = 1u;
-            for (zd_u32 k = 0; k < m; k++) all &= lds->lz[k].done | (lds->lz[k].status != ZD_STATUS_OK);
-            if (resolve) zd_lz_execute_resolve_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
-            else zd_lz_execute_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lds->lz, m);
+            for (zd_u32 k = 0; k < m; k++) all &= lzl->lz[k].done | (lzl->lz[k].status != ZD_STATUS_OK);
+            if (resolve) zd_lz_execute_resolve_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lzl->lz, m);
+            else zd_lz_execute_group(src, lds->pos + r0, out + (zd_u64)r0 * neblock, neblock, lzl->lz, m);
             if (all) break;
         }
     }
@@ -223,11 +235,11 @@ ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_
    the status is valid on every item. scratch: this group's scratch (see the header comment);
    mode: ZD_BLOSC_MODE_* bits; without ZD_BLOSC_MODE_ZSTD, zstd streams give
    ZD_STATUS_BLOSC_CODEC_UNSUPPORTED and zlds is not touched; without ZD_BLOSC_MODE_ZLIB, the same
-   for zlib streams and flds. zlds and flds may share their memory. */
+   for zlib streams and flds. lzl, zlds and flds may share their memory. */
 ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u8 *dst,
                                           zd_u64 dst_len, zd_u64 unit, ZD_GLOBAL zd_u8 *scratch, zd_u64 scratch_len,
-                                          ZD_LOCAL zd_blosc_lds *lds, ZD_LOCAL zd_zstd_lds *zlds,
-                                          ZD_LOCAL zd_zlib_lds *flds, zd_u32 mode) {
+                                          ZD_LOCAL zd_blosc_lds *lds, ZD_LOCAL zd_blosc_lz_lds *lzl,
+                                          ZD_LOCAL zd_zstd_lds *zlds, ZD_LOCAL zd_zlib_lds *flds, zd_u32 mode) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_blosc_hdr h;
     zd_u32 st = zd_blosc_header_thread(src, src_len, dst_len, &h);
@@ -310,7 +322,7 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
                 st = zd_zlib_decode_group(src + lds->pos[s], lds->len[s], out + (zd_u64)s * neblock, neblock, flds);
         }
     } else if (!(mode & ZD_BLOSC_MODE_LZ_THREAD)) {
-        st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src, out, neblock, splits, lds,
+        st = zd_lz_decode_group(h.codec == ZD_BLOSC_CODEC_LZ4, src, out, neblock, splits, lds, lzl,
                                 (mode & ZD_BLOSC_MODE_LZ_RESOLVE) != 0u);
     } else {
         for (zd_u32 s = lid; s < splits; s += ls) {
@@ -383,14 +395,15 @@ ZD_FUNC void zd_blosc_decode_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
                                    const ZD_GLOBAL zd_u64 *dst_offsets, const ZD_GLOBAL zd_u64 *dst_sizes,
                                    const ZD_GLOBAL zd_u64 *plan, ZD_GLOBAL zd_u8 *scratch, zd_u64 scratch_per_group,
                                    ZD_GLOBAL zd_u32 *status, zd_u32 n_chunks, ZD_LOCAL zd_blosc_lds *lds,
-                                   ZD_LOCAL zd_zstd_lds *zlds, ZD_LOCAL zd_zlib_lds *flds, zd_u32 mode) {
+                                   ZD_LOCAL zd_blosc_lz_lds *lzl, ZD_LOCAL zd_zstd_lds *zlds,
+                                   ZD_LOCAL zd_zlib_lds *flds, zd_u32 mode) {
     if (n_chunks == 0u) return;
     zd_u64 total = plan[n_chunks];
     ZD_GLOBAL zd_u8 *scr = scratch + (zd_u64)zd_group_id() * scratch_per_group;
     for (zd_u64 u = zd_group_id(); u < total; u += zd_num_groups()) {
         zd_u32 c = zd_blosc_chunk_of_unit(plan, n_chunks, u);
         zd_u32 s = zd_blosc_decode_unit_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c],
-                                              u - plan[c], scr, scratch_per_group, lds, zlds, flds, mode);
+                                              u - plan[c], scr, scratch_per_group, lds, lzl, zlds, flds, mode);
         if (zd_local_id() == 0u && s != ZD_STATUS_OK) zd_atomic_max_u32(status + c, s);
     }
 }

@@ -4,8 +4,7 @@
  *   zd_blosc_decode     <<<any grid, any block>>>: every codec; shared memory sizeof(zd_blosc_lds) +
  *                       sizeof(zd_blosc_codec_lds); scratch per block ZD_BLOSC_SCRATCH_PER_GROUP(max_block).
  *   zd_blosc_decode_zstd the same without zlib (zlib streams: ZD_STATUS_BLOSC_CODEC_UNSUPPORTED), for
- *                       arrays whose cname is zstd: sizeof(zd_blosc_lds) + sizeof(zd_zstd_lds) of shared
- *                       memory, 9 KiB less than the zlib decoder's state needs.
+ *                       arrays whose cname is zstd: sizeof(zd_blosc_lds) + sizeof(zd_blosc_zstd_lds).
  *   zd_blosc_decode_lz  the same without zstd and zlib (their streams: ZD_STATUS_BLOSC_CODEC_UNSUPPORTED), for
  *                       arrays whose cname is blosclz/lz4/lz4hc: about 8.5 KiB of shared memory,
  *                       scratch per block ZD_BLOSC_LZ_SCRATCH_PER_GROUP(max_block); each lz stream decoded by
@@ -29,7 +28,8 @@ extern "C" __global__ void zd_blosc_decode(const zd_u8 *src, const zd_u64 *src_o
     __shared__ zd_blosc_lds lds;
     __shared__ zd_blosc_codec_lds clds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &clds.zstd, &clds.zlib, ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB);
+                          status, n_chunks, &lds, &clds.lz, &clds.zstd, &clds.zlib,
+                          ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB);
 }
 
 extern "C" __global__ void zd_blosc_decode_zstd(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
@@ -37,9 +37,9 @@ extern "C" __global__ void zd_blosc_decode_zstd(const zd_u8 *src, const zd_u64 *
                                                 const zd_u64 *plan, zd_u8 *scratch, zd_u64 scratch_per_group,
                                                 zd_u32 *status, zd_u32 n_chunks) {
     __shared__ zd_blosc_lds lds;
-    __shared__ zd_zstd_lds zlds;
+    __shared__ zd_blosc_zstd_lds zl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zlds, (zd_zlib_lds *)0, ZD_BLOSC_MODE_ZSTD);
+                          status, n_chunks, &lds, &zl.lz, &zl.zstd, (zd_zlib_lds *)0, ZD_BLOSC_MODE_ZSTD);
 }
 
 extern "C" __global__ void zd_blosc_decode_lz(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
@@ -47,8 +47,9 @@ extern "C" __global__ void zd_blosc_decode_lz(const zd_u8 *src, const zd_u64 *sr
                                               const zd_u64 *plan, zd_u8 *scratch, zd_u64 scratch_per_group,
                                               zd_u32 *status, zd_u32 n_chunks) {
     __shared__ zd_blosc_lds lds;
+    __shared__ zd_blosc_lz_lds lzl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (zd_zstd_lds *)0, (zd_zlib_lds *)0, 0u);
+                          status, n_chunks, &lds, &lzl, (zd_zstd_lds *)0, (zd_zlib_lds *)0, 0u);
 }
 
 extern "C" __global__ void zd_blosc_decode_lz_thread(const zd_u8 *src, const zd_u64 *src_offsets,
@@ -56,8 +57,9 @@ extern "C" __global__ void zd_blosc_decode_lz_thread(const zd_u8 *src, const zd_
                                                      const zd_u64 *dst_sizes, const zd_u64 *plan, zd_u8 *scratch,
                                                      zd_u64 scratch_per_group, zd_u32 *status, zd_u32 n_chunks) {
     __shared__ zd_blosc_lds lds;
+    __shared__ zd_blosc_lz_lds lzl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (zd_zstd_lds *)0, (zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
+                          status, n_chunks, &lds, &lzl, (zd_zstd_lds *)0, (zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
 }
 
 extern "C" __global__ void zd_blosc_decode_lz_resolve(const zd_u8 *src, const zd_u64 *src_offsets,
@@ -65,6 +67,7 @@ extern "C" __global__ void zd_blosc_decode_lz_resolve(const zd_u8 *src, const zd
                                                       const zd_u64 *dst_sizes, const zd_u64 *plan, zd_u8 *scratch,
                                                       zd_u64 scratch_per_group, zd_u32 *status, zd_u32 n_chunks) {
     __shared__ zd_blosc_lds lds;
+    __shared__ zd_blosc_lz_lds lzl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (zd_zstd_lds *)0, (zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
+                          status, n_chunks, &lds, &lzl, (zd_zstd_lds *)0, (zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
 }

@@ -452,6 +452,7 @@ typedef struct {
     zd_u32 n_chunks, mode;
     zd_u64 *scan_tmp;
     zd_blosc_lds *lds;
+    zd_blosc_lz_lds *lzl;
     zd_zstd_lds *zlds;
     zd_zlib_lds *flds;
 } zd_host_blosc_args;
@@ -467,14 +468,13 @@ static void zd_host_blosc_plan_body(void *p) {
 static void zd_host_blosc_decode_body(void *p) {
     zd_host_blosc_args *a = (zd_host_blosc_args *)p;
     zd_blosc_decode_group(a->src, a->src_offsets, a->src_sizes, a->dst, a->dst_offsets, a->dst_sizes, a->plan,
-                          a->scratch, a->scratch_per_group, a->status, a->n_chunks, a->lds, a->zlds, a->flds,
-                          a->mode);
+                          a->scratch, a->scratch_per_group, a->status, a->n_chunks, a->lds, a->lzl, a->zlds,
+                          a->flds, a->mode);
 }
 
 /* A batch as the device runs it: the plan kernel (one group of local_size items), then the decode
    kernel on n_groups groups; mode (ZD_BLOSC_MODE_* bits) picks the entry: ZD_BLOSC_MODE_ZSTD |
-   ZD_BLOSC_MODE_ZLIB zd_blosc_decode (the two states share one allocation, as they share local
-   memory there), ZD_BLOSC_MODE_ZSTD zd_blosc_decode_zstd, 0 zd_blosc_decode_lz, ZD_BLOSC_MODE_LZ_THREAD zd_blosc_decode_lz_thread,
+   ZD_BLOSC_MODE_ZLIB zd_blosc_decode, ZD_BLOSC_MODE_ZSTD zd_blosc_decode_zstd, 0 zd_blosc_decode_lz, ZD_BLOSC_MODE_LZ_THREAD zd_blosc_decode_lz_thread,
    ZD_BLOSC_MODE_LZ_RESOLVE zd_blosc_decode_lz_resolve (bits may be combined).
    scratch: n_groups * scratch_per_group bytes. plan: ZD_BLOSC_PLAN_BYTES(n_chunks) bytes, or NULL
    to use a temporary one. Returns 0, or -1 when a group could not run. */
@@ -489,23 +489,23 @@ ZD_KERNEL int zd_host_blosc_decode_batch(const zd_u8 *src, const zd_u64 *src_off
     zd_blosc_lds *lds = (zd_blosc_lds *)malloc(sizeof(zd_blosc_lds));
     zd_u32 with_zstd = (mode & ZD_BLOSC_MODE_ZSTD) != 0u;
     zd_u32 with_zlib = (mode & ZD_BLOSC_MODE_ZLIB) != 0u;
-    size_t codec_bytes = with_zstd && with_zlib ? sizeof(zd_blosc_codec_lds)
-                         : with_zstd            ? sizeof(zd_zstd_lds)
-                         : with_zlib            ? sizeof(zd_zlib_lds)
-                                                : 0u;
-    void *clds = codec_bytes ? malloc(codec_bytes) : NULL;
-    zd_zstd_lds *zlds = with_zstd ? (zd_zstd_lds *)clds : NULL;
-    zd_zlib_lds *flds = with_zlib ? (zd_zlib_lds *)clds : NULL;
+    /* the decoders' states in one region, as zd_blosc_decode declares them (the other entries
+       give each its own or leave some out: sharing here is the stricter test) */
+    size_t codec_bytes = sizeof(zd_blosc_codec_lds);
+    zd_blosc_codec_lds *clds = (zd_blosc_codec_lds *)malloc(codec_bytes);
+    zd_zstd_lds *zlds = with_zstd && clds != NULL ? &clds->zstd : NULL;
+    zd_zlib_lds *flds = with_zlib && clds != NULL ? &clds->zlib : NULL;
     int rc = -1;
-    if (plan == NULL || scan_tmp == NULL || lds == NULL || (codec_bytes && clds == NULL)) goto out;
-    zd_host_blosc_args a = {src,     src_offsets,       src_sizes, dst,      dst_offsets, dst_sizes, plan,
-                            scratch, scratch_per_group, status,    n_chunks, mode,        scan_tmp,  lds, zlds, flds};
+    if (plan == NULL || scan_tmp == NULL || lds == NULL || clds == NULL) goto out;
+    zd_host_blosc_args a = {src,     src_offsets,       src_sizes, dst,  dst_offsets, dst_sizes, plan,
+                            scratch, scratch_per_group, status,    n_chunks, mode,    scan_tmp,  lds,
+                            &clds->lz, zlds,            flds};
     memset(plan, 0xA5, ZD_BLOSC_PLAN_BYTES(n_chunks)); /* the plan kernel must write all of it */
     memset(scan_tmp, 0xA5, sizeof(zd_u64) * ZD_SCAN_TMP_WORDS);
     if (zd_host_group_run(0u, 1u, local_size, zd_host_blosc_plan_body, &a) != 0) goto out;
     for (zd_u32 g = 0; g < n_groups; g++) {
         memset(lds, 0xA5, sizeof(zd_blosc_lds)); /* local memory starts undefined */
-        if (clds != NULL) memset(clds, 0xA5, codec_bytes);
+        memset(clds, 0xA5, codec_bytes);
         if (zd_host_group_run(g, n_groups, local_size, zd_host_blosc_decode_body, &a) != 0) goto out;
     }
     rc = 0;

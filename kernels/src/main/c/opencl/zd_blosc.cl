@@ -20,7 +20,8 @@ __kernel void zd_blosc_decode(const __global uchar *src, const __global ulong *s
     __local zd_blosc_lds lds;
     __local zd_blosc_codec_lds clds;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &clds.zstd, &clds.zlib, ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB);
+                          status, n_chunks, &lds, &clds.lz, &clds.zstd, &clds.zlib,
+                          ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB);
 }
 
 __kernel void zd_blosc_decode_zstd(const __global uchar *src, const __global ulong *src_offsets,
@@ -29,9 +30,9 @@ __kernel void zd_blosc_decode_zstd(const __global uchar *src, const __global ulo
                                    const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
                                    __global uint *status, uint n_chunks) {
     __local zd_blosc_lds lds;
-    __local zd_zstd_lds zlds;
+    __local zd_blosc_zstd_lds zl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zlds, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_ZSTD);
+                          status, n_chunks, &lds, &zl.lz, &zl.zstd, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_ZSTD);
 }
 
 __kernel void zd_blosc_decode_lz(const __global uchar *src, const __global ulong *src_offsets,
@@ -40,8 +41,9 @@ __kernel void zd_blosc_decode_lz(const __global uchar *src, const __global ulong
                                  const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
                                  __global uint *status, uint n_chunks) {
     __local zd_blosc_lds lds;
+    __local zd_blosc_lz_lds lzl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, 0u);
+                          status, n_chunks, &lds, &lzl, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, 0u);
 }
 
 __kernel void zd_blosc_decode_lz_thread(const __global uchar *src, const __global ulong *src_offsets,
@@ -50,8 +52,9 @@ __kernel void zd_blosc_decode_lz_thread(const __global uchar *src, const __globa
                                         const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
                                         __global uint *status, uint n_chunks) {
     __local zd_blosc_lds lds;
+    __local zd_blosc_lz_lds lzl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
+                          status, n_chunks, &lds, &lzl, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
 }
 
 __kernel void zd_blosc_decode_lz_resolve(const __global uchar *src, const __global ulong *src_offsets,
@@ -60,6 +63,7 @@ __kernel void zd_blosc_decode_lz_resolve(const __global uchar *src, const __glob
                                          const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
                                          __global uint *status, uint n_chunks) {
     __local zd_blosc_lds lds;
+    __local zd_blosc_lz_lds lzl;
     zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
+                          status, n_chunks, &lds, &lzl, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
 }

@@ -31,9 +31,15 @@ import java.util.List;
  *                         run of decoded chunks goes to the device while the rest of its batch still
  *                         decodes; false: one batch at a time, copied to the device once it is all
  *                         decoded (the behaviour before, for comparison)
+ * @param serialRunsPerCore a device batch whose codecs decode each chunk (or blosc block) as one
+ *                         serial run on the device (deflate: gzip, zlib, blosc with zlib inside) is
+ *                         decoded on the host instead when it has fewer than this many runs per host
+ *                         core: one device thread reads a deflate stream about 15 times slower than a
+ *                         CPU core, so the device wins only with many streams at once (0..4096;
+ *                         default 8; 0: always on the device)
  */
 public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch,
-                           boolean trace, boolean hostDecodeOverlap) {
+                           boolean trace, boolean hostDecodeOverlap, int serialRunsPerCore) {
 
     /** {@code zarrdirect.decodeDepth}: device batches of one read that decode at once, 1..64; default 3. */
     public static final Setting<Integer> DECODE_DEPTH = Setting.of("zarrdirect.decodeDepth",
@@ -59,9 +65,20 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
             "device reads with a host-decoded stage: two batches decode at once on all cores and decoded chunks go "
                     + "to the device while the rest decode; false: one batch at a time, one copy after it");
 
+    /**
+     * {@code zarrdirect.serialRunsPerCore}: serial device runs (deflate streams) a batch needs per host
+     * core to decode on the device; default 8. H100 against 16 cores, ERA5-like float32: a stream
+     * inflates at 4-6 MB/s on one device thread against about 60 MB/s on a core through the JDK's
+     * zlib, so the device wins from about 11 runs per core when they all run at once.
+     */
+    public static final Setting<Integer> SERIAL_RUNS_PER_CORE = Setting.of("zarrdirect.serialRunsPerCore",
+            SettingType.intRange(0, 4096), 8, "core",
+            "device batches whose codecs inflate each chunk (or blosc block) serially (gzip, zlib, blosc zlib) "
+                    + "decode on the host when they have fewer runs than this per host core; 0: always on the device");
+
     /** Every setting of this record, in component order. */
     public static final List<Setting<?>> SETTINGS = List.of(DECODE_DEPTH, DEVICE_BATCH_SIZE, DEVICE_BATCH_BYTES,
-            DEVICE_FIRST_BATCH, TRACE, HOST_DECODE_OVERLAP);
+            DEVICE_FIRST_BATCH, TRACE, HOST_DECODE_OVERLAP, SERIAL_RUNS_PER_CORE);
 
     /**
      * Checks every component against its setting's range.
@@ -73,6 +90,24 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
         check(DEVICE_BATCH_SIZE, deviceBatchSize);
         check(DEVICE_BATCH_BYTES, deviceBatchBytes);
         check(DEVICE_FIRST_BATCH, deviceFirstBatch);
+        check(SERIAL_RUNS_PER_CORE, serialRunsPerCore);
+    }
+
+    /**
+     * The settings with {@code serialRunsPerCore} at its default.
+     *
+     * @param decodeDepth       device batches of one read that decode at once (1..64)
+     * @param deviceBatchSize   chunks per device batch; 0: the backend's preferred size
+     * @param deviceBatchBytes  at most how many decoded bytes a device batch holds; 0: the backend's
+     * @param deviceFirstBatch  chunks in the first device batch; 0: no ramp
+     * @param trace             print where the time of each device read goes to standard error
+     * @param hostDecodeOverlap overlap host-decoded stages with copies to the device
+     * @throws InvalidSettingException when a component is outside its setting's range
+     */
+    public ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch, boolean trace,
+                        boolean hostDecodeOverlap) {
+        this(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap,
+                SERIAL_RUNS_PER_CORE.defaultValue());
     }
 
     /**
@@ -99,7 +134,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @return depth 3, batch size and bytes from the backend, no ramp, no trace, host decode overlap on
      */
     public static ReadSettings defaults() {
-        return new ReadSettings(3, 0, 0, 0, false, true);
+        return new ReadSettings(3, 0, 0, 0, false, true, SERIAL_RUNS_PER_CORE.defaultValue());
     }
 
     /**
@@ -122,7 +157,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public static ReadSettings from(SettingResolver r) {
         return new ReadSettings(r.get(DECODE_DEPTH), r.get(DEVICE_BATCH_SIZE), r.get(DEVICE_BATCH_BYTES),
-                r.get(DEVICE_FIRST_BATCH), r.get(TRACE), r.get(HOST_DECODE_OVERLAP));
+                r.get(DEVICE_FIRST_BATCH), r.get(TRACE), r.get(HOST_DECODE_OVERLAP), r.get(SERIAL_RUNS_PER_CORE));
     }
 
     /**
@@ -133,7 +168,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
     public SettingValues toValues() {
         return SettingValues.builder().set(DECODE_DEPTH, decodeDepth).set(DEVICE_BATCH_SIZE, deviceBatchSize)
                 .set(DEVICE_BATCH_BYTES, deviceBatchBytes).set(DEVICE_FIRST_BATCH, deviceFirstBatch)
-                .set(TRACE, trace).set(HOST_DECODE_OVERLAP, hostDecodeOverlap).build();
+                .set(TRACE, trace).set(HOST_DECODE_OVERLAP, hostDecodeOverlap)
+                .set(SERIAL_RUNS_PER_CORE, serialRunsPerCore).build();
     }
 
     /**
@@ -144,7 +180,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @throws InvalidSettingException when {@code v} is out of range
      */
     public ReadSettings withDecodeDepth(int v) {
-        return new ReadSettings(v, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap);
+        return new ReadSettings(v, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap,
+                serialRunsPerCore);
     }
 
     /**
@@ -155,7 +192,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @throws InvalidSettingException when {@code v} is out of range
      */
     public ReadSettings withDeviceBatchSize(int v) {
-        return new ReadSettings(decodeDepth, v, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap);
+        return new ReadSettings(decodeDepth, v, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap,
+                serialRunsPerCore);
     }
 
     /**
@@ -166,7 +204,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @throws InvalidSettingException when {@code v} is out of range
      */
     public ReadSettings withDeviceBatchBytes(long v) {
-        return new ReadSettings(decodeDepth, deviceBatchSize, v, deviceFirstBatch, trace, hostDecodeOverlap);
+        return new ReadSettings(decodeDepth, deviceBatchSize, v, deviceFirstBatch, trace, hostDecodeOverlap,
+                serialRunsPerCore);
     }
 
     /**
@@ -177,7 +216,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @throws InvalidSettingException when {@code v} is out of range
      */
     public ReadSettings withDeviceFirstBatch(int v) {
-        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, v, trace, hostDecodeOverlap);
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, v, trace, hostDecodeOverlap,
+                serialRunsPerCore);
     }
 
     /**
@@ -187,7 +227,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @return a new record; this one is unchanged
      */
     public ReadSettings withTrace(boolean v) {
-        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, v, hostDecodeOverlap);
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, v,
+                hostDecodeOverlap, serialRunsPerCore);
     }
 
     /**
@@ -197,6 +238,20 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @return a new record; this one is unchanged
      */
     public ReadSettings withHostDecodeOverlap(boolean v) {
-        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, v);
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, v,
+                serialRunsPerCore);
+    }
+
+    /**
+     * These settings with another {@code serialRunsPerCore}.
+     *
+     * @param v serial device runs a batch needs per host core to decode on the device, 0..4096; 0: always
+     * @return a new record; this one is unchanged
+     * @throws InvalidSettingException when {@code v} is out of range
+     */
+    public ReadSettings withSerialRunsPerCore(int v) {
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace,
+                hostDecodeOverlap,
+                v);
     }
 }

@@ -733,7 +733,8 @@ public final class ZarrArray implements AutoCloseable {
                 CodecChain leaf = DeviceDecoder.leafChain(chain);
                 d = new DeviceDecoder(ctx.backend(), CodecStages.resolve(leaf.metadata(), leaf.spec(), leaf.fill(),
                         new CodecStages.Context(ctx.codecs(), ctx.backend().defaultDevice(), codecChoices), describe()),
-                        leaf, ctx.engine().settings().hostDecodeOverlap(), describe());
+                        leaf, ctx.engine().settings().hostDecodeOverlap(), ctx.engine().settings().serialRunsPerCore(),
+                        describe());
                 deviceDecoder = d;
             } catch (IllegalArgumentException e) {
                 hostOnlyReason = e.getMessage();

@@ -127,8 +127,12 @@ class ZarrContextSettingsTest {
         ReadSettings off = ReadSettings.defaults().withHostDecodeOverlap(false);
         assertEquals(off, ReadSettings.from(dev.zarrdirect.api.settings.SettingResolver.system(off.toValues())));
         assertEquals(true, ReadSettings.defaults().hostDecodeOverlap());
+        ReadSettings serial = ReadSettings.defaults().withSerialRunsPerCore(0);
+        assertEquals(serial, ReadSettings.from(dev.zarrdirect.api.settings.SettingResolver.system(serial.toValues())));
+        assertEquals(8, ReadSettings.defaults().serialRunsPerCore());
         assertEquals(List.of("zarrdirect.decodeDepth", "zarrdirect.deviceBatchSize", "zarrdirect.deviceBatchBytes",
-                "zarrdirect.deviceFirstBatch", "zarrdirect.trace", "zarrdirect.hostDecodeOverlap"), ReadSettings.SETTINGS.stream().map(s -> s.name()).toList());
+                "zarrdirect.deviceFirstBatch", "zarrdirect.trace", "zarrdirect.hostDecodeOverlap",
+                "zarrdirect.serialRunsPerCore"), ReadSettings.SETTINGS.stream().map(s -> s.name()).toList());
         assertEquals(CodecRegistry.CODEC_FAMILY, ZarrContext.coreSettingDescriptors().getLast());
     }
 }

@@ -60,6 +60,29 @@ public enum BloscKernel {
         return this == ALL;
     }
 
+    /**
+     * The block size c-blosc 1.21 picks for zlib when the caller leaves it automatic, as measured on
+     * float32 with byte shuffle at clevel 5 (66 MB chunks: 1 MiB blocks). Lower levels pick smaller
+     * blocks, which the device decodes faster than this estimate says.
+     */
+    public static final long ZLIB_AUTO_BLOCK = 1L << 20;
+
+    /**
+     * Decoded bytes of a chunk of {@code decodedSize} bytes that one item inflates serially: a block
+     * with zlib inside (its streams follow one another), else 0 (the other compressors spread a
+     * block over the group).
+     *
+     * @param cname             the metadata's compressor
+     * @param metadataBlocksize the metadata's {@code blocksize}, 0 when automatic
+     * @param decodedSize       the chunk's decoded size
+     */
+    public static long serialBytes(String cname, long metadataBlocksize, long decodedSize) {
+        if (!cname.equals("zlib")) {
+            return 0;
+        }
+        return Math.min(decodedSize, metadataBlocksize > 0 ? metadataBlocksize : ZLIB_AUTO_BLOCK);
+    }
+
     /** Global scratch per group for shuffled blocks of up to {@code block} bytes. */
     public long scratchPerGroup(long block) {
         return zstdScratch ? KernelContract.ZD_BLOSC_SCRATCH_PER_GROUP(block)

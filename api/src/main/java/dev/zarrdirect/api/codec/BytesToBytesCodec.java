@@ -60,6 +60,20 @@ public non-sealed interface BytesToBytesCodec extends Codec {
     }
 
     /**
+     * The decoded bytes of a chunk of {@code decodedSize} bytes that this implementation decodes as
+     * one serial run: a deflate stream on a device, where one thread reads the whole stream, or a
+     * blosc block whose zlib streams follow one another. The pipeline uses it to decide, batch by
+     * batch, whether a device has enough such runs to keep busy, or whether decoding on the host is
+     * faster. By default 0: the implementation spreads a chunk's work, or runs on the host anyway.
+     *
+     * @param decodedSize the decoded size of one chunk at this stage, in bytes
+     * @return the bytes of its longest serial run, 0 when none matters
+     */
+    default long serialDecodeBytes(long decodedSize) {
+        return 0;
+    }
+
+    /**
      * Decodes each item; each output is exactly the expected decoded size, and a chunk that decodes
      * to any other size fails with a {@link dev.zarrdirect.api.CorruptChunkException}. Each item that
      * succeeds reports its size with {@link CodecBatch#complete}.

@@ -56,6 +56,12 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
         return decodedSize + 5 * (decodedSize / 65535 + 1) + 18;
     }
 
+    /** A deflate stream is read by one item of its group, start to end: the whole chunk is one serial run. */
+    @Override
+    public long serialDecodeBytes(long decodedSize) {
+        return decodedSize;
+    }
+
     @Override
     public void decode(CodecBatch batch) {
         for (int from = 0; from < batch.size(); from += MAX_CHUNKS_PER_LAUNCH) {

@@ -91,6 +91,15 @@ public final class DeviceDecoder {
     private final long maxEncoded;
     /** Decodes every chunk on the host during the fetch; null when the device runs every stage. */
     private final CodecChain hostChain;
+    /** The chain host decodes run: {@link #hostChain}, or the one a batch of few serial runs takes; may be null. */
+    private final CodecChain hostDecodeChain;
+    /**
+     * Serial device runs per chunk (deflate streams, blosc blocks with zlib inside) when a device stage
+     * decodes each as one run, else 0: see {@link dev.zarrdirect.core.ReadSettings#serialRunsPerCore()}.
+     */
+    private final long serialRunsPerChunk;
+    /** Serial runs a batch needs to decode on the device; fewer go to the host. */
+    private final long serialMinRuns;
     /** Scratch of the host decodes, one per chunk decoding at once, kept while this decoder lives. */
     private final java.util.concurrent.ConcurrentLinkedQueue<HostScratch> hostScratch =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -107,7 +116,8 @@ public final class DeviceDecoder {
      * when each stage's data went back and forth chunk by chunk.
      */
     public long maxBatchBytes() {
-        return hostChain == null ? Long.MAX_VALUE : overlap ? OVERLAP_BATCH_BYTES : 1L << 30;
+        // a batch of serial runs may go either way, so it is sized for the host path too
+        return hostChain == null && serialRunsPerChunk == 0 ? Long.MAX_VALUE : overlap ? OVERLAP_BATCH_BYTES : 1L << 30;
     }
 
     /**
@@ -137,7 +147,9 @@ public final class DeviceDecoder {
 
     /** Where the stages run, for {@code devicePath}: on the device, or decoded on the host during the fetch. */
     public String describePath() {
-        return hostChain == null ? "batched decode on " + device
+        return hostChain == null ? "batched decode on " + device + (serialRunsPerChunk == 0 ? ""
+                : " (a batch of fewer than " + serialMinRuns + " serial runs, " + serialRunsPerChunk
+                + " a chunk, decodes on the host: " + String.join(", ", serialStages()) + ")")
                 : "batched on " + device + ": decoded on the host during each batch's fetch (all cores, pinned "
                 + "memory, " + (overlap ? "two batches at once, copied to the device while they decode"
                 : "one batch at a time, one copy a batch") + ") because " + hostFallbacks() + " run on the CPU";
@@ -194,6 +206,17 @@ public final class DeviceDecoder {
      * ({@code zarrdirect.hostDecodeOverlap=false}, for comparison).
      */
     public DeviceDecoder(Backend backend, CodecStages stages, CodecChain hostChain, boolean overlap, String where) {
+        this(backend, stages, hostChain, overlap, dev.zarrdirect.core.ReadSettings.SERIAL_RUNS_PER_CORE.defaultValue(),
+                where);
+    }
+
+    /**
+     * As {@link #DeviceDecoder(Backend, CodecStages, CodecChain, boolean, String)}; a batch with fewer
+     * than {@code serialRunsPerCore} serial device runs per host core ({@code zarrdirect.serialRunsPerCore};
+     * 0: never) decodes on the host through {@code hostChain}, when given.
+     */
+    public DeviceDecoder(Backend backend, CodecStages stages, CodecChain hostChain, boolean overlap,
+                         int serialRunsPerCore, String where) {
         this.overlap = overlap;
         if (stages.sharding() != null) {
             throw new IllegalArgumentException("chain " + stages.describe() + " of " + where
@@ -210,6 +233,10 @@ public final class DeviceDecoder {
         this.a2bIdentity = stages.arrayToBytesIsIdentity();
         this.b2b = stages.bytesToBytes();
         this.hostChain = stages.hostFallbacks().isEmpty() ? null : hostChain;
+        this.hostDecodeChain = hostChain;
+        this.serialRunsPerChunk = this.hostChain == null && hostChain != null && serialRunsPerCore > 0
+                ? serialRuns(stages, spec.byteSize()) : 0;
+        this.serialMinRuns = (long) serialRunsPerCore * Runtime.getRuntime().availableProcessors();
         this.maxEncoded = CodecChain.maxEncodedBytes(a2b.maxEncodedSize(a2bSpec), b2b);
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
         // decoded size from the input's size alone; reading a size out of device memory is not.
@@ -219,6 +246,54 @@ public final class DeviceDecoder {
                         + " has no size the device decoder can know before decoding");
             }
         }
+    }
+
+    /**
+     * Serial runs per chunk of the device stage that has the fewest ({@link BytesToBytesCodec#serialDecodeBytes}),
+     * 0 when no device stage decodes serially.
+     */
+    private static long serialRuns(CodecStages stages, long chunkBytes) {
+        long fewest = 0;
+        List<BytesToBytesCodec> b2b = stages.bytesToBytes();
+        for (int i = 0; i < b2b.size(); i++) {
+            BytesToBytesCodec c = b2b.get(i);
+            if (!c.device().equals(stages.device())) {
+                continue;
+            }
+            long size = stages.stageSize(i) >= 0 ? stages.stageSize(i) : chunkBytes;
+            long run = c.serialDecodeBytes(size);
+            if (run > 0) {
+                long runs = Math.max(1, (size + run - 1) / run);
+                fewest = fewest == 0 ? runs : Math.min(fewest, runs);
+            }
+        }
+        return fewest;
+    }
+
+    /** The device stages that decode serially, as {@code name@provider}. */
+    private List<String> serialStages() {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < b2b.size(); i++) {
+            BytesToBytesCodec c = b2b.get(i);
+            if (c.device().equals(device) && c.serialDecodeBytes(Math.max(1, stages.stageSize(i))) > 0) {
+                out.add(c.name() + "@" + c.provider());
+            }
+        }
+        return out;
+    }
+
+    /** True when a batch of {@code chunks} chunks decodes faster on the host: too few serial runs for the device. */
+    boolean fewSerialRuns(int chunks) {
+        return fewSerialRuns(chunks, serialRunsPerChunk, serialMinRuns);
+    }
+
+    /**
+     * The rule of {@code zarrdirect.serialRunsPerCore}: {@code chunks} chunks of {@code runsPerChunk}
+     * serial runs each (0: the chain has none) are too few for the device when they make fewer than
+     * {@code minRuns} runs.
+     */
+    static boolean fewSerialRuns(long chunks, long runsPerChunk, long minRuns) {
+        return runsPerChunk > 0 && (double) chunks * runsPerChunk < minRuns;
     }
 
     /** The codecs of this chain that run on the CPU because the device has no implementation. */
@@ -339,7 +414,7 @@ public final class DeviceDecoder {
         if (present.isEmpty()) {
             return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
         }
-        if (hostChain != null) {
+        if (hostChain != null || fewSerialRuns(present.size())) {
             return overlap ? fetchDecodedOverlapped(store, present, missing, total, started)
                     : fetchDecodedOnHost(store, groups, present, missing, total);
         }
@@ -533,7 +608,7 @@ public final class DeviceDecoder {
             MemorySegment enc = store.get(t.key(), range, (size, align) -> sc.get(HostScratch.ENCODED, size))
                     .orElseThrow(() -> new ZarrDirectException("key \"" + t.key() + "\" in " + store
                             + " disappeared while it was read"));
-            hostChain.decode(enc, out, t.label(), sc);
+            hostDecodeChain.decode(enc, out, t.label(), sc);
         } finally {
             hostScratch.add(scratch);
         }

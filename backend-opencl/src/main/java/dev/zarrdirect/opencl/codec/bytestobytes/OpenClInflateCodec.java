@@ -60,6 +60,12 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
         return decodedSize + 5 * (decodedSize / 65535 + 1) + 18;
     }
 
+    /** A deflate stream is read by one item of its group, start to end: the whole chunk is one serial run. */
+    @Override
+    public long serialDecodeBytes(long decodedSize) {
+        return decodedSize;
+    }
+
     private static ClKernel kernel(OpenClBackend b, String kernel) {
         return PROGRAM.kernel(b, "", kernel);
     }
