@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# GPU machine (.device packed, carry [".device"]): the zarrdirect.serialRunsPerCore rule of issue #24
+# on stores written by TensorStore: plain zlib (numcodecs' "zlib", level 1; a [1, 16, 721, 1440]
+# chunk is one 66 MB deflate stream) and blosc with zlib inside (1 MiB blocks of four streams each).
+# For each: cuda with the rule (the default), cuda without it (ZARRDIRECT_SERIAL_RUNS_PER_CORE=0:
+# every batch on the device), cpu+copy; calls of 4 steps, the whole array in one call, 2-step windows
+# 4 queued; TensorStore + copy. Without the rule, plain zlib reads only its first 4 steps, once: a
+# 66 MB stream on one device thread takes seconds.
+set -u
+cd "$(dirname "$0")/../.."
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+Z="bash .device/run main dev.zarrdirect.cli.ZarrDirectCli"
+python3 benchmarks/python/make_era5_stores.py /tmp/st --steps 24 --layouts zlib-v2,blosc-zlib-v2 >/tmp/mk.txt 2>&1 \
+  || tail -5 /tmp/mk.txt
+for L in ${LAYOUTS:-zlib-v2 blosc-zlib-v2}; do
+  A=/tmp/st/era5-$L.zarr/x
+  echo "=== $L"
+  timeout 150 $Z bench "$A" --backend cuda --compare-cpu --passes 3 2>&1 | grep -E "^(stored|backend|reading|result|speedup)"
+  echo "--- rule off: every batch on the device"
+  if [ "$L" = zlib-v2 ]; then off="--region 0:4,:,:,: --passes 1"; else off="--passes 3"; fi
+  # shellcheck disable=SC2086
+  ZARRDIRECT_SERIAL_RUNS_PER_CORE=0 timeout 150 $Z bench "$A" --backend cuda $off 2>&1 | grep -E "^(reading|result)"
+  echo "--- the whole array in one call"
+  timeout 120 $Z bench "$A" --backend cuda --batch 24 --passes 3 2>&1 | grep -E "^result"
+  echo "--- 2-step windows, 4 queued"
+  timeout 120 $Z bench "$A" --backend cuda --compare-cpu --batch 2 --ahead 4 --passes 3 2>&1 | grep -E "^(result|speedup)"
+  if [ "$L" != zlib-v2 ]; then
+    ZARRDIRECT_SERIAL_RUNS_PER_CORE=0 timeout 120 $Z bench "$A" --backend cuda --batch 2 --ahead 4 --passes 3 2>&1 \
+      | grep -E "^result" | sed 's/^/rule off: /'
+  fi
+  python3 - "$A" "$L" <<'PY'
+import sys, time, tensorstore as ts, torch
+t = ts.open({'driver': 'zarr', 'kvstore': {'driver': 'file', 'path': sys.argv[1]}}).result()
+best = 0
+for i in range(3):
+    t0 = time.perf_counter(); a = t.read().result(); g = torch.from_numpy(a).cuda(); torch.cuda.synchronize()
+    best = max(best, a.nbytes / (time.perf_counter() - t0) / 1e9)
+print("tensorstore+copy %s: %.2f GB/s (best of 3, %.2f GB)" % (sys.argv[2], best, a.nbytes / 1e9))
+PY
+done
