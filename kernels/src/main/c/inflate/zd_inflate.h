@@ -133,6 +133,11 @@ typedef struct {
     zd_u64 bb;        /* bit buffer, next bit in bit 0 */
     zd_u32 nb, pad;   /* bits in bb; zero bytes appended past the input's end (the top 8 * pad bits) */
     zd_u64 in, end;   /* next byte to load; end of input */
+    /* Look-ahead: the 16 bytes before `in` not yet in bb, loaded words ahead of their use (la: nla
+       bits, the next ones; lb: nlb bits, 0 or 64, after them), so that a refill waits on no load
+       but the one it issued 8 bytes of input earlier. */
+    zd_u64 la, lb;
+    zd_u32 nla, nlb;
     zd_u64 out, out0, dst_len;
     zd_u32 mode, last, fixed;
     /* the batch being filled, between two calls of zd_inflate_step_thread */
@@ -140,8 +145,37 @@ typedef struct {
     zd_u64 base, rout, seg_start;
 } zd_inf_state;
 
-ZD_INLINE void zd_inf_refill_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src) {
-    if (s->nb > 56u) return;
+/* src[p .. p + 8) as a little-endian word; the caller checked the bounds. */
+ZD_INLINE zd_u64 zd_inf_load8_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 p) {
+    zd_u64 v = 0;
+    for (zd_u32 i = 0; i < 8u; i++) v |= (zd_u64)src[p + i] << (8u * i);
+    return v;
+}
+
+/* The bytes loaded from src but not yet consumed, and where the next unconsumed byte is. */
+ZD_INLINE zd_u64 zd_inf_next_byte_thread(const zd_inf_state *s) {
+    return s->in - ((s->nla + s->nlb) >> 3) - ((s->nb - 8u * s->pad) >> 3);
+}
+
+/* The byte reader: near the start (no look-ahead yet) and the end of the input, where it appends
+   zero bytes past the end and counts them (pad). The look-ahead's bytes are given back to it first. */
+ZD_INLINE void zd_inf_refill_slow_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src) {
+    s->in -= (s->nla + s->nlb) >> 3;
+    s->la = s->lb = 0u;
+    s->nla = s->nlb = 0u;
+    if (s->pad == 0u && s->end - s->in >= 24u) { /* room for both words after this refill */
+        zd_u32 k = (64u - s->nb) >> 3;
+        zd_u64 v = 0;
+        for (zd_u32 i = 0; i < k; i++) v |= (zd_u64)src[s->in + i] << (8u * i);
+        s->bb |= v << s->nb;
+        s->nb += 8u * k;
+        s->in += k;
+        s->la = zd_inf_load8_thread(src, s->in);
+        s->lb = zd_inf_load8_thread(src, s->in + 8u);
+        s->in += 16u;
+        s->nla = s->nlb = 64u;
+        return;
+    }
     zd_u32 k = (64u - s->nb) >> 3;
     if (s->end - s->in >= k) {
         if (s->end - s->in > 512u) zd_prefetch(src + s->in + 512u); /* the reader's next lines */
@@ -159,6 +193,42 @@ ZD_INLINE void zd_inf_refill_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src)
         s->bb |= b << s->nb;
         s->nb += 8u;
     }
+}
+
+/* Refills bb to at least 57 bits from the look-ahead words, or by the byte reader below them near
+   the input's ends. A symbol's decode then depends on no load issued for it: on a GPU one thread
+   reads a stream, and a load on the critical path of every symbol was most of its time. */
+ZD_INLINE void zd_inf_refill_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 *src) {
+    if (s->nb > 56u) return;
+    zd_u32 want = (64u - s->nb) & ~7u; /* whole bytes, 8..64 bits */
+    if (s->nla < want) {
+        if (s->nlb != 64u) {
+            zd_inf_refill_slow_thread(s, src);
+            return;
+        }
+        /* la's bits, then lb becomes la; the load of the word after it starts now */
+        s->bb |= s->la << s->nb;
+        s->nb += s->nla;
+        want -= s->nla;
+        s->la = s->lb;
+        s->nla = 64u;
+        s->nlb = 0u;
+        if (s->end - s->in >= 8u) {
+            if (s->end - s->in > 512u) zd_prefetch(src + s->in + 512u); /* the reader's next lines */
+            s->lb = zd_inf_load8_thread(src, s->in);
+            s->in += 8u;
+            s->nlb = 64u;
+        }
+    }
+    if (want == 64u) {
+        s->bb = s->la;
+        s->la = 0u;
+    } else if (want > 0u) {
+        s->bb |= (s->la & ((ZD_U64(1) << want) - 1u)) << s->nb;
+        s->la >>= want;
+    }
+    s->nla -= want;
+    s->nb += want;
 }
 
 /* n <= 32 bits, already in the buffer. */
@@ -496,7 +566,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             zd_u32 nlen = zd_inf_take_thread(s, 16u);
             if ((len ^ nlen) != 0xFFFFu)
                 ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_STORED_LENGTH);
-            zd_u64 at = s->in - ((s->nb - 8u * s->pad) >> 3);
+            zd_u64 at = zd_inf_next_byte_thread(s);
             if (s->end - at < len) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
             if (len > s->dst_len - s->out)
                 ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
@@ -504,6 +574,8 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             s->bb = 0u;
             s->nb = 0u;
             s->pad = 0u;
+            s->la = s->lb = 0u;
+            s->nla = s->nlb = 0u;
             s->mode = ZD_INF_M_HEADER;
             if (len == 0u) continue;
             bt->copy_src = at;
@@ -517,7 +589,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
         }
         if (s->last) {
             if (pending) break;
-            lds->in_end = s->in - ((s->nb - 8u * s->pad) >> 3);
+            lds->in_end = zd_inf_next_byte_thread(s);
             lds->out_end = s->out;
             ZD_INF_STOP(lds, ZD_STATUS_OK);
         }
@@ -643,6 +715,10 @@ ZD_FUNC zd_u32 zd_inflate_stream_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_le
     st.nb = 0u;
     st.pad = 0u;
     st.in = in0;
+    st.la = 0u;
+    st.lb = 0u;
+    st.nla = 0u;
+    st.nlb = 0u;
     st.end = src_len;
     st.out = out0;
     st.out0 = out0;
