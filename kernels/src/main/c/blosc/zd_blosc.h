@@ -250,6 +250,13 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
         zd_blosc_copy_group(src + ZD_BLOSC_HEADER_SIZE + off, dst + off, zd_min_u64(ZD_BLOSC_COPY_UNIT, h.nbytes - off));
         return ZD_STATUS_OK;
     }
+    /* before the scratch check below, which counts the zstd decoder's scratch: a zstd frame in an
+       entry without zstd must say "another entry", not "more scratch", or the codecs retry it with
+       more scratch in the same entry and fail it (a frame whose streams are all stored raw would
+       decode here, but it is rare, and the entry for every compressor decodes it too) */
+    if ((h.codec == ZD_BLOSC_CODEC_ZSTD && !(mode & ZD_BLOSC_MODE_ZSTD)) ||
+        (h.codec == ZD_BLOSC_CODEC_ZLIB && !(mode & ZD_BLOSC_MODE_ZLIB)))
+        return ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
     zd_u64 start = unit * h.blocksize;
     zd_u64 bsize = zd_min_u64(h.blocksize, h.nbytes - start);
     zd_u64 first_data = ZD_BLOSC_HEADER_SIZE + 4u * h.nblocks;
@@ -308,13 +315,9 @@ ZD_FUNC zd_u32 zd_blosc_decode_unit_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src
     for (zd_u32 s = 0; s < splits; s++)
         if (lds->len[s] == neblock) zd_blosc_copy_group(src + lds->pos[s], out + (zd_u64)s * neblock, neblock);
     if (h.codec == ZD_BLOSC_CODEC_ZSTD || h.codec == ZD_BLOSC_CODEC_ZLIB) {
-        zd_u32 zstd = h.codec == ZD_BLOSC_CODEC_ZSTD;
+        zd_u32 zstd = h.codec == ZD_BLOSC_CODEC_ZSTD; /* this entry has its decoder: checked above */
         for (zd_u32 s = 0; s < splits && st == ZD_STATUS_OK; s++) {
             if (lds->len[s] == neblock) continue;
-            if (!(mode & (zstd ? ZD_BLOSC_MODE_ZSTD : ZD_BLOSC_MODE_ZLIB))) {
-                st = ZD_STATUS_BLOSC_CODEC_UNSUPPORTED;
-                break;
-            }
             if (zstd)
                 st = zd_zstd_decode_frame_group(src + lds->pos[s], lds->len[s], out + (zd_u64)s * neblock, neblock,
                                                 zscratch, zlen, zlds);

@@ -72,6 +72,27 @@ class BloscKernelTest {
         assertTrue(seen >= 6, "zlib frames of 98309 bytes in the corpus: " + seen);
     }
 
+    /**
+     * An entry without a frame's decoder says so before it counts scratch: were it to say "block too
+     * large" (the zstd decoder's scratch counted in), the codecs would retry the frame with more
+     * scratch in the same entry, and fail it.
+     */
+    @Test
+    void aFrameWithoutItsDecoderIsUnsupportedWhateverTheScratch() {
+        int seen = 0;
+        for (Case c : corpus()) {
+            if (c.memcpyed() || c.raw().length == 0 || (c.codec() != 3 && c.codec() != 4)) continue;
+            int mode = c.codec() == 4 ? ZLIB : ZSTD; // the entry with the other decoder only
+            Batch b = decode(List.of(c.frame()), new int[] {c.raw().length}, 2, 4, 256, mode);
+            assertEquals(ZdStatusCodes.BLOSC_CODEC_UNSUPPORTED, b.status()[0], c.name() + " mode " + mode);
+            assertTrue(b.guardsIntact(), c.name());
+            b = decode(List.of(c.frame()), new int[] {c.raw().length}, 2, 4, 256, 0);
+            assertEquals(ZdStatusCodes.BLOSC_CODEC_UNSUPPORTED, b.status()[0], c.name() + " lz entry");
+            seen++;
+        }
+        assertTrue(seen > 40, "zstd and zlib frames in the corpus: " + seen);
+    }
+
     @Test
     void shuffledBlockLargerThanScratchIsACallerError() {
         int seen = 0;

@@ -258,6 +258,50 @@ public abstract class DeviceCodecContract {
         return forEach(damageable, this::damagedInputIsRejectedLikeTheCpu);
     }
 
+    /**
+     * Blosc records its compressor in every frame, and writers mix them (a store rewritten in part
+     * with another {@code cname}): a device codec made for one {@code cname} decodes one batch of
+     * frames of every compressor, each as the CPU does, whatever kernel its first pass picks.
+     */
+    @TestFactory
+    List<DynamicTest> bloscFramesOfAnotherCompressorThanTheMetadataSaysDecodeLikeTheCpu() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String metadata : List.of("lz4", "zstd", "zlib")) {
+            Case c = new Case("blosc", Map.of("cname", metadata, "clevel", 5L, "shuffle", "shuffle", "typesize", 4L), null,
+                    BYTES);
+            tests.add(DynamicTest.dynamicTest("metadata cname " + metadata, () -> {
+                if (!backend.codecs().codecNames().contains("blosc")) {
+                    Assumptions.abort(backend.name() + " offers no blosc codec");
+                }
+                Random r = new Random(SEED ^ c.toString().hashCode());
+                BytesToBytesCodec dev = (BytesToBytesCodec) device(c);
+                List<byte[]> encoded = new ArrayList<>();
+                List<byte[]> data = new ArrayList<>();
+                List<String> labels = new ArrayList<>();
+                int i = 0;
+                for (String cname : List.of("lz4", "zlib", "zstd", "blosclz", "lz4hc", "zlib")) {
+                    BytesToBytesCodec enc = (BytesToBytesCodec) cpu.create("blosc", Map.of("cname", cname, "clevel", 5L,
+                            "shuffle", i % 2 == 0 ? "shuffle" : "bitshuffle", "typesize", 4L), Device.CPU).orElseThrow();
+                    int size = 4 * (1000 + r.nextInt(60_000));
+                    byte[] d = Data.mixed(r, size);
+                    String label = label(c, i++, size, "written with cname " + cname);
+                    encoded.add(onHost(List.of(d), List.of(enc.maxEncodedSize(size)), List.of(label), enc::encode)
+                            .outputs().getFirst());
+                    data.add(d);
+                    labels.add(label);
+                }
+                Run got = onDevice(encoded, data.stream().mapToLong(d -> d.length).toArray(), labels, dev::decode);
+                for (int k = 0; k < data.size(); k++) {
+                    String where = labels.get(k) + " decoded on " + backend.name();
+                    ZarrDirectException f = got.failures().get(k);
+                    assertEquals(null, f, () -> where + ": " + f);
+                    assertArrayEquals(data.get(k), got.outputs().get(k), where);
+                }
+            }));
+        }
+        return tests;
+    }
+
     private List<DynamicTest> forEach(List<Case> cases, java.util.function.Consumer<Case> body) {
         List<DynamicTest> tests = new ArrayList<>();
         for (Case c : cases) {
