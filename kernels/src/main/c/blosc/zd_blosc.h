@@ -49,9 +49,10 @@
  *            block's streams, under 256 bytes) and one region for the decoder of the unit's
  *            compressor (a unit uses one; the barrier that ends a unit frees it): zd_blosc_decode
  *            sizeof(zd_blosc_codec_lds) (the LZ batches, the zstd or the zlib state: about 25
- *            KiB), zd_blosc_decode_zstd sizeof(zd_blosc_zstd_lds) (the same without zlib; the
- *            larger of the two), zd_blosc_decode_lz sizeof(zd_blosc_lz_lds) (about 8.3 KiB:
- *            ZD_LZ_STREAMS batches of ZD_LZ_BATCH sequences).
+ *            KiB), zd_blosc_decode_zstd sizeof(zd_blosc_zstd_lds) (the same without zlib),
+ *            zd_blosc_decode_zlib sizeof(zd_blosc_zlib_lds) (without zstd: about 18 KiB),
+ *            zd_blosc_decode_lz sizeof(zd_blosc_lz_lds) (about 8.3 KiB: ZD_LZ_STREAMS batches of
+ *            ZD_LZ_BATCH sequences).
  * Limits: typesize 1..255 (the header's byte); blocks split into at most ZD_BLOSC_MAX_SPLITS
  * streams (as the format rule implies); nbytes, blocksize, cbytes below 2^32 (the format's
  * fields); a shuffled block no larger than the scratch given (the recommendation is
@@ -109,9 +110,9 @@ typedef struct {
 } zd_blosc_lds;
 
 /* The decoders' local memory, one region a group: a unit decodes with one compressor, and every
-   decoder starts from undefined local memory, so the states may share it. The fewer bytes an entry
-   declares, the more groups fit a SM: the zlib state (with the deflate kernel's batches) is the
-   largest, which is why the zstd entry leaves it out. */
+   decoder starts from undefined local memory, so the states may share it. The fewer bytes (and
+   registers) an entry needs, the more groups fit a SM: hence an entry for each compressor family,
+   and one for every compressor that frames of another compressor than the metadata's go to. */
 typedef struct {
     zd_lz_batch lz[ZD_LZ_STREAMS]; /* the cooperative LZ executor's batches */
 } zd_blosc_lz_lds;
@@ -119,6 +120,10 @@ typedef union {
     zd_blosc_lz_lds lz;
     zd_zstd_lds zstd;
 } zd_blosc_zstd_lds;
+typedef union {
+    zd_blosc_lz_lds lz;
+    zd_zlib_lds zlib;
+} zd_blosc_zlib_lds;
 typedef union {
     zd_blosc_lz_lds lz;
     zd_zstd_lds zstd;

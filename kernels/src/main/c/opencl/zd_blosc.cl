@@ -35,6 +35,17 @@ __kernel void zd_blosc_decode_zstd(const __global uchar *src, const __global ulo
                           status, n_chunks, &lds, &zl.lz, &zl.zstd, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_ZSTD);
 }
 
+__kernel void zd_blosc_decode_zlib(const __global uchar *src, const __global ulong *src_offsets,
+                                   const __global ulong *src_sizes, __global uchar *dst,
+                                   const __global ulong *dst_offsets, const __global ulong *dst_sizes,
+                                   const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
+                                   __global uint *status, uint n_chunks) {
+    __local zd_blosc_lds lds;
+    __local zd_blosc_zlib_lds zl;
+    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
+                          status, n_chunks, &lds, &zl.lz, (__local zd_zstd_lds *)0, &zl.zlib, ZD_BLOSC_MODE_ZLIB);
+}
+
 __kernel void zd_blosc_decode_lz(const __global uchar *src, const __global ulong *src_offsets,
                                  const __global ulong *src_sizes, __global uchar *dst,
                                  const __global ulong *dst_offsets, const __global ulong *dst_sizes,

@@ -19,7 +19,7 @@ import java.util.Optional;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on a CUDA device: the kernels module's
- * {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz|_zstd]} (blosc/zd_blosc.h).
+ * {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz|_zstd|_zlib]} (blosc/zd_blosc.h).
  *
  * <h2>Decoding</h2>
  * Per batch, with no header read by the host (the chunks may have arrived by DMA): one launch of a
@@ -28,7 +28,7 @@ import java.util.Optional;
  * Byte shuffle and bitshuffle are undone in the same kernel. Internal compressors lz4, lz4hc and
  * blosclz use {@code zd_blosc_decode_lz} (8.5 KiB of shared memory, so many groups per SM); zstd
  * uses {@code zd_blosc_decode_zstd}, which carries the zstd decoder's state, and zlib
- * {@code zd_blosc_decode}, which carries the zstd or the zlib decoder's state in one region. The
+ * {@code zd_blosc_decode_zlib}, which carries the deflate decoder's. The
  * kernel is chosen from the array's {@code cname} ({@link BloscKernel}); frames that use another
  * compressor than the metadata says are decoded again by {@code zd_blosc_decode}.
  *

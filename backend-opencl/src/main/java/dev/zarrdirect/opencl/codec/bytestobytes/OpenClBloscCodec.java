@@ -27,12 +27,12 @@ import java.util.Optional;
 
 /**
  * The {@code blosc} codec (blosc 1.x frames) on an OpenCL device, decode only, through the kernels
- * module's {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz|_zstd]} ({@code opencl/zd_blosc.cl}): the
+ * module's {@code zd_blosc_plan} and {@code zd_blosc_decode[_lz|_zstd|_zlib]} ({@code opencl/zd_blosc.cl}): the
  * device checks every header and lays out one work unit per blosc block, then a fixed number of
  * work-groups decodes the units, unshuffling in the same kernel; the host reads no header. As on
  * CUDA (see {@code CudaBloscCodec}): the kernel is chosen from the {@code cname} ({@link BloscKernel}:
- * lz4, lz4hc and blosclz the small {@code _lz} kernel, zstd the {@code _zstd} one, zlib the one for
- * every compressor); a configuration naming snappy is declined so that the CPU codec runs; a frame
+ * lz4, lz4hc and blosclz the small {@code _lz} kernel, zstd the {@code _zstd} one, zlib the {@code _zlib}
+ * one); a configuration naming snappy is declined so that the CPU codec runs; a frame
  * whose compressor differs from the metadata is decoded again by the kernel for every compressor; a chunk whose
  * shuffled blocks exceed the scratch is decoded again with scratch for the largest block of such
  * chunks (the host reads their headers' {@code blocksize} field), and later batches size their
