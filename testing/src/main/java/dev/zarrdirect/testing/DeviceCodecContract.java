@@ -279,10 +279,16 @@ public abstract class DeviceCodecContract {
                 List<byte[]> data = new ArrayList<>();
                 List<String> labels = new ArrayList<>();
                 int i = 0;
-                for (String cname : List.of("lz4", "zlib", "zstd", "blosclz", "lz4hc", "zlib")) {
-                    BytesToBytesCodec enc = (BytesToBytesCodec) cpu.create("blosc", Map.of("cname", cname, "clevel", 5L,
-                            "shuffle", i % 2 == 0 ? "shuffle" : "bitshuffle", "typesize", 4L), Device.CPU).orElseThrow();
-                    int size = 4 * (1000 + r.nextInt(60_000));
+                // the last in blocks of 1 MiB, larger than a first pass's scratch: where the metadata says
+                // another compressor, it is retried for that, with no frame of the batch outgrowing the
+                // scratch, and its second pass needs scratch for its blocks all the same
+                for (String cname : List.of("lz4", "zlib", "zstd", "blosclz", "lz4hc", "zlib", "zlib+")) {
+                    boolean large = cname.endsWith("+");
+                    String name = large ? cname.substring(0, cname.length() - 1) : cname;
+                    BytesToBytesCodec enc = (BytesToBytesCodec) cpu.create("blosc", Map.of("cname", name, "clevel", 5L,
+                            "shuffle", i % 2 == 0 ? "shuffle" : "bitshuffle", "typesize", 4L,
+                            "blocksize", large ? 1L << 20 : 0L), Device.CPU).orElseThrow();
+                    int size = large ? 4 * (300_000 + r.nextInt(100_000)) : 4 * (1000 + r.nextInt(60_000));
                     byte[] d = Data.mixed(r, size);
                     String label = label(c, i++, size, "written with cname " + cname);
                     encoded.add(onHost(List.of(d), List.of(enc.maxEncodedSize(size)), List.of(label), enc::encode)

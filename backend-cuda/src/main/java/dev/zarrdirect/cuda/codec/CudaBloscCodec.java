@@ -162,6 +162,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             int[] again = new int[n];
             int m = 0;
             long largest = 0;
+            long outgrown = 0;
             BloscKernel retryKernel = kernel;
             for (int k = 0; k < n; k++) {
                 int st = status[k];
@@ -169,7 +170,13 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
                 boolean sizeRetry = st == ZdStatus.BLOSC_BLOCK_TOO_LARGE;
                 if (codecRetry || sizeRetry) {
                     again[m++] = k;
-                    largest = Math.max(largest, Math.min(blocksize[k], ds[k])); // a block is no larger than its chunk
+                    // a block is no larger than its chunk; a frame retried for its compressor needs scratch
+                    // for its blocks too, but did not outgrow the first pass, so the codec learns nothing from it
+                    long b = Math.min(blocksize[k], ds[k]);
+                    largest = Math.max(largest, b);
+                    if (sizeRetry) {
+                        outgrown = Math.max(outgrown, b);
+                    }
                     if (codecRetry) {
                         retryKernel = BloscKernel.ALL;
                     }
@@ -181,7 +188,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
                 return;
             }
             int[] ks = Arrays.copyOf(again, m);
-            codec.blockSizes.outgrown(largest);
+            codec.blockSizes.outgrown(outgrown);
             long block = Math.max(BloscBlockSizes.DEFAULT, largest);
             // scratch of the second pass stays under 1 GiB: fewer, larger groups
             int groups = (int) Math.max(1, Math.min(codec.groups(), (1L << 30) / retryKernel.scratchPerGroup(block)));
@@ -226,27 +233,33 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
                     .u64(plan).u64(scratch).u64(perGroup).u64(st).u32(n));
             w.download(st, host, t.statusAt(), 4L * n);
             w.sync(kernel.entry() + " over " + n + " blosc chunks starting with " + batch.label(item[0]));
-            boolean tooLarge = false;
+            boolean retried = false;
             for (int k = 0; k < n; k++) {
                 status[k] = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * k);
-                tooLarge |= status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE;
+                retried |= retried(kernel, status[k]);
             }
-            if (tooLarge) { // the headers' blocksize fields (bytes 8..11), for the second pass
+            if (retried) { // the headers' blocksize fields (bytes 8..11), for the second pass's scratch
                 long at = t.byteSize();
                 for (int k = 0; k < n; k++) {
-                    if (status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE) {
+                    if (retried(kernel, status[k])) {
                         w.download(sa[k], host, at + 16L * k, 16);
                     }
                 }
-                w.sync("reading the headers of blosc chunks with large blocks");
+                w.sync("reading the headers of blosc chunks to decode again");
                 for (int k = 0; k < n; k++) {
-                    if (status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE) {
+                    if (retried(kernel, status[k])) {
                         blocksize[k] = Integer.toUnsignedLong(host.get(ValueLayout.JAVA_INT_UNALIGNED, at + 16L * k + 8));
                     }
                 }
             }
         }
         return new Pass(item, sa, ss, da, ds, status, blocksize, kernel);
+    }
+
+    /** Whether a frame with status {@code st} after a pass of {@code kernel} gets a second pass. */
+    private static boolean retried(BloscKernel kernel, int st) {
+        return st == ZdStatus.BLOSC_BLOCK_TOO_LARGE
+                || !kernel.decodesEveryCompressor() && st == ZdStatus.BLOSC_CODEC_UNSUPPORTED;
     }
 
     private void report(CodecBatch batch, int i, int st, long encoded, long decoded) {

@@ -144,7 +144,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                 int[] status = run(b, items, g, idx, kernel, block);
                 List<Integer> again = new ArrayList<>();
                 BloscKernel retryKernel = kernel;
-                boolean tooLarge = false;
+                List<Integer> outgrew = new ArrayList<>();
                 for (int k = 0; k < idx.size(); k++) {
                     boolean codecRetry = !kernel.decodesEveryCompressor()
                             && status[k] == ZdStatus.BLOSC_CODEC_UNSUPPORTED.code();
@@ -152,21 +152,22 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                         again.add(k);
                         if (codecRetry) {
                             retryKernel = BloscKernel.ALL;
+                        } else {
+                            outgrew.add(idx.get(k));
                         }
-                        tooLarge |= !codecRetry;
                     } else {
                         report(b, idx.get(k), status[k], written);
                     }
                 }
                 if (!again.isEmpty()) {
                     List<Integer> sub = again.stream().map(idx::get).toList();
-                    long retryBlock = block;
-                    if (tooLarge) {
-                        // scratch for the largest block of these frames, remembered for the batches after
-                        // (a store's chunks share their block size), so that they decode in one pass
-                        long largest = largestBlock(b, items, sub);
-                        retryBlock = Math.max(block, largest);
-                        blockSizes.outgrown(largest);
+                    // scratch for the largest block of these frames: a frame retried for its compressor
+                    // may have larger blocks than the first pass's scratch too. Only frames that outgrew
+                    // it are remembered for the batches after (a store's chunks share their block size),
+                    // so that they decode in one pass.
+                    long retryBlock = Math.max(block, largestBlock(b, items, sub));
+                    if (!outgrew.isEmpty()) {
+                        blockSizes.outgrown(largestBlock(b, items, outgrew));
                     }
                     int[] second = run(b, items, g, sub, retryKernel, retryBlock);
                     for (int k = 0; k < sub.size(); k++) {
