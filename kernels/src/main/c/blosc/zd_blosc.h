@@ -416,4 +416,21 @@ ZD_FUNC void zd_blosc_decode_group(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL z
     }
 }
 
+/* Defines decode entry NAME (cuda/zd_blosc.cu, opencl/zd_blosc.cl), step 2 of a batch: its local
+   memory is the streams' table and one region of type STATE_T, named `st` here, that holds the
+   decoders the entry has; LZ, ZSTD and ZLIB point into it (or are null for a decoder the entry
+   leaves out, which MODE then leaves out too). */
+#define ZD_BLOSC_DECODE_ENTRY(NAME, STATE_T, LZ, ZSTD, ZLIB, MODE)                                                   \
+    ZD_KERNEL void NAME(const ZD_GLOBAL zd_u8 *src, const ZD_GLOBAL zd_u64 *src_offsets,                           \
+                        const ZD_GLOBAL zd_u64 *src_sizes, ZD_GLOBAL zd_u8 *dst, const ZD_GLOBAL zd_u64 *dst_offsets, \
+                        const ZD_GLOBAL zd_u64 *dst_sizes, const ZD_GLOBAL zd_u64 *plan, ZD_GLOBAL zd_u8 *scratch,   \
+                        zd_u64 scratch_per_group, ZD_GLOBAL zd_u32 *status, zd_u32 n_chunks) {                    \
+        ZD_LOCAL_DECL zd_blosc_lds lds;                                                                            \
+        ZD_LOCAL_DECL STATE_T st;                                                                                  \
+        zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch,             \
+                              scratch_per_group, status, n_chunks, &lds, LZ, ZSTD, ZLIB, MODE);                    \
+    }
+#define ZD_BLOSC_NO_ZSTD ((ZD_LOCAL zd_zstd_lds *)0)
+#define ZD_BLOSC_NO_ZLIB ((ZD_LOCAL zd_zlib_lds *)0)
+
 #endif

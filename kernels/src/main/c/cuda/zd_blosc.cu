@@ -26,63 +26,12 @@ extern "C" __global__ void zd_blosc_plan(const zd_u8 *src, const zd_u64 *src_off
     zd_blosc_plan_group(src, src_offsets, src_sizes, dst_sizes, plan, status, n_chunks, tmp);
 }
 
-extern "C" __global__ void zd_blosc_decode(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
-                                           zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                           const zd_u64 *plan, zd_u8 *scratch, zd_u64 scratch_per_group,
-                                           zd_u32 *status, zd_u32 n_chunks) {
-    __shared__ zd_blosc_lds lds;
-    __shared__ zd_blosc_codec_lds clds;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &clds.lz, &clds.zstd, &clds.zlib,
-                          ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB);
-}
-
-extern "C" __global__ void zd_blosc_decode_zstd(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
-                                                zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                                const zd_u64 *plan, zd_u8 *scratch, zd_u64 scratch_per_group,
-                                                zd_u32 *status, zd_u32 n_chunks) {
-    __shared__ zd_blosc_lds lds;
-    __shared__ zd_blosc_zstd_lds zl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zl.lz, &zl.zstd, (zd_zlib_lds *)0, ZD_BLOSC_MODE_ZSTD);
-}
-
-extern "C" __global__ void zd_blosc_decode_zlib(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
-                                                zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                                const zd_u64 *plan, zd_u8 *scratch, zd_u64 scratch_per_group,
-                                                zd_u32 *status, zd_u32 n_chunks) {
-    __shared__ zd_blosc_lds lds;
-    __shared__ zd_blosc_zlib_lds zl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zl.lz, (zd_zstd_lds *)0, &zl.zlib, ZD_BLOSC_MODE_ZLIB);
-}
-
-extern "C" __global__ void zd_blosc_decode_lz(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
-                                              zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                              const zd_u64 *plan, zd_u8 *scratch, zd_u64 scratch_per_group,
-                                              zd_u32 *status, zd_u32 n_chunks) {
-    __shared__ zd_blosc_lds lds;
-    __shared__ zd_blosc_lz_lds lzl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &lzl, (zd_zstd_lds *)0, (zd_zlib_lds *)0, 0u);
-}
-
-extern "C" __global__ void zd_blosc_decode_lz_thread(const zd_u8 *src, const zd_u64 *src_offsets,
-                                                     const zd_u64 *src_sizes, zd_u8 *dst, const zd_u64 *dst_offsets,
-                                                     const zd_u64 *dst_sizes, const zd_u64 *plan, zd_u8 *scratch,
-                                                     zd_u64 scratch_per_group, zd_u32 *status, zd_u32 n_chunks) {
-    __shared__ zd_blosc_lds lds;
-    __shared__ zd_blosc_lz_lds lzl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &lzl, (zd_zstd_lds *)0, (zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
-}
-
-extern "C" __global__ void zd_blosc_decode_lz_resolve(const zd_u8 *src, const zd_u64 *src_offsets,
-                                                      const zd_u64 *src_sizes, zd_u8 *dst, const zd_u64 *dst_offsets,
-                                                      const zd_u64 *dst_sizes, const zd_u64 *plan, zd_u8 *scratch,
-                                                      zd_u64 scratch_per_group, zd_u32 *status, zd_u32 n_chunks) {
-    __shared__ zd_blosc_lds lds;
-    __shared__ zd_blosc_lz_lds lzl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &lzl, (zd_zstd_lds *)0, (zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
-}
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode, zd_blosc_codec_lds, &st.lz, &st.zstd, &st.zlib,
+                      ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_zstd, zd_blosc_zstd_lds, &st.lz, &st.zstd, ZD_BLOSC_NO_ZLIB, ZD_BLOSC_MODE_ZSTD)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_zlib, zd_blosc_zlib_lds, &st.lz, ZD_BLOSC_NO_ZSTD, &st.zlib, ZD_BLOSC_MODE_ZLIB)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB, 0u)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_thread, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
+                      ZD_BLOSC_MODE_LZ_THREAD)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_resolve, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
+                      ZD_BLOSC_MODE_LZ_RESOLVE)

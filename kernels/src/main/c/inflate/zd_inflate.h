@@ -163,19 +163,6 @@ ZD_INLINE void zd_inf_refill_slow_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 
     s->in -= (s->nla + s->nlb) >> 3;
     s->la = s->lb = 0u;
     s->nla = s->nlb = 0u;
-    if (s->pad == 0u && s->end - s->in >= 24u) { /* room for both words after this refill */
-        zd_u32 k = (64u - s->nb) >> 3;
-        zd_u64 v = 0;
-        for (zd_u32 i = 0; i < k; i++) v |= (zd_u64)src[s->in + i] << (8u * i);
-        s->bb |= v << s->nb;
-        s->nb += 8u * k;
-        s->in += k;
-        s->la = zd_inf_load8_thread(src, s->in);
-        s->lb = zd_inf_load8_thread(src, s->in + 8u);
-        s->in += 16u;
-        s->nla = s->nlb = 64u;
-        return;
-    }
     zd_u32 k = (64u - s->nb) >> 3;
     if (s->end - s->in >= k) {
         if (s->end - s->in > 512u) zd_prefetch(src + s->in + 512u); /* the reader's next lines */
@@ -184,6 +171,12 @@ ZD_INLINE void zd_inf_refill_slow_thread(zd_inf_state *s, const ZD_GLOBAL zd_u8 
         s->bb |= v << s->nb;
         s->nb += 8u * k;
         s->in += k;
+        if (s->end - s->in >= 16u) { /* room for both look-ahead words: the next refills use them */
+            s->la = zd_inf_load8_thread(src, s->in);
+            s->lb = zd_inf_load8_thread(src, s->in + 8u);
+            s->in += 16u;
+            s->nla = s->nlb = 64u;
+        }
         return;
     }
     while (s->nb <= 56u) {

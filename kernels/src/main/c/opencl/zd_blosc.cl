@@ -13,68 +13,13 @@ __kernel void zd_blosc_plan(const __global uchar *src, const __global ulong *src
     zd_blosc_plan_group(src, src_offsets, src_sizes, dst_sizes, plan, status, n_chunks, tmp);
 }
 
-__kernel void zd_blosc_decode(const __global uchar *src, const __global ulong *src_offsets,
-                              const __global ulong *src_sizes, __global uchar *dst, const __global ulong *dst_offsets,
-                              const __global ulong *dst_sizes, const __global ulong *plan, __global uchar *scratch,
-                              ulong scratch_per_group, __global uint *status, uint n_chunks) {
-    __local zd_blosc_lds lds;
-    __local zd_blosc_codec_lds clds;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &clds.lz, &clds.zstd, &clds.zlib,
-                          ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB);
-}
-
-__kernel void zd_blosc_decode_zstd(const __global uchar *src, const __global ulong *src_offsets,
-                                   const __global ulong *src_sizes, __global uchar *dst,
-                                   const __global ulong *dst_offsets, const __global ulong *dst_sizes,
-                                   const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
-                                   __global uint *status, uint n_chunks) {
-    __local zd_blosc_lds lds;
-    __local zd_blosc_zstd_lds zl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zl.lz, &zl.zstd, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_ZSTD);
-}
-
-__kernel void zd_blosc_decode_zlib(const __global uchar *src, const __global ulong *src_offsets,
-                                   const __global ulong *src_sizes, __global uchar *dst,
-                                   const __global ulong *dst_offsets, const __global ulong *dst_sizes,
-                                   const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
-                                   __global uint *status, uint n_chunks) {
-    __local zd_blosc_lds lds;
-    __local zd_blosc_zlib_lds zl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &zl.lz, (__local zd_zstd_lds *)0, &zl.zlib, ZD_BLOSC_MODE_ZLIB);
-}
-
-__kernel void zd_blosc_decode_lz(const __global uchar *src, const __global ulong *src_offsets,
-                                 const __global ulong *src_sizes, __global uchar *dst,
-                                 const __global ulong *dst_offsets, const __global ulong *dst_sizes,
-                                 const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
-                                 __global uint *status, uint n_chunks) {
-    __local zd_blosc_lds lds;
-    __local zd_blosc_lz_lds lzl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &lzl, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, 0u);
-}
-
-__kernel void zd_blosc_decode_lz_thread(const __global uchar *src, const __global ulong *src_offsets,
-                                        const __global ulong *src_sizes, __global uchar *dst,
-                                        const __global ulong *dst_offsets, const __global ulong *dst_sizes,
-                                        const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
-                                        __global uint *status, uint n_chunks) {
-    __local zd_blosc_lds lds;
-    __local zd_blosc_lz_lds lzl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &lzl, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_THREAD);
-}
-
-__kernel void zd_blosc_decode_lz_resolve(const __global uchar *src, const __global ulong *src_offsets,
-                                         const __global ulong *src_sizes, __global uchar *dst,
-                                         const __global ulong *dst_offsets, const __global ulong *dst_sizes,
-                                         const __global ulong *plan, __global uchar *scratch, ulong scratch_per_group,
-                                         __global uint *status, uint n_chunks) {
-    __local zd_blosc_lds lds;
-    __local zd_blosc_lz_lds lzl;
-    zd_blosc_decode_group(src, src_offsets, src_sizes, dst, dst_offsets, dst_sizes, plan, scratch, scratch_per_group,
-                          status, n_chunks, &lds, &lzl, (__local zd_zstd_lds *)0, (__local zd_zlib_lds *)0, ZD_BLOSC_MODE_LZ_RESOLVE);
-}
+/* the decode entries: the same list as cuda/zd_blosc.cu (blosc/zd_blosc.h defines them) */
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode, zd_blosc_codec_lds, &st.lz, &st.zstd, &st.zlib,
+                      ZD_BLOSC_MODE_ZSTD | ZD_BLOSC_MODE_ZLIB)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_zstd, zd_blosc_zstd_lds, &st.lz, &st.zstd, ZD_BLOSC_NO_ZLIB, ZD_BLOSC_MODE_ZSTD)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_zlib, zd_blosc_zlib_lds, &st.lz, ZD_BLOSC_NO_ZSTD, &st.zlib, ZD_BLOSC_MODE_ZLIB)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB, 0u)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_thread, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
+                      ZD_BLOSC_MODE_LZ_THREAD)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_resolve, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
+                      ZD_BLOSC_MODE_LZ_RESOLVE)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.kernels;
 
+import java.util.Optional;
+
 /**
  * The decode entries of the blosc kernels ({@code blosc/zd_blosc.h}) and which one a device codec
  * runs, so that the CUDA and OpenCL codecs choose alike.
@@ -36,25 +38,17 @@ public enum BloscKernel {
     }
 
     /**
-     * Whether the kernels decode frames written with {@code cname} on the device: false for snappy and
-     * for names blosc 1.x does not know, which the CPU codec then reads.
+     * The entry of a first pass over an array whose metadata names {@code cname}; empty when the
+     * kernels do not decode that compressor (snappy, or a name blosc 1.x does not know), so that the
+     * CPU codec reads the array.
      */
-    public static boolean decodes(String cname) {
-        return switch (cname) {
-            case "lz4", "lz4hc", "blosclz", "zstd", "zlib" -> true;
-            default -> false;
-        };
-    }
-
-    /** The entry of a first pass over an array whose metadata names {@code cname} (one {@link #decodes} accepts). */
-    public static BloscKernel forCname(String cname) {
-        return switch (cname) {
+    public static Optional<BloscKernel> firstPass(String cname) {
+        return Optional.ofNullable(switch (cname) {
             case "lz4", "lz4hc", "blosclz" -> LZ;
             case "zstd" -> ZSTD;
             case "zlib" -> ZLIB;
-            default -> throw new IllegalArgumentException("blosc compressor \"" + cname
-                    + "\" is not decoded by the device kernels");
-        };
+            default -> null;
+        });
     }
 
     /** Whether this entry decodes every compressor the kernels know, so that no second pass can help. */
@@ -70,16 +64,15 @@ public enum BloscKernel {
     public static final long ZLIB_AUTO_BLOCK = 1L << 20;
 
     /**
-     * Decoded bytes of a chunk of {@code decodedSize} bytes that one item inflates serially: a block
-     * with zlib inside (its streams follow one another), else 0 (the other compressors spread a
-     * block over the group).
+     * Decoded bytes of a chunk of {@code decodedSize} bytes that one item inflates serially when this
+     * entry is a first pass: a block with zlib inside (its streams follow one another), else 0 (the
+     * other compressors spread a block over the group).
      *
-     * @param cname             the metadata's compressor
      * @param metadataBlocksize the metadata's {@code blocksize}, 0 when automatic
      * @param decodedSize       the chunk's decoded size
      */
-    public static long serialBytes(String cname, long metadataBlocksize, long decodedSize) {
-        if (!cname.equals("zlib")) {
+    public long serialBytes(long metadataBlocksize, long decodedSize) {
+        if (this != ZLIB) {
             return 0;
         }
         return Math.min(decodedSize, metadataBlocksize > 0 ? metadataBlocksize : ZLIB_AUTO_BLOCK);

@@ -76,12 +76,15 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
     static final int MAX_CHUNKS_PER_LAUNCH = 1 << 16;
 
     private final BloscSpec spec;
+    /** The entry of every batch's first pass, from the metadata's {@code cname}. */
+    private final BloscKernel firstPass;
     /** The block size first passes are sized for, learned from frames that outgrew it (a store's chunks share it). */
     private final BloscBlockSizes blockSizes = new BloscBlockSizes();
 
-    private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec) {
+    private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec, BloscKernel firstPass) {
         super(backend, device, NAME);
         this.spec = spec;
+        this.firstPass = firstPass;
     }
 
     /**
@@ -92,10 +95,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
      */
     static Optional<CudaBloscCodec> create(CudaBackend backend, CudaDevice device, Map<String, Object> configuration) {
         BloscSpec spec = BloscSpec.parse(configuration);
-        if (!BloscKernel.decodes(spec.cname())) {
-            return Optional.empty();
-        }
-        return Optional.of(new CudaBloscCodec(backend, device, spec));
+        return BloscKernel.firstPass(spec.cname()).map(k -> new CudaBloscCodec(backend, device, spec, k));
     }
 
     /**
@@ -123,7 +123,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
      */
     @Override
     public long serialDecodeBytes(long decodedSize) {
-        return BloscKernel.serialBytes(spec.cname(), spec.blocksize(), decodedSize);
+        return firstPass.serialBytes(spec.blocksize(), decodedSize);
     }
 
     int groups() {
@@ -142,7 +142,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
         if (items.size() == 0) {
             return;
         }
-        BloscKernel kernel = BloscKernel.forCname(spec.cname());
+        BloscKernel kernel = firstPass;
         long block = blockSizes.firstPass(spec.blocksize());
         // scratch of one launch at most 512 MiB (a read keeps up to decodeDepth launches in flight):
         // 2,000 groups of 256 KiB, 16 a SM on an H100, where the kernel runs at 97% of its 32-a-SM rate

@@ -77,22 +77,20 @@ class SerialRunRuleTest {
                 int def = ReadSettings.SERIAL_RUNS_PER_CORE.defaultValue();
                 for (int[] rule : new int[][] {{0, 1}, {0, 48}, {def, 1}, {def, 48}, {4096, 48}}) {
                     int runsPerCore = rule[0], batch = rule[1];
-                    {
-                        ReadSettings rs = ReadSettings.defaults().withSerialRunsPerCore(runsPerCore).withDeviceBatchSize(batch);
-                        try (ZarrContext dev = ZarrContext.builder().backend(name).threads(2).readSettings(rs).open()) {
-                            ZarrArray onDev = Zarr.openArray(dev, store, "a");
-                            String path = onDev.devicePath();
-                            String what = name + " " + codecs.get(1).name() + " serialRunsPerCore=" + runsPerCore
-                                    + " batches of " + batch + " via " + path + " (seed " + SEED + ")";
-                            assertTrue(path.startsWith("batched decode on"), what);
-                            assertEquals(runsPerCore > 0, path.contains("serial runs"), what);
-                            for (Selection sel : List.of(Selection.all(shape), Selection.parse("3:40,2:8,5:66", shape))) {
-                                try (Tensor expect = onCpu.read(sel); Tensor got = onDev.readToDevice(sel);
-                                     HostBuffer back = HostBuffer.allocate(expect.byteSize())) {
-                                    dev.backend().copy(got.buffer(), got.byteOffset(), back, 0, expect.byteSize());
-                                    long m = expect.segment().mismatch(back.segment());
-                                    assertEquals(-1, m, what + " " + sel + ": first difference at byte " + m);
-                                }
+                    ReadSettings rs = ReadSettings.defaults().withSerialRunsPerCore(runsPerCore).withDeviceBatchSize(batch);
+                    try (ZarrContext dev = ZarrContext.builder().backend(name).threads(2).readSettings(rs).open()) {
+                        ZarrArray onDev = Zarr.openArray(dev, store, "a");
+                        String path = onDev.devicePath();
+                        String what = name + " " + codecs.get(1).name() + " serialRunsPerCore=" + runsPerCore
+                                + " batches of " + batch + " via " + path + " (seed " + SEED + ")";
+                        assertTrue(path.startsWith("batched decode on"), what);
+                        assertEquals(runsPerCore > 0, path.contains("serial runs"), what);
+                        for (Selection sel : List.of(Selection.all(shape), Selection.parse("3:40,2:8,5:66", shape))) {
+                            try (Tensor expect = onCpu.read(sel); Tensor got = onDev.readToDevice(sel);
+                                 HostBuffer back = HostBuffer.allocate(expect.byteSize())) {
+                                dev.backend().copy(got.buffer(), got.byteOffset(), back, 0, expect.byteSize());
+                                long m = expect.segment().mismatch(back.segment());
+                                assertEquals(-1, m, what + " " + sel + ": first difference at byte " + m);
                             }
                         }
                     }

@@ -98,6 +98,8 @@ public final class DeviceDecoder {
      * decodes each as one run, else 0: see {@link dev.zarrdirect.core.ReadSettings#serialRunsPerCore()}.
      */
     private final long serialRunsPerChunk;
+    /** The device stages that decode serially, as {@code name@provider}, for {@link #describePath}. */
+    private final List<String> serialStages;
     /** Serial runs a batch needs to decode on the device; fewer go to the host. */
     private final long serialMinRuns;
     /** Scratch of the host decodes, one per chunk decoding at once, kept while this decoder lives. */
@@ -149,7 +151,7 @@ public final class DeviceDecoder {
     public String describePath() {
         return hostChain == null ? "batched decode on " + device + (serialRunsPerChunk == 0 ? ""
                 : " (a batch of fewer than " + serialMinRuns + " serial runs, " + serialRunsPerChunk
-                + " a chunk, decodes on the host: " + String.join(", ", serialStages()) + ")")
+                + " a chunk, decodes on the host: " + String.join(", ", serialStages) + ")")
                 : "batched on " + device + ": decoded on the host during each batch's fetch (all cores, pinned "
                 + "memory, " + (overlap ? "two batches at once, copied to the device while they decode"
                 : "one batch at a time, one copy a batch") + ") because " + hostFallbacks() + " run on the CPU";
@@ -234,8 +236,10 @@ public final class DeviceDecoder {
         this.b2b = stages.bytesToBytes();
         this.hostChain = stages.hostFallbacks().isEmpty() ? null : hostChain;
         this.hostDecodeChain = hostChain;
+        List<String> serial = new ArrayList<>();
         this.serialRunsPerChunk = this.hostChain == null && hostChain != null && serialRunsPerCore > 0
-                ? serialRuns(stages, spec.byteSize()) : 0;
+                ? serialRuns(stages, spec.byteSize(), serial) : 0;
+        this.serialStages = List.copyOf(serial);
         this.serialMinRuns = (long) serialRunsPerCore * Runtime.getRuntime().availableProcessors();
         this.maxEncoded = CodecChain.maxEncodedBytes(a2b.maxEncodedSize(a2bSpec), b2b);
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
@@ -250,9 +254,9 @@ public final class DeviceDecoder {
 
     /**
      * Serial runs per chunk of the device stage that has the fewest ({@link BytesToBytesCodec#serialDecodeBytes}),
-     * 0 when no device stage decodes serially.
+     * 0 when no device stage decodes serially; adds each such stage to {@code names} as {@code name@provider}.
      */
-    private static long serialRuns(CodecStages stages, long chunkBytes) {
+    private static long serialRuns(CodecStages stages, long chunkBytes, List<String> names) {
         long fewest = 0;
         List<BytesToBytesCodec> b2b = stages.bytesToBytes();
         for (int i = 0; i < b2b.size(); i++) {
@@ -263,23 +267,12 @@ public final class DeviceDecoder {
             long size = stages.stageSize(i) >= 0 ? stages.stageSize(i) : chunkBytes;
             long run = c.serialDecodeBytes(size);
             if (run > 0) {
+                names.add(c.name() + "@" + c.provider());
                 long runs = Math.max(1, (size + run - 1) / run);
                 fewest = fewest == 0 ? runs : Math.min(fewest, runs);
             }
         }
         return fewest;
-    }
-
-    /** The device stages that decode serially, as {@code name@provider}. */
-    private List<String> serialStages() {
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < b2b.size(); i++) {
-            BytesToBytesCodec c = b2b.get(i);
-            if (c.device().equals(device) && c.serialDecodeBytes(Math.max(1, stages.stageSize(i))) > 0) {
-                out.add(c.name() + "@" + c.provider());
-            }
-        }
-        return out;
     }
 
     /** True when a batch of {@code chunks} chunks decodes faster on the host: too few serial runs for the device. */

@@ -74,12 +74,15 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
     /** Scratch of one launch at most (a read keeps up to decodeDepth launches in flight), as on CUDA. */
     static final long SCRATCH_BYTES_PER_LAUNCH = 512L << 20;
     private final BloscSpec spec;
+    /** The entry of every batch's first pass, from the metadata's {@code cname}. */
+    private final BloscKernel firstPass;
     /** The block size first passes are sized for, learned from frames that outgrew it. */
     private final BloscBlockSizes blockSizes = new BloscBlockSizes();
 
-    private OpenClBloscCodec(BloscSpec spec, Device device, OpenClBackend backend) {
+    private OpenClBloscCodec(BloscSpec spec, BloscKernel firstPass, Device device, OpenClBackend backend) {
         super(BloscSpec.NAME, device, backend);
         this.spec = spec;
+        this.firstPass = firstPass;
     }
 
     /** True when the kernels module's blosc decoder source can be read. */
@@ -91,10 +94,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
     public static Optional<OpenClBloscCodec> create(Map<String, Object> configuration, Device device,
                                                     OpenClBackend backend) {
         BloscSpec spec = BloscSpec.parse(configuration);
-        if (!BloscKernel.decodes(spec.cname())) {
-            return Optional.empty();
-        }
-        return Optional.of(new OpenClBloscCodec(spec, device, backend));
+        return BloscKernel.firstPass(spec.cname()).map(k -> new OpenClBloscCodec(spec, k, device, backend));
     }
 
     @Override
@@ -109,7 +109,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
      */
     @Override
     public long serialDecodeBytes(long decodedSize) {
-        return BloscKernel.serialBytes(spec.cname(), spec.blocksize(), decodedSize);
+        return firstPass.serialBytes(spec.blocksize(), decodedSize);
     }
 
     private static ClKernel kernel(OpenClBackend b, String name) {
@@ -139,37 +139,41 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
             @Override
             public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
                 List<Integer> idx = g.items();
-                BloscKernel kernel = BloscKernel.forCname(spec.cname());
+                BloscKernel kernel = firstPass;
                 long block = blockSizes.firstPass(spec.blocksize());
                 int[] status = run(b, items, g, idx, kernel, block);
-                List<Integer> again = new ArrayList<>();
+                List<Integer> sub = new ArrayList<>();
+                List<Boolean> outgrew = new ArrayList<>();
                 BloscKernel retryKernel = kernel;
-                List<Integer> outgrew = new ArrayList<>();
                 for (int k = 0; k < idx.size(); k++) {
                     boolean codecRetry = !kernel.decodesEveryCompressor()
                             && status[k] == ZdStatus.BLOSC_CODEC_UNSUPPORTED.code();
                     if (codecRetry || status[k] == ZdStatus.BLOSC_BLOCK_TOO_LARGE.code()) {
-                        again.add(k);
+                        sub.add(idx.get(k));
+                        outgrew.add(!codecRetry);
                         if (codecRetry) {
                             retryKernel = BloscKernel.ALL;
-                        } else {
-                            outgrew.add(idx.get(k));
                         }
                     } else {
                         report(b, idx.get(k), status[k], written);
                     }
                 }
-                if (!again.isEmpty()) {
-                    List<Integer> sub = again.stream().map(idx::get).toList();
+                if (!sub.isEmpty()) {
                     // scratch for the largest block of these frames: a frame retried for its compressor
                     // may have larger blocks than the first pass's scratch too. Only frames that outgrew
                     // it are remembered for the batches after (a store's chunks share their block size),
                     // so that they decode in one pass.
-                    long retryBlock = Math.max(block, largestBlock(b, items, sub));
-                    if (!outgrew.isEmpty()) {
-                        blockSizes.outgrown(largestBlock(b, items, outgrew));
+                    long[] blocks = headerBlocksizes(b, items, sub);
+                    long largest = 0;
+                    long outgrown = 0;
+                    for (int k = 0; k < blocks.length; k++) {
+                        largest = Math.max(largest, blocks[k]);
+                        if (outgrew.get(k)) {
+                            outgrown = Math.max(outgrown, blocks[k]);
+                        }
                     }
-                    int[] second = run(b, items, g, sub, retryKernel, retryBlock);
+                    blockSizes.outgrown(outgrown);
+                    int[] second = run(b, items, g, sub, retryKernel, Math.max(block, largest));
                     for (int k = 0; k < sub.size(); k++) {
                         report(b, sub.get(k), second[k], written);
                     }
@@ -193,22 +197,23 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
             }
 
             /**
-             * The largest block of items {@code sub}: each one's {@code blocksize} header field (bytes
+             * The block size of each of items {@code sub}: its {@code blocksize} header field (bytes
              * 8..11), but no more than its decoded size (the plan kernel checked that size against
              * the header; a block never decodes more, whatever a damaged field claims).
              */
-            private long largestBlock(OpenClBackend b, DeviceItems items, List<Integer> sub) {
-                long largest = 0;
+            private long[] headerBlocksizes(OpenClBackend b, DeviceItems items, List<Integer> sub) {
+                long[] out = new long[sub.size()];
                 try (Arena a = Arena.ofConfined()) {
                     MemorySegment field = a.allocate(4, 4);
-                    for (int i : sub) {
+                    for (int k = 0; k < out.length; k++) {
+                        int i = sub.get(k);
                         b.memory().read(items.in(i).mem(), items.in(i).offset() + 8, field, 0, 4);
                         long blocksize = Integer.toUnsignedLong(field.get(ValueLayout.JAVA_INT_UNALIGNED
                                 .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0));
-                        largest = Math.max(largest, Math.min(blocksize, batch.output(i).byteSize()));
+                        out[k] = Math.min(blocksize, batch.output(i).byteSize());
                     }
                 }
-                return largest;
+                return out;
             }
 
             /** Group size of the lz kernel on a GPU for these chunks in blocks of about {@code block} bytes. */
