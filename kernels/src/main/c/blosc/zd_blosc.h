@@ -213,8 +213,13 @@ ZD_FUNC zd_u32 zd_lz_decode_group(zd_u32 is_lz4, const ZD_GLOBAL zd_u8 *src, ZD_
                     continue;
                 }
                 const ZD_GLOBAL zd_u8 *in = src + lds->pos[r0 + k];
-                if (is_lz4) zd_lz4_parse_thread(&cur[k], in, lds->len[r0 + k], neblock, b);
-                else zd_blosclz_parse_thread(&cur[k], in, lds->len[r0 + k], neblock, b);
+                /* a copy for the parse: cur[k], indexed by the item's id, lives in local memory, and
+                   the parse updates its cursor at every sequence (5 local stores a sequence, seen in
+                   Nsight Compute); the copy stays in registers */
+                zd_lz_cursor c = cur[k];
+                if (is_lz4) zd_lz4_parse_thread(&c, in, lds->len[r0 + k], neblock, b);
+                else zd_blosclz_parse_thread(&c, in, lds->len[r0 + k], neblock, b);
+                cur[k] = c;
                 if (b->status != ZD_STATUS_OK) {
                     lds->st[r0 + k] = b->status;
                     b->n = 0u; /* nothing of a failing stream is executed */
