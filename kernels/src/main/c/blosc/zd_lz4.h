@@ -105,7 +105,8 @@ ZD_FUNC void zd_lz4_parse_thread(zd_lz_cursor *c, const ZD_GLOBAL zd_u8 *src, zd
            only the offset's can fail (17 input bytes hold its token, literals and offset and leave
            more after them; 32 output bytes hold 14 literals and an 18-byte match), so it takes one
            branch where the general path takes nine; same statuses, same cursor. (Reading the next
-           token along with the offset measured 4% slower: the token is an L1 hit.) */
+           token along with the offset measured 4% slower: the token is an L1 hit; again 1-3%
+           slower with the cursor in registers, docs/performance.md.) */
         if (src_len - ip >= 17u && dst_len - op >= 32u) {
             zd_u32 token = src[ip];
             if ((token & 0xF0u) != 0xF0u && (token & 15u) != 15u) {

@@ -202,4 +202,47 @@ class BloscHandBuiltFramesTest {
         assertEquals(0, b.status()[0]);
         assertArrayEquals(ascii("hello"), b.out()[0]);
     }
+
+    /**
+     * Byte unshuffle on its own: one raw, unsplit, byte-shuffled block per frame, of type sizes with
+     * and without the 4 x 4 word transpose (multiples of 4), element counts of every residue mod 4
+     * (the transpose needs a multiple of 4) and trailing bytes past the last whole element; the
+     * frames share a batch, so their outputs start at differing alignments.
+     */
+    @Test
+    void byteUnshuffleOfEveryTypeSizeAndLength() {
+        List<byte[]> frames = new java.util.ArrayList<>();
+        List<byte[]> want = new java.util.ArrayList<>();
+        java.util.Random r = new java.util.Random(24);
+        for (int ts : new int[] {2, 3, 4, 8, 12, 16}) {
+            for (int nElem : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 64, 257, 1024, 1027}) {
+                for (int extra : new int[] {0, ts > 2 ? ts - 1 : 1}) {
+                    int nbytes = nElem * ts + extra;
+                    byte[] shuffled = new byte[nbytes];
+                    r.nextBytes(shuffled);
+                    byte[] plain = new byte[nbytes];
+                    for (int j = 0; j < ts; j++) {
+                        for (int e = 0; e < nElem; e++) plain[e * ts + j] = shuffled[j * nElem + e];
+                    }
+                    System.arraycopy(shuffled, nElem * ts, plain, nElem * ts, extra);
+                    ByteBuffer b = ByteBuffer.allocate(16 + 4 + 4 + nbytes).order(ByteOrder.LITTLE_ENDIAN);
+                    // version 2, byte shuffle, "don't split", lz4 (never run: the stream is raw)
+                    b.put((byte) 2).put((byte) 1).put((byte) (LZ4 << 5 | 0x10 | 0x01)).put((byte) ts);
+                    b.putInt(nbytes).putInt(nbytes).putInt(16 + 4 + 4 + nbytes);
+                    b.putInt(20).putInt(nbytes).put(shuffled);
+                    frames.add(b.array());
+                    want.add(plain);
+                }
+            }
+        }
+        int[] lens = want.stream().mapToInt(w -> w.length).toArray();
+        for (int[] s : new int[][] {{1, 1}, {3, 4}, {2, 32}}) {
+            Batch b = decode(frames, lens, s[0], s[1], scratchPerGroup(1 << 16, 0), 0);
+            assertTrue(b.guardsIntact(), "guards, schedule " + Arrays.toString(s));
+            for (int i = 0; i < frames.size(); i++) {
+                assertEquals(0, b.status()[i], "frame " + i);
+                assertArrayEquals(want.get(i), b.out()[i], "frame " + i + ", type size " + frames.get(i)[3]);
+            }
+        }
+    }
 }
