@@ -56,6 +56,55 @@
    ZD_LIT_AHEAD literal buffers of one block each. */
 #define ZD_ZSTD_SCRATCH_PER_FRAME ((zd_u64)ZD_LIT_AHEAD * ZD_ZSTD_BLOCK_MAX)
 
+/* A frame header (RFC 8878 3.1.1.1): what the single-pass decoder below and the multi-pass scan
+   (zd_zstd_mp_scan.h) read of it, through the one parser that follows. */
+typedef struct {
+    zd_u64 window; /* window size; a single-segment frame's is its content size */
+    zd_u64 fcs;    /* frame content size (0 when the header has none) */
+    zd_u64 end;    /* offset just past the header */
+    zd_u32 has_fcs, has_checksum;
+    zd_u32 wlog; /* the window descriptor's exponent; 0 for a single-segment frame */
+} zd_zstd_fhdr;
+
+/* Parses the header of the frame whose magic number (checked by the caller) is at src[at]:
+   ZD_STATUS_OK, or the first check that fails, in this order: TRUNCATED (no descriptor),
+   RESERVED_BIT, TRUNCATED (fields), WINDOW_TOO_LARGE, DICTIONARY_NOT_SUPPORTED. Per item. */
+ZD_INLINE zd_u32 zd_zstd_frame_header_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 at,
+                                             zd_zstd_fhdr *f) {
+    if (src_len - at < 5u) return ZD_STATUS_CORRUPT_TRUNCATED;
+    zd_u32 fhd = src[at + 4u];
+    zd_u32 fcs_flag = fhd >> 6;
+    zd_u32 single = (fhd >> 5) & 1u;
+    zd_u32 did_flag = fhd & 3u;
+    if ((fhd >> 3) & 1u) return ZD_STATUS_CORRUPT_RESERVED_BIT;
+    zd_u32 did_size = did_flag == 3u ? 4u : did_flag;
+    zd_u32 fcs_size = fcs_flag == 0u ? single : (1u << fcs_flag);
+    zd_u64 hdr = 5u + (single ? 0u : 1u) + did_size + fcs_size;
+    if (src_len - at < hdr) return ZD_STATUS_CORRUPT_TRUNCATED;
+    zd_u64 p = at + 5u;
+    f->window = 0u;
+    f->wlog = 0u;
+    if (!single) {
+        zd_u32 wd = src[p++];
+        zd_u32 wlog = 10u + (wd >> 3);
+        if (wlog > ZD_MAX_WINDOW_LOG) return ZD_STATUS_CORRUPT_WINDOW_TOO_LARGE;
+        f->wlog = wlog;
+        f->window = ((zd_u64)1 << wlog) + (((zd_u64)1 << wlog) >> 3) * (wd & 7u);
+    }
+    zd_u64 did = zd_load_le_thread(src, src_len, p, did_size);
+    p += did_size;
+    if (did != 0u) return ZD_STATUS_CORRUPT_DICTIONARY_NOT_SUPPORTED;
+    zd_u64 fcs = zd_load_le_thread(src, src_len, p, fcs_size);
+    if (fcs_size == 2u) fcs += 256u;
+    p += fcs_size;
+    if (single) f->window = fcs;
+    f->fcs = fcs;
+    f->has_fcs = fcs_size != 0u;
+    f->has_checksum = (fhd >> 2) & 1u;
+    f->end = p;
+    return ZD_STATUS_OK;
+}
+
 typedef struct {
     zd_u32 lit_off; /* first literal in the block's literal buffer */
     zd_u32 ll;      /* literal length | ZD_SEQ_WAVE | ZD_SEQ_MID */
@@ -332,41 +381,19 @@ ZD_FUNC void zd_zstd_step_thread(zd_zstd_state *st, const ZD_GLOBAL zd_u8 *src, 
                 continue;
             }
             if (magic != ZD_ZSTD_MAGIC) ZD_FAIL(ZD_STATUS_CORRUPT_BAD_MAGIC);
-            if (src_len - st->in < 5u) ZD_FAIL(ZD_STATUS_CORRUPT_TRUNCATED);
-            zd_u32 fhd = src[st->in + 4u];
-            zd_u32 fcs_flag = fhd >> 6;
-            zd_u32 single = (fhd >> 5) & 1u;
-            zd_u32 did_flag = fhd & 3u;
-            if ((fhd >> 3) & 1u) ZD_FAIL(ZD_STATUS_CORRUPT_RESERVED_BIT);
-            zd_u32 did_size = did_flag == 3u ? 4u : did_flag;
-            zd_u32 fcs_size = fcs_flag == 0u ? single : (1u << fcs_flag);
-            zd_u64 hdr = 5u + (single ? 0u : 1u) + did_size + fcs_size;
-            if (src_len - st->in < hdr) ZD_FAIL(ZD_STATUS_CORRUPT_TRUNCATED);
-            zd_u64 p = st->in + 5u;
-            zd_u64 window = 0;
-            if (!single) {
-                zd_u32 wd = src[p++];
-                zd_u32 wlog = 10u + (wd >> 3);
-                if (wlog > ZD_MAX_WINDOW_LOG) ZD_FAIL(ZD_STATUS_CORRUPT_WINDOW_TOO_LARGE);
-                window = ((zd_u64)1 << wlog) + (((zd_u64)1 << wlog) >> 3) * (wd & 7u);
-            }
-            zd_u64 did = zd_load_le_thread(src, src_len, p, did_size);
-            p += did_size;
-            if (did != 0u) ZD_FAIL(ZD_STATUS_CORRUPT_DICTIONARY_NOT_SUPPORTED);
-            st->has_fcs = fcs_size != 0u;
-            zd_u64 fcs = zd_load_le_thread(src, src_len, p, fcs_size);
-            if (fcs_size == 2u) fcs += 256u;
-            p += fcs_size;
-            if (single) window = fcs;
+            zd_zstd_fhdr fh;
+            zd_u32 hs = zd_zstd_frame_header_thread(src, src_len, st->in, &fh);
+            if (hs != ZD_STATUS_OK) ZD_FAIL(hs);
+            st->has_fcs = fh.has_fcs;
             if (st->has_fcs) {
-                if (fcs > dst_len - st->out) ZD_FAIL(ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
-                st->frame_limit = st->out + fcs;
+                if (fh.fcs > dst_len - st->out) ZD_FAIL(ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+                st->frame_limit = st->out + fh.fcs;
             } else {
                 st->frame_limit = dst_len;
             }
-            st->block_max = zd_min_u64(window, ZD_ZSTD_BLOCK_MAX);
-            st->has_checksum = (fhd >> 2) & 1u;
-            st->in = p;
+            st->block_max = zd_min_u64(fh.window, ZD_ZSTD_BLOCK_MAX);
+            st->has_checksum = fh.has_checksum;
+            st->in = fh.end;
             st->frame_out0 = st->out;
             st->frames++;
             st->rep1 = 1u;
