@@ -26,7 +26,20 @@ LAYOUTS = {
     "blosc-v2": ("zarr v2, blosc lz4 clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
     "blosc-zlib-v2": ("zarr v2, blosc zlib clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
     "blosc-zstd-v2": ("zarr v2, blosc zstd clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
+    "blosc-blosclz-v2": ("zarr v2, blosc blosclz clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
+    "blosc-bitshuffle-v2": ("zarr v2, blosc lz4 clevel 5 bit shuffle, chunks [1,C,H,W]", 2),
+    "blosc-noshuffle-v2": ("zarr v2, blosc lz4 clevel 5 without shuffle, chunks [1,C,H,W]", 2),
     "zlib-v2": ("zarr v2, zlib level 1 (numcodecs' default), chunks [1,C,H,W]", 2),
+}
+
+# blosc layouts: name -> (cname, shuffle: 0 none, 1 byte, 2 bit)
+BLOSC_LAYOUTS = {
+    "blosc-v2": ("lz4", 1),
+    "blosc-zlib-v2": ("zlib", 1),
+    "blosc-zstd-v2": ("zstd", 1),
+    "blosc-blosclz-v2": ("blosclz", 1),
+    "blosc-bitshuffle-v2": ("lz4", 2),
+    "blosc-noshuffle-v2": ("lz4", 0),
 }
 
 
@@ -61,10 +74,10 @@ def array_spec(path: str, layout: str, shape=None, level: int = 3, clevel: int =
                     "codecs": [le, zstd],
                     "index_codecs": [le, {"name": "crc32c"}],
                     "index_location": "end"}}]}
-    elif layout in ("blosc-v2", "blosc-zlib-v2", "blosc-zstd-v2"):
-        cname = {"blosc-v2": "lz4", "blosc-zlib-v2": "zlib", "blosc-zstd-v2": "zstd"}[layout]
+    elif layout in BLOSC_LAYOUTS:
+        cname, shuffle = BLOSC_LAYOUTS[layout]
         meta = {"chunks": [1, c, h, w], "dtype": "<f4", "order": "C", "filters": None,
-                "compressor": {"id": "blosc", "cname": cname, "clevel": clevel, "shuffle": 1, "blocksize": 0},
+                "compressor": {"id": "blosc", "cname": cname, "clevel": clevel, "shuffle": shuffle, "blocksize": 0},
                 "fill_value": "NaN", "dimension_separator": "."}
     elif layout == "zlib-v2":
         meta = {"chunks": [1, c, h, w], "dtype": "<f4", "order": "C", "filters": None,

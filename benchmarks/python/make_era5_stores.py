@@ -11,6 +11,8 @@ Each store DIR/era5-LAYOUT.zarr is a group with one float32 variable `x` [T, C, 
   blosc-v2  zarr v2, blosc lz4 clevel 5 with byte shuffle, chunks [1, C, H, W], _ARRAY_DIMENSIONS
   blosc-zlib-v2  the same with zlib inside blosc (as netCDF-derived data is often compressed)
   blosc-zstd-v2  the same with zstd inside blosc (as dynamical.org's stores are, in v3)
+  blosc-blosclz-v2, blosc-bitshuffle-v2, blosc-noshuffle-v2  blosclz with byte shuffle; lz4
+            with bit shuffle; lz4 without shuffle (tools/gpu/blosc-kernel-bench.sh)
   zlib-v2   zarr v2, zlib level 1 (numcodecs' default compressor id "zlib"), chunks [1, C, H, W]
 All three hold the same values: smooth fields that move with time (the formulas of zarr-direct's
 testkit SyntheticEra5, channel c is field c % 8 shifted by 5 * (c // 8) steps) plus small seeded

@@ -11,9 +11,16 @@
 //     copied in pieces, or with copy chains resolved; thread per stream), several group sizes and
 //     grids; GB/s of decoded bytes. Store-like chunks (a [16, 721, 1440] float32
 //     step, c-blosc's 512 KiB blocks, 4 chunks a call): --chunk 66447360 --block 524288 --gib 0.25
+//  3. With --frames MANIFEST (lines "FRAME_FILE RAW_FILE": blosc frames written by another
+//     implementation, e.g. the chunk files of a store TensorStore wrote, and their decoded bytes):
+//     the frames repeated up to --gib GiB, each copy with its own compressed bytes, decoded by the
+//     entry the CUDA codec picks for their compressor (lz4/blosclz: zd_blosc_decode_lz, zstd:
+//     zd_blosc_decode_zstd, zlib: zd_blosc_decode_zlib) over a few group shapes; checked byte for
+//     byte, timed as in 2 (tools/gpu/blosc-kernel-bench.sh runs it per compressor and shuffle).
 // Build (from kernels/):
 //   nvcc -O3 -I src/main/c -I src/test/cuda -gencode arch=compute_90,code=sm_90 -o zd_blosc_check src/test/cuda/zd_blosc_check.cu
 // Run: ./zd_blosc_check --corpus src/test/resources/blosc/corpus.bin [--gib 1] [--chunk 1048576] [--block 131072] [--reps 5]
+//      ./zd_blosc_check --frames MANIFEST [--gib 1] [--reps 5]
 #include "cuda/zd_blosc.cu"
 #include "zd_bench_data.h"
 #include "zd_blosc_writer.h"
@@ -83,7 +90,7 @@ struct Dev {
         cudaFree(status); if (scratch) cudaFree(scratch);
     }
     // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread,
-    // 3 zd_blosc_decode_lz_resolve);
+    // 3 zd_blosc_decode_lz_resolve, 5 zd_blosc_decode_zstd, 6 zd_blosc_decode_zlib);
     // returns the time of both launches in ms
     float run(zd_u32 n, int entry, zd_u32 groups, zd_u32 items, zd_u64 spg) {
         need_scratch(spg * groups);
@@ -97,6 +104,10 @@ struct Dev {
             zd_blosc_decode_lz_thread<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else if (entry == 3)
             zd_blosc_decode_lz_resolve<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        else if (entry == 5)
+            zd_blosc_decode_zstd<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        else if (entry == 6)
+            zd_blosc_decode_zlib<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else zd_blosc_decode<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         CK(cudaGetLastError());
         CK(cudaEventRecord(e1));
@@ -211,14 +222,85 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
     return fails;
 }
 
+// Frames written elsewhere (see 3. above), decoded as the CUDA codec would.
+static int frames_bench(const std::string &manifest, double gib, int reps) {
+    std::vector<Bytes> frames, raws;
+    std::vector<std::string> names;
+    FILE *m = fopen(manifest.c_str(), "r");
+    if (!m) { fprintf(stderr, "cannot open %s\n", manifest.c_str()); return 2; }
+    char fa[4096], ra[4096];
+    while (fscanf(m, "%4095s %4095s", fa, ra) == 2) {
+        frames.push_back(slurp(fa));
+        raws.push_back(slurp(ra));
+        names.push_back(fa);
+    }
+    fclose(m);
+    if (frames.empty()) { fprintf(stderr, "%s: no frames\n", manifest.c_str()); return 2; }
+    size_t raw_sum = 0, z_sum = 0;
+    zd_u32 block = 0;
+    for (size_t k = 0; k < frames.size(); k++) {
+        if (frames[k].size() < 16) { fprintf(stderr, "%s: not a blosc frame\n", names[k].c_str()); return 2; }
+        raw_sum += raws[k].size();
+        z_sum += frames[k].size();
+        block = std::max(block, rd32(&frames[k][8]));
+    }
+    const unsigned char *h = frames[0].data();
+    zd_u32 codec = h[2] >> 5, typesize = h[3];
+    int entry = codec == 4 ? 5 : codec == 3 ? 6 : 1;
+    const char *names_of[] = {"", "zd_blosc_decode_lz", "", "", "", "zd_blosc_decode_zstd", "zd_blosc_decode_zlib"};
+    size_t copies = std::max<size_t>(1, (size_t)(gib * 1073741824.0 / raw_sum + 0.5));
+    Batch b;
+    std::vector<size_t> which;
+    for (size_t c = 0; c < copies; c++)
+        for (size_t k = 0; k < frames.size(); k++) { b.add(frames[k], raws[k].size()); which.push_back(k); }
+    zd_u32 n = b.n();
+    printf("frames: %zu of %s (compressor %u, flags 0x%02x, typesize %u, blocks of %u), ratio %.2f, x%zu = %u chunks, %.2f GiB decoded\n",
+           frames.size(), manifest.c_str(), codec, h[2], typesize, block, (double)raw_sum / z_sum, copies, n,
+           (double)raw_sum * copies / 1073741824.0);
+    Dev dev(b);
+    Bytes out(b.dst_bytes);
+    std::vector<zd_u32> st(n);
+    int dev_id, sms;
+    CK(cudaGetDevice(&dev_id));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev_id));
+    zd_u64 spg = entry == 5 ? ZD_BLOSC_SCRATCH_PER_GROUP(block) : ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
+    int fails = 0;
+    for (zd_u32 items : {32u, 64u, 128u})
+        for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
+            zd_u32 groups = per_sm * (zd_u32)sms;
+            if ((double)spg * groups > 8.0 * 1073741824.0) continue; // scratch past 8 GiB
+            CK(cudaMemset(dev.dst, POISON, b.dst_bytes));
+            CK(cudaMemset(dev.status, 0x5A, 4 * (size_t)n));
+            dev.run(n, entry, groups, items, spg);
+            CK(cudaMemcpy(out.data(), dev.dst, b.dst_bytes, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(st.data(), dev.status, 4 * (size_t)n, cudaMemcpyDeviceToHost));
+            int bad = 0;
+            for (zd_u32 i = 0; i < n; i++) {
+                const Bytes &want = raws[which[i]];
+                bool ok = st[i] == 0 && memcmp(&out[b.dof[i]], want.data(), want.size()) == 0;
+                for (int g = 0; g < GUARD && ok; g++) if (out[b.dof[i] + want.size() + g] != POISON) ok = false;
+                if (!ok && bad++ < 3) printf("  chunk %u (%s): status %u or bytes differ\n", i, names[which[i]].c_str(), st[i]);
+            }
+            std::vector<float> t;
+            for (int r = 0; r < reps; r++) t.push_back(dev.run(n, entry, groups, items, spg));
+            std::sort(t.begin(), t.end());
+            float ms = t[t.size() / 2];
+            printf("%-25s %3u items x %5u groups (%2u/SM): %8.3f ms  %7.2f GB/s decoded  bad chunks %d\n", names_of[entry],
+                   items, groups, per_sm, ms, (double)raw_sum * copies / (ms * 1e6), bad);
+            fails += bad;
+        }
+    return fails;
+}
+
 int main(int argc, char **argv) {
-    std::string corpus;
+    std::string corpus, manifest;
     double gib = 1.0;
     zd_u32 chunk = 1 << 20, block = 1 << 17;
     int reps = 5;
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string k = argv[i], v = argv[i + 1];
         if (k == "--corpus") corpus = v; else if (k == "--gib") gib = atof(v.c_str());
+        else if (k == "--frames") manifest = v;
         else if (k == "--chunk") chunk = (zd_u32)atol(v.c_str()); else if (k == "--block") block = (zd_u32)atol(v.c_str());
         else if (k == "--reps") reps = atoi(v.c_str());
         else { fprintf(stderr, "unknown option %s\n", k.c_str()); return 2; }
@@ -229,7 +311,8 @@ int main(int argc, char **argv) {
            sizeof(zd_blosc_lds) + sizeof(zd_blosc_codec_lds), sizeof(zd_blosc_lds));
     int fails = 0;
     if (!corpus.empty()) fails += corpus_check(corpus);
-    if (gib > 0) fails += bench(gib, chunk, block, reps);
+    if (!manifest.empty()) fails += frames_bench(manifest, gib, reps);
+    else if (gib > 0) fails += bench(gib, chunk, block, reps);
     printf(fails ? "FAIL\n" : "ALL OK\n");
     return fails ? 1 : 0;
 }
