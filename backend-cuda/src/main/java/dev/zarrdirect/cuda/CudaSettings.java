@@ -38,12 +38,14 @@ import java.util.List;
  *                            probe loads the one of system properties or environment; an
  *                            explicit one is loaded when the backend opens)
  * @param trackBuffers        record each allocation's stack for leak reports
+ * @param bloscScratchBytes   device scratch one blosc decode launch takes at most
  * @param zstd                the zstd kernel settings that were set (the device decides the rest)
  */
 public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int batchSize, long batchBytes,
                            String reader, int readerThreads, long readerTaskBytes, boolean readerTrace,
                            int cufileThreads, long cufileBounceBytes, boolean cufileStrict, String schedule,
-                           String kernelImage, boolean trackBuffers, ZstdKernelPolicy.Overrides zstd) {
+                           String kernelImage, boolean trackBuffers, long bloscScratchBytes,
+                           ZstdKernelPolicy.Overrides zstd) {
 
     /** {@link #poolRetainedBytes()}: derived from the device. */
     public static final long DERIVED = -1;
@@ -78,6 +80,18 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
             SettingType.oneOf("auto", "spin", "yield", "blocking"), "auto", "cuda",
             "how host threads wait for the device; applies when the process first opens it (set it as a property or"
                     + " in the environment: an explicit value after that is reported, not applied)");
+    /**
+     * A shuffled blosc block decodes into its group's scratch, so the scratch a launch may take bounds
+     * its groups: 512 MiB gives 2,048 groups of 256 KiB blocks (16 a SM on an H100) but 1,024 of the
+     * 512 KiB blocks c-blosc writes for float32 lz4 (8 a SM). The kernel alone, 1 GiB of frames
+     * c-blosc wrote in 512 KiB blocks: 124.6 GB/s at 16 groups a SM against 70.7 at 8 on an H200
+     * (docs/performance.md). Whether a read gains as much (each launch of a read in flight takes its
+     * own) is not measured yet, so the default stays.
+     */
+    public static final Setting<Long> BLOSC_SCRATCH = Setting.of("zarrdirect.cuda.bloscScratchBytes",
+            SettingType.byteSize(1L << 20, Long.MAX_VALUE), 512L << 20, "cuda",
+            "device scratch one blosc decode launch takes at most (shuffled blocks decode into it: at most this"
+                    + " / block size groups)");
     public static final Setting<String> KERNEL_IMAGE = Setting.derived(KernelImage.FILE_PROPERTY,
             SettingType.text("a path to an nvcc fatbin"), "the kernels jar's fatbin", "cuda",
             "a fatbin file to load instead of the kernels jar's (kernel work)");
@@ -88,7 +102,7 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
     static {
         List<Setting<?>> all = new ArrayList<>(List.of(POOL_RETAINED, PINNED_RETAINED, BATCH_SIZE, BATCH_BYTES, READER,
                 READER_THREADS, READER_TASK_BYTES, READER_TRACE, CUFILE_THREADS, CUFILE_BOUNCE_BYTES, CUFILE_STRICT,
-                SCHEDULE, KERNEL_IMAGE, CommonBackendSettings.TRACK_BUFFERS));
+                SCHEDULE, KERNEL_IMAGE, CommonBackendSettings.TRACK_BUFFERS, BLOSC_SCRATCH));
         all.addAll(ZstdKernelPolicy.SETTINGS);
         SETTINGS = List.copyOf(all);
     }
@@ -109,7 +123,8 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
         return new CudaSettings(pool == null ? DERIVED : pool, r.get(PINNED_RETAINED), r.get(BATCH_SIZE),
                 r.get(BATCH_BYTES), r.get(READER), r.get(READER_THREADS), r.get(READER_TASK_BYTES), r.get(READER_TRACE),
                 r.get(CUFILE_THREADS), r.get(CUFILE_BOUNCE_BYTES), r.get(CUFILE_STRICT), r.get(SCHEDULE),
-                r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS), ZstdKernelPolicy.Overrides.from(r));
+                r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS), r.get(BLOSC_SCRATCH),
+                ZstdKernelPolicy.Overrides.from(r));
     }
 
     /** The device pool's retained bytes on a device of {@code totalMemory} bytes. */

@@ -23,19 +23,21 @@ class CudaSettingsTest {
     void theDefaultsAreTheMeasuredValues() {
         CudaSettings d = CudaSettings.defaults();
         assertEquals(new CudaSettings(CudaSettings.DERIVED, 1L << 30, 128, 1L << 30, "auto", 8, 4L << 20, false, 8,
-                16L << 20, false, "auto", null, false, ZstdKernelPolicy.Overrides.NONE), d);
+                16L << 20, false, "auto", null, false, 512L << 20, ZstdKernelPolicy.Overrides.NONE), d);
         assertEquals(4L << 30, d.poolRetainedBytes(8L << 30), "at least 4 GiB");
         assertEquals(141L << 30 >> 2, d.poolRetainedBytes(141L << 30), "a quarter of an H200's memory");
     }
 
     @Test
     void valuesComeFromExplicitThenEnvironment() {
-        CudaSettings s = parse(Map.of("cuda.batchBytes", "512m", "zarrdirect.cuda.reader", "cufile"),
+        CudaSettings s = parse(Map.of("cuda.batchBytes", "512m", "zarrdirect.cuda.reader", "cufile",
+                        "cuda.bloscScratchBytes", "1g"),
                 Map.of("ZARRDIRECT_CUDA_BATCH_BYTES", "2g", "ZARRDIRECT_CUDA_BATCH_SIZE", "64",
                         "ZARRDIRECT_CUDA_POOL_RETAINED_BYTES", "64g", "ZARRDIRECT_CUDA_ZSTD_MULTI_PASS_DEFER", "0"));
         assertEquals(512L << 20, s.batchBytes());
         assertEquals(64, s.batchSize());
         assertEquals("cufile", s.reader());
+        assertEquals(1L << 30, s.bloscScratchBytes());
         assertEquals(64L << 30, s.poolRetainedBytes(8L << 30));
         assertEquals(0L, s.zstd().deferBlocks());
         assertNull(s.zstd().window(), "not set: the device decides");
@@ -50,6 +52,8 @@ class CudaSettingsTest {
                 + "environment variable ZARRDIRECT_CUDA_SCHEDULE)", e.getMessage());
         assertThrows(InvalidSettingException.class, () -> parse(Map.of("cuda.readerTaskBytes", "1k"), Map.of()));
         assertThrows(InvalidSettingException.class, () -> parse(Map.of("cuda.batchSize", "0"), Map.of()));
+        // below 1 MiB is refused: a launch takes scratch for at least one group whatever this says
+        assertThrows(InvalidSettingException.class, () -> parse(Map.of("cuda.bloscScratchBytes", "64k"), Map.of()));
     }
 
     @Test
@@ -59,6 +63,7 @@ class CudaSettingsTest {
         assertEquals(CudaSettings.SETTINGS, new CudaBackendProvider().settings());
         assertEquals(17, ZstdKernelPolicy.SETTINGS.size());
         assertTrue(names.containsAll(java.util.List.of("zarrdirect.cuda.zstdThreads", "zarrdirect.cuda.zstdMultiPassMin",
-                "zarrdirect.cuda.zstdMultiPassSeqAbove", "zarrdirect.trackBuffers", "zarrdirect.cuda.kernelImage")));
+                "zarrdirect.cuda.zstdMultiPassSeqAbove", "zarrdirect.trackBuffers", "zarrdirect.cuda.kernelImage",
+                "zarrdirect.cuda.bloscScratchBytes")));
     }
 }

@@ -35,7 +35,7 @@ import java.util.Optional;
  * <h2>Memory</h2>
  * A shuffled block is decoded into per-group scratch before it is unshuffled: up to
  * {@link #groups()} groups of {@code max(256 KiB, blocksize in the metadata, largest block met)}
- * each, at most 512 MiB a launch. A chunk whose blocks are larger fails the first pass with
+ * each, at most 512 MiB a launch ({@code zarrdirect.cuda.bloscScratchBytes}). A chunk whose blocks are larger fails the first pass with
  * {@code BLOSC_BLOCK_TOO_LARGE}; its header is then read back and it is decoded again with scratch
  * sized for it, and the codec remembers that block size (up to 8 MiB) for the first pass of later
  * batches. c-blosc 1.21 writes blocks of 512 KiB for lz4 level 5, shuffle, typesize 4 (zarr-python
@@ -81,10 +81,14 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
     /** The block size first passes are sized for, learned from frames that outgrew it (a store's chunks share it). */
     private final BloscBlockSizes blockSizes = new BloscBlockSizes();
 
+    /** Scratch one launch takes at most ({@link dev.zarrdirect.cuda.CudaSettings#BLOSC_SCRATCH}). */
+    private final long scratchBytes;
+
     private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec, BloscKernel firstPass) {
         super(backend, device, NAME);
         this.spec = spec;
         this.firstPass = firstPass;
+        this.scratchBytes = backend.cudaSettings().bloscScratchBytes();
     }
 
     /**
@@ -144,9 +148,9 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
         }
         BloscKernel kernel = firstPass;
         long block = blockSizes.firstPass(spec.blocksize());
-        // scratch of one launch at most 512 MiB (a read keeps up to decodeDepth launches in flight):
-        // 2,000 groups of 256 KiB, 16 a SM on an H100, where the kernel runs at 97% of its 32-a-SM rate
-        int groups = (int) Math.max(1, Math.min(groups(), (512L << 20) / kernel.scratchPerGroup(block)));
+        // scratch of one launch at most zarrdirect.cuda.bloscScratchBytes, 512 MiB by default (a read keeps up
+        // to decodeDepth launches in flight): 2,000 groups of 256 KiB, 16 a SM on an H100
+        int groups = (int) Math.max(1, Math.min(groups(), scratchBytes / kernel.scratchPerGroup(block)));
         Pass first = run(batch, items.item(), items.srcAddr(), items.srcSize(), items.dstAddr(), items.dstSize(), kernel,
                 block, groups);
         // Second chances: another compressor than the metadata named (the every-codec kernel), or blocks
