@@ -18,21 +18,7 @@ import numpy as np
 VARIABLE = "x"
 DIMENSION_NAMES = ["time", "channel", "latitude", "longitude"]
 
-# name -> (description, zarr format); the stores are DIR/NAME.zarr (a group holding the array `x`)
-# and their statistics DIR/NAME.stats.json.
-LAYOUTS = {
-    "zstd": ("zarr v3, zstd 3, one time step per chunk [1,C,H,W]", 3),
-    "sharded": ("zarr v3, one shard per time step [1,C,H,W], inner chunks [1,1,H,W], zstd 3", 3),
-    "blosc-v2": ("zarr v2, blosc lz4 clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
-    "blosc-zlib-v2": ("zarr v2, blosc zlib clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
-    "blosc-zstd-v2": ("zarr v2, blosc zstd clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
-    "blosc-blosclz-v2": ("zarr v2, blosc blosclz clevel 5 byte shuffle, chunks [1,C,H,W]", 2),
-    "blosc-bitshuffle-v2": ("zarr v2, blosc lz4 clevel 5 bit shuffle, chunks [1,C,H,W]", 2),
-    "blosc-noshuffle-v2": ("zarr v2, blosc lz4 clevel 5 without shuffle, chunks [1,C,H,W]", 2),
-    "zlib-v2": ("zarr v2, zlib level 1 (numcodecs' default), chunks [1,C,H,W]", 2),
-}
-
-# blosc layouts: name -> (cname, shuffle: 0 none, 1 byte, 2 bit)
+# blosc layouts, zarr v2, clevel 5, chunks [1,C,H,W]: name -> (cname, shuffle: 0 none, 1 byte, 2 bit)
 BLOSC_LAYOUTS = {
     "blosc-v2": ("lz4", 1),
     "blosc-zlib-v2": ("zlib", 1),
@@ -40,6 +26,17 @@ BLOSC_LAYOUTS = {
     "blosc-blosclz-v2": ("blosclz", 1),
     "blosc-bitshuffle-v2": ("lz4", 2),
     "blosc-noshuffle-v2": ("lz4", 0),
+}
+_SHUFFLES = ("without shuffle", "byte shuffle", "bit shuffle")
+
+# name -> (description, zarr format); the stores are DIR/NAME.zarr (a group holding the array `x`)
+# and their statistics DIR/NAME.stats.json.
+LAYOUTS = {
+    "zstd": ("zarr v3, zstd 3, one time step per chunk [1,C,H,W]", 3),
+    "sharded": ("zarr v3, one shard per time step [1,C,H,W], inner chunks [1,1,H,W], zstd 3", 3),
+    **{name: (f"zarr v2, blosc {cname} clevel 5 {_SHUFFLES[sh]}, chunks [1,C,H,W]", 2)
+       for name, (cname, sh) in BLOSC_LAYOUTS.items()},
+    "zlib-v2": ("zarr v2, zlib level 1 (numcodecs' default), chunks [1,C,H,W]", 2),
 }
 
 

@@ -89,6 +89,16 @@ struct Dev {
         cudaFree(src); cudaFree(dst); cudaFree(so); cudaFree(ss); cudaFree(dof); cudaFree(ds); cudaFree(plan);
         cudaFree(status); if (scratch) cudaFree(scratch);
     }
+    // one run on poisoned output and statuses, both read back into out (the batch's dst_bytes) and st:
+    // the run a check looks at
+    void run_checked(zd_u32 n, int entry, zd_u32 groups, zd_u32 items, zd_u64 spg, Bytes &out,
+                     std::vector<zd_u32> &st) {
+        CK(cudaMemset(dst, POISON, out.size()));
+        CK(cudaMemset(status, 0x5A, 4 * (size_t)n));
+        run(n, entry, groups, items, spg);
+        CK(cudaMemcpy(out.data(), dst, out.size(), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(st.data(), status, 4 * (size_t)n, cudaMemcpyDeviceToHost));
+    }
     // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread,
     // 3 zd_blosc_decode_lz_resolve, 5 zd_blosc_decode_zstd, 6 zd_blosc_decode_zlib);
     // returns the time of both launches in ms
@@ -149,11 +159,7 @@ static int corpus_check(const std::string &path) {
         for (zd_u32 items : {32u, 128u})
             for (zd_u32 groups : {1u, 7u, 264u}) {
                 zd_u64 spg = lz ? ZD_BLOSC_LZ_SCRATCH_PER_GROUP(1 << 20) : ZD_BLOSC_SCRATCH_PER_GROUP(1 << 20);
-                CK(cudaMemset(dev.dst, POISON, b.dst_bytes));
-                CK(cudaMemset(dev.status, 0x5A, 4 * (size_t)nc));
-                dev.run(nc, lz, groups, items, spg);
-                CK(cudaMemcpy(out.data(), dev.dst, b.dst_bytes, cudaMemcpyDeviceToHost));
-                CK(cudaMemcpy(st.data(), dev.status, 4 * (size_t)nc, cudaMemcpyDeviceToHost));
+                dev.run_checked(nc, lz, groups, items, spg, out, st);
                 int bad = 0;
                 for (zd_u32 i = 0; i < nc; i++) {
                     const unsigned char *f = &b.src[b.so[i]];
@@ -199,11 +205,7 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
     for (zd_u32 items : {32u, 64u, 128u})
         for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
             zd_u32 groups = per_sm * (zd_u32)sms;
-            CK(cudaMemset(dev.dst, POISON, b.dst_bytes));
-            CK(cudaMemset(dev.status, 0x5A, 4 * n));
-            dev.run((zd_u32)n, entry, groups, items, spg); // warm-up, and the run that is checked
-            CK(cudaMemcpy(out.data(), dev.dst, b.dst_bytes, cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(st.data(), dev.status, 4 * n, cudaMemcpyDeviceToHost));
+            dev.run_checked((zd_u32)n, entry, groups, items, spg, out, st); // warm-up, and the run that is checked
             int bad = 0;
             for (size_t i = 0; i < n; i++) {
                 bool ok = st[i] == 0 && memcmp(&out[b.dof[i]], raw[i % distinct].data(), chunk) == 0;
@@ -269,11 +271,7 @@ static int frames_bench(const std::string &manifest, double gib, int reps) {
         for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
             zd_u32 groups = per_sm * (zd_u32)sms;
             if ((double)spg * groups > 8.0 * 1073741824.0) continue; // scratch past 8 GiB
-            CK(cudaMemset(dev.dst, POISON, b.dst_bytes));
-            CK(cudaMemset(dev.status, 0x5A, 4 * (size_t)n));
-            dev.run(n, entry, groups, items, spg);
-            CK(cudaMemcpy(out.data(), dev.dst, b.dst_bytes, cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(st.data(), dev.status, 4 * (size_t)n, cudaMemcpyDeviceToHost));
+            dev.run_checked(n, entry, groups, items, spg, out, st);
             int bad = 0;
             for (zd_u32 i = 0; i < n; i++) {
                 const Bytes &want = raws[which[i]];
