@@ -434,6 +434,7 @@ typedef struct { zd_u64 x, y; } __attribute__((aligned(16))) zd_u64x2;
 
 /* ------------------------------------------------------------------ shared helpers */
 ZD_INLINE zd_u64 zd_min_u64(zd_u64 a, zd_u64 b) { return a < b ? a : b; }
+ZD_INLINE zd_u64 zd_max_u64(zd_u64 a, zd_u64 b) { return a > b ? a : b; }
 ZD_INLINE zd_u64 zd_rotl64(zd_u64 x, zd_u32 r) { return (x << r) | (x >> (64u - r)); }
 
 #endif /* ZD_PORTABLE_H */

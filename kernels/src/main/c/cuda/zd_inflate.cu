@@ -40,3 +40,40 @@ extern "C" __global__ void zd_gzip_decode_batch(const zd_u8 *src, const zd_u64 *
     zd_u32 s = zd_gzip_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
     if (threadIdx.x == 0) status[c] = s;
 }
+
+/* One deflate stream decoded by many blocks (inflate/zd_inflate_split.h): find (one block per
+ * range record), decode (one block per record; retry: only those flagged ZD_INFS_F_RETRY), finish
+ * (one block per stream; its records are segs[seg_first[c] .. + seg_count[c])). format:
+ * ZD_INFS_FORMAT_*. Shared memory (static): ZD_INFS_FIND_LDS_BYTES, ZD_INFS_DECODE_LDS_BYTES,
+ * ZD_INFS_FINISH_LDS_BYTES. */
+#include "inflate/zd_inflate_split.h"
+
+extern "C" __global__ void zd_infs_find(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                        zd_infs_seg *segs, zd_u64 seg_bytes, zd_u32 format, zd_u32 n_segs) {
+    __shared__ zd_infs_find_lds lds;
+    zd_u32 g = blockIdx.x;
+    if (g >= n_segs) return;
+    zd_u32 c = segs[g].stream;
+    zd_infs_find_group(src + src_offsets[c], src_sizes[c], format, seg_bytes, &segs[g], &lds);
+}
+
+extern "C" __global__ void zd_infs_decode(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                          zd_u16 *cells, zd_infs_seg *segs, zd_u32 retry, zd_u32 n_segs) {
+    __shared__ zd_infs_decode_lds lds;
+    zd_u32 g = blockIdx.x;
+    if (g >= n_segs) return;
+    zd_u32 c = segs[g].stream;
+    zd_infs_decode_group(src + src_offsets[c], src_sizes[c], cells, segs, g, n_segs, retry, &lds);
+}
+
+extern "C" __global__ void zd_infs_finish(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                          zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
+                                          const zd_u16 *cells, zd_infs_seg *segs, const zd_u32 *seg_first,
+                                          const zd_u32 *seg_count, zd_u32 format, zd_u32 *status, zd_u32 n_streams) {
+    __shared__ zd_infs_finish_lds lds;
+    zd_u32 c = blockIdx.x;
+    if (c >= n_streams) return;
+    zd_u32 s = zd_infs_finish_group(src + src_offsets[c], src_sizes[c], format, dst + dst_offsets[c], dst_sizes[c],
+                                    cells, segs + seg_first[c], seg_count[c], &lds);
+    if (threadIdx.x == 0) status[c] = s;
+}

@@ -13,8 +13,10 @@
 #include "inflate/zd_inflate.h"
 #include "inflate/zd_gzip.h"
 #include "inflate/zd_zlib.h"
+#include "inflate/zd_inflate_split.h"
 #include "blosc/zd_blosc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -601,4 +603,119 @@ ZD_KERNEL zd_u32 zd_host_inflate_decode(const zd_u8 *src, zd_u64 src_len, zd_u8 
     if (zd_host_inflate_batch(src, &so, &src_len, dst, &doff, &dst_len, &status, 1u, local_size, format) != 0)
         return 0xFFFFFFFFu;
     return status;
+}
+
+/* ------------------------------------------------------------------ split deflate (inflate/zd_inflate_split.h) */
+typedef struct {
+    const zd_u8 *src;
+    zd_u64 src_len;
+    zd_u8 *dst;
+    zd_u64 dst_len;
+    zd_u16 *cells;
+    zd_infs_seg *segs;
+    zd_u32 n, format, retry, status;
+    zd_u64 seg_bytes;
+    void *lds;
+} zd_host_infs_args;
+
+static void zd_host_infs_find_body(void *p) {
+    zd_host_infs_args *a = (zd_host_infs_args *)p;
+    zd_infs_find_group(a->src, a->src_len, a->format, a->seg_bytes, &a->segs[zd_group_id()], (zd_infs_find_lds *)a->lds);
+}
+
+static void zd_host_infs_decode_body(void *p) {
+    zd_host_infs_args *a = (zd_host_infs_args *)p;
+    zd_infs_decode_group(a->src, a->src_len, a->cells, a->segs, zd_group_id(), a->n, a->retry,
+                         (zd_infs_decode_lds *)a->lds);
+}
+
+static void zd_host_infs_finish_body(void *p) {
+    zd_host_infs_args *a = (zd_host_infs_args *)p;
+    zd_u32 s = zd_infs_finish_group(a->src, a->src_len, a->format, a->dst, a->dst_len, a->cells, a->segs, a->n,
+                                    (zd_infs_finish_lds *)a->lds);
+    if (zd_local_id() == 0u) a->status = s;
+}
+
+static int zd_host_infs_launch(zd_host_body body, zd_host_infs_args *a, zd_u32 groups, zd_u32 local_size,
+                               size_t lds_bytes) {
+    void *lds = malloc(lds_bytes);
+    if (lds == NULL) return -1;
+    a->lds = lds;
+    for (zd_u32 g = 0; g < groups; g++) {
+        memset(lds, 0xA5, lds_bytes); /* local memory starts undefined */
+        if (zd_host_group_run(g, groups, local_size, body, a) != 0) {
+            free(lds);
+            return -1;
+        }
+    }
+    free(lds);
+    return 0;
+}
+
+/*
+ * One stream through the three launches, as a device backend drives them: ranges of seg_bytes,
+ * cap_per_range cells each (segments that run out are decoded again, with dst_len cells each), then
+ * finish. Returns the finish status (ZD_STATUS_INFLATE_SPLIT_SERIAL: the caller decodes serially);
+ * *chain gets how many segments the verified chain had, *retried how many needed more cells.
+ * 0xFFFFFFFF if memory ran out.
+ */
+ZD_KERNEL zd_u32 zd_host_inflate_split(const zd_u8 *src, zd_u64 src_len, zd_u8 *dst, zd_u64 dst_len, zd_u32 format,
+                                       zd_u64 seg_bytes, zd_u64 cap_per_range, zd_u32 local_size, zd_u32 *chain,
+                                       zd_u32 *retried) {
+    zd_u64 n64 = seg_bytes == 0u ? 1u : (src_len + seg_bytes - 1u) / seg_bytes;
+    zd_u32 n = n64 == 0u ? 1u : (zd_u32)n64;
+    zd_infs_seg *segs = (zd_infs_seg *)calloc(n, sizeof(zd_infs_seg));
+    zd_u16 *cells = (zd_u16 *)malloc((size_t)(n * cap_per_range + 1u) * 2u);
+    if (segs == NULL || cells == NULL) {
+        free(segs);
+        free(cells);
+        return 0xFFFFFFFFu;
+    }
+    for (zd_u32 k = 0; k < n; k++) {
+        segs[k].stream = 0u;
+        segs[k].index = k;
+        segs[k].cell0 = (zd_u64)k * cap_per_range;
+        segs[k].cap = cap_per_range;
+    }
+    zd_host_infs_args a = {src, src_len, dst, dst_len, cells, segs, n, format, 0u, 0xFFFFFFFFu, seg_bytes, NULL};
+    zd_u32 result = 0xFFFFFFFFu;
+    *chain = 0u;
+    *retried = 0u;
+    /* find on one item a group: its rounds meet at barriers every 8 positions an item, which
+       emulated threads pay dearly for (the GPU tests run it on whole blocks) */
+    if (zd_host_infs_launch(zd_host_infs_find_body, &a, n, 1u, ZD_INFS_FIND_LDS_BYTES) != 0) goto out;
+    if (zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES) != 0) goto out;
+    /* segments whose cells ran out: once more, each alone in a region of dst_len cells (no
+       segment of a valid stream holds more) */
+    zd_u32 over = 0u;
+    for (zd_u32 k = 0; k < n; k++) over += segs[k].status == ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW;
+    if (over > 0u) {
+        zd_u16 *more = (zd_u16 *)realloc(cells, (size_t)(n * cap_per_range + (zd_u64)over * dst_len + 1u) * 2u);
+        if (more == NULL) goto out;
+        cells = a.cells = more;
+        zd_u64 at = (zd_u64)n * cap_per_range;
+        for (zd_u32 k = 0; k < n; k++) {
+            if (segs[k].status != ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) continue;
+            segs[k].flags |= ZD_INFS_F_RETRY;
+            segs[k].cell0 = at;
+            segs[k].cap = dst_len;
+            at += dst_len;
+        }
+        *retried = over;
+        a.retry = 1u;
+        if (zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES) != 0) goto out;
+    }
+    if (zd_host_infs_launch(zd_host_infs_finish_body, &a, 1u, local_size, ZD_INFS_FINISH_LDS_BYTES) != 0) goto out;
+    result = a.status;
+    for (zd_u32 k = 0; k < n; k++)
+        if (segs[k].flags & ZD_INFS_F_CHAIN) (*chain)++;
+    if (getenv("ZD_INFS_TRACE") != NULL) /* where the starts were found, what each segment did */
+        for (zd_u32 k = 0; k < n; k++)
+            fprintf(stderr, "range %u: start %llu end %llu out %llu status %u flags %u\n", k,
+                    (unsigned long long)segs[k].start_bit, (unsigned long long)segs[k].end_bit,
+                    (unsigned long long)segs[k].out_len, segs[k].status, segs[k].flags);
+out:
+    free(segs);
+    free(cells);
+    return result;
 }

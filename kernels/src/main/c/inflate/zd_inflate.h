@@ -101,6 +101,8 @@ typedef struct {
         zd_u32 lanes[2u * ZD_INF_MAX_ITEMS]; /* checksums of the wrappers, after the stream */
     } u;
     zd_u64 in_end, out_end;
+    zd_u64 end_bit;    /* the bit after the stream's last block, or where a split segment stopped */
+    zd_u32 ended_last; /* 1 if the final block ended the decode, 0 if a stop bit did */
     zd_u32 status;
 } zd_inflate_lds;
 
@@ -139,6 +141,9 @@ typedef struct {
     zd_u64 la, lb;
     zd_u32 nla, nlb;
     zd_u64 out, out0, dst_len;
+    /* where a split segment stops (zd_inflate_split.h): at the first block boundary at or past this
+       bit of src; ZD_INF_NO_STOP for a whole stream */
+    zd_u64 stop;
     zd_u32 mode, last, fixed;
     /* the batch being filled, between two calls of zd_inflate_step_thread */
     zd_u32 open, nrec, nlit, nseg, rlit, rlit_off;
@@ -150,6 +155,13 @@ ZD_INLINE zd_u64 zd_inf_load8_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 p) {
     zd_u64 v = 0;
     for (zd_u32 i = 0; i < 8u; i++) v |= (zd_u64)src[p + i] << (8u * i);
     return v;
+}
+
+#define ZD_INF_NO_STOP (~ZD_U64(0))
+
+/* The bit of src the reader is at (bits loaded, less those not consumed; padding is not input). */
+ZD_INLINE zd_u64 zd_inf_bitpos_thread(const zd_inf_state *s) {
+    return 8u * (s->in + s->pad) - s->nla - s->nlb - s->nb;
 }
 
 /* The bytes loaded from src but not yet consumed, and where the next unconsumed byte is. */
@@ -580,10 +592,12 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             *state = sc;
             return 1u;
         }
-        if (s->last) {
+        if (s->last || (s->stop != ZD_INF_NO_STOP && zd_inf_bitpos_thread(s) >= s->stop)) {
             if (pending) break;
             lds->in_end = zd_inf_next_byte_thread(s);
             lds->out_end = s->out;
+            lds->end_bit = zd_inf_bitpos_thread(s);
+            lds->ended_last = s->last;
             ZD_INF_STOP(lds, ZD_STATUS_OK);
         }
         zd_inf_refill_thread(s, src);
@@ -716,6 +730,7 @@ ZD_FUNC zd_u32 zd_inflate_stream_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_le
     st.out = out0;
     st.out0 = out0;
     st.dst_len = dst_len;
+    st.stop = ZD_INF_NO_STOP;
     st.mode = ZD_INF_M_HEADER;
     st.last = 0u;
     st.fixed = 0u;

@@ -44,3 +44,40 @@ __kernel void zd_gzip_decode_batch(const __global uchar *src, const __global ulo
     uint s = zd_gzip_decode_group(src + src_offsets[c], src_sizes[c], dst + dst_offsets[c], dst_sizes[c], &lds);
     if (get_local_id(0) == 0) status[c] = s;
 }
+
+/* One deflate stream decoded by many groups (inflate/zd_inflate_split.h); the same contracts as
+   cuda/zd_inflate.cu's zd_infs_find, zd_infs_decode and zd_infs_finish. */
+#include "inflate/zd_inflate_split.h"
+
+__kernel void zd_infs_find(const __global uchar *src, const __global ulong *src_offsets,
+                           const __global ulong *src_sizes, __global zd_infs_seg *segs, ulong seg_bytes, uint format,
+                           uint n_segs) {
+    __local zd_infs_find_lds lds;
+    uint g = (uint)get_group_id(0);
+    if (g >= n_segs) return;
+    uint c = segs[g].stream;
+    zd_infs_find_group(src + src_offsets[c], src_sizes[c], format, seg_bytes, &segs[g], &lds);
+}
+
+__kernel void zd_infs_decode(const __global uchar *src, const __global ulong *src_offsets,
+                             const __global ulong *src_sizes, __global ushort *cells, __global zd_infs_seg *segs,
+                             uint retry, uint n_segs) {
+    __local zd_infs_decode_lds lds;
+    uint g = (uint)get_group_id(0);
+    if (g >= n_segs) return;
+    uint c = segs[g].stream;
+    zd_infs_decode_group(src + src_offsets[c], src_sizes[c], cells, segs, g, n_segs, retry, &lds);
+}
+
+__kernel void zd_infs_finish(const __global uchar *src, const __global ulong *src_offsets,
+                             const __global ulong *src_sizes, __global uchar *dst, const __global ulong *dst_offsets,
+                             const __global ulong *dst_sizes, const __global ushort *cells, __global zd_infs_seg *segs,
+                             const __global uint *seg_first, const __global uint *seg_count, uint format,
+                             __global uint *status, uint n_streams) {
+    __local zd_infs_finish_lds lds;
+    uint c = (uint)get_group_id(0);
+    if (c >= n_streams) return;
+    uint s = zd_infs_finish_group(src + src_offsets[c], src_sizes[c], format, dst + dst_offsets[c], dst_sizes[c],
+                                  cells, segs + seg_first[c], seg_count[c], &lds);
+    if (get_local_id(0) == 0) status[c] = s;
+}

@@ -38,6 +38,7 @@
 #define ZD_STATUS_SCRATCH_TOO_SMALL 32u         /* scratch_len < ZD_ZSTD_SCRATCH_PER_FRAME */
 #define ZD_STATUS_BAD_ARGUMENT 33u              /* kernel argument out of range (e.g. rank > 8) */
 #define ZD_STATUS_BLOSC_BLOCK_TOO_LARGE 34u      /* blosc block needs more per-group scratch than given */
+#define ZD_STATUS_INFLATE_SPLIT_SERIAL 35u       /* a split deflate stream did not verify: decode it serially */
 
 /* deflate (inflate/zd_inflate.h), gzip (inflate/zd_gzip.h), zlib (inflate/zd_zlib.h); they also
    use TRUNCATED, BAD_MAGIC (gzip ID1/ID2), RESERVED_BIT (gzip flags, block type 3),

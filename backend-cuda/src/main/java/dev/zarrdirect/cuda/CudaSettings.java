@@ -39,12 +39,13 @@ import java.util.List;
  *                            explicit one is loaded when the backend opens)
  * @param trackBuffers        record each allocation's stack for leak reports
  * @param bloscScratchBytes   device scratch one blosc decode launch takes at most
+ * @param inflateSplitBytes   range of a deflate stream decoded by many blocks (0: each stream by one)
  * @param zstd                the zstd kernel settings that were set (the device decides the rest)
  */
 public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int batchSize, long batchBytes,
                            String reader, int readerThreads, long readerTaskBytes, boolean readerTrace,
                            int cufileThreads, long cufileBounceBytes, boolean cufileStrict, String schedule,
-                           String kernelImage, boolean trackBuffers, long bloscScratchBytes,
+                           String kernelImage, boolean trackBuffers, long bloscScratchBytes, long inflateSplitBytes,
                            ZstdKernelPolicy.Overrides zstd) {
 
     /** {@link #poolRetainedBytes()}: derived from the device. */
@@ -92,6 +93,15 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
             SettingType.byteSize(1L << 20, Long.MAX_VALUE), 512L << 20, "cuda",
             "device scratch one blosc decode launch takes at most (shuffled blocks decode into it: at most this"
                     + " / block size groups)");
+    /**
+     * A gzip or zlib stream of at least two ranges of this many encoded bytes decodes split: block
+     * starts found in each range, the segments between them decoded by thread blocks of their own,
+     * then verified as a chain (kernels' {@code inflate/zd_inflate_split.h}); a stream that does not
+     * verify decodes serially. 0 decodes every stream serially, one thread block each.
+     */
+    public static final Setting<Long> INFLATE_SPLIT = Setting.of("zarrdirect.cuda.inflateSplitBytes",
+            SettingType.byteSize(0, 1L << 28), 64L << 10, "cuda",
+            "encoded bytes of a range of a gzip or zlib stream decoded by many thread blocks (0: one block a stream)");
     public static final Setting<String> KERNEL_IMAGE = Setting.derived(KernelImage.FILE_PROPERTY,
             SettingType.text("a path to an nvcc fatbin"), "the kernels jar's fatbin", "cuda",
             "a fatbin file to load instead of the kernels jar's (kernel work)");
@@ -102,7 +112,7 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
     static {
         List<Setting<?>> all = new ArrayList<>(List.of(POOL_RETAINED, PINNED_RETAINED, BATCH_SIZE, BATCH_BYTES, READER,
                 READER_THREADS, READER_TASK_BYTES, READER_TRACE, CUFILE_THREADS, CUFILE_BOUNCE_BYTES, CUFILE_STRICT,
-                SCHEDULE, KERNEL_IMAGE, CommonBackendSettings.TRACK_BUFFERS, BLOSC_SCRATCH));
+                SCHEDULE, KERNEL_IMAGE, CommonBackendSettings.TRACK_BUFFERS, BLOSC_SCRATCH, INFLATE_SPLIT));
         all.addAll(ZstdKernelPolicy.SETTINGS);
         SETTINGS = List.copyOf(all);
     }
@@ -123,7 +133,7 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
         return new CudaSettings(pool == null ? DERIVED : pool, r.get(PINNED_RETAINED), r.get(BATCH_SIZE),
                 r.get(BATCH_BYTES), r.get(READER), r.get(READER_THREADS), r.get(READER_TASK_BYTES), r.get(READER_TRACE),
                 r.get(CUFILE_THREADS), r.get(CUFILE_BOUNCE_BYTES), r.get(CUFILE_STRICT), r.get(SCHEDULE),
-                r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS), r.get(BLOSC_SCRATCH),
+                r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS), r.get(BLOSC_SCRATCH), r.get(INFLATE_SPLIT),
                 ZstdKernelPolicy.Overrides.from(r));
     }
 

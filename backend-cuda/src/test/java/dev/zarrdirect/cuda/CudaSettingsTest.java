@@ -23,7 +23,7 @@ class CudaSettingsTest {
     void theDefaultsAreTheMeasuredValues() {
         CudaSettings d = CudaSettings.defaults();
         assertEquals(new CudaSettings(CudaSettings.DERIVED, 1L << 30, 128, 1L << 30, "auto", 8, 4L << 20, false, 8,
-                16L << 20, false, "auto", null, false, 512L << 20, ZstdKernelPolicy.Overrides.NONE), d);
+                16L << 20, false, "auto", null, false, 512L << 20, 64L << 10, ZstdKernelPolicy.Overrides.NONE), d);
         assertEquals(4L << 30, d.poolRetainedBytes(8L << 30), "at least 4 GiB");
         assertEquals(141L << 30 >> 2, d.poolRetainedBytes(141L << 30), "a quarter of an H200's memory");
     }
@@ -31,13 +31,14 @@ class CudaSettingsTest {
     @Test
     void valuesComeFromExplicitThenEnvironment() {
         CudaSettings s = parse(Map.of("cuda.batchBytes", "512m", "zarrdirect.cuda.reader", "cufile",
-                        "cuda.bloscScratchBytes", "1g"),
+                        "cuda.bloscScratchBytes", "1g", "zarrdirect.cuda.inflateSplitBytes", "0"),
                 Map.of("ZARRDIRECT_CUDA_BATCH_BYTES", "2g", "ZARRDIRECT_CUDA_BATCH_SIZE", "64",
                         "ZARRDIRECT_CUDA_POOL_RETAINED_BYTES", "64g", "ZARRDIRECT_CUDA_ZSTD_MULTI_PASS_DEFER", "0"));
         assertEquals(512L << 20, s.batchBytes());
         assertEquals(64, s.batchSize());
         assertEquals("cufile", s.reader());
         assertEquals(1L << 30, s.bloscScratchBytes());
+        assertEquals(0, s.inflateSplitBytes(), "0 turns splitting off");
         assertEquals(64L << 30, s.poolRetainedBytes(8L << 30));
         assertEquals(0L, s.zstd().deferBlocks());
         assertNull(s.zstd().window(), "not set: the device decides");

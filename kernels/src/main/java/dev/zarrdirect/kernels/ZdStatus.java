@@ -37,6 +37,7 @@ public enum ZdStatus {
     SCRATCH_TOO_SMALL(KernelContract.ZD_STATUS_SCRATCH_TOO_SMALL, "scratch buffer smaller than ZD_ZSTD_SCRATCH_PER_FRAME"),
     BAD_ARGUMENT(KernelContract.ZD_STATUS_BAD_ARGUMENT, "kernel argument out of range"),
     BLOSC_BLOCK_TOO_LARGE(KernelContract.ZD_STATUS_BLOSC_BLOCK_TOO_LARGE, "blosc block larger than the per-group scratch given to the kernel"),
+    INFLATE_SPLIT_SERIAL(KernelContract.ZD_STATUS_INFLATE_SPLIT_SERIAL, "deflate stream decoded in segments did not verify; it is to be decoded serially"),
     CORRUPT_DEFLATE_STORED_LENGTH(KernelContract.ZD_STATUS_CORRUPT_DEFLATE_STORED_LENGTH, "deflate stored block length does not match its complement"),
     CORRUPT_DEFLATE_CODE_LENGTHS(KernelContract.ZD_STATUS_CORRUPT_DEFLATE_CODE_LENGTHS, "bad deflate code lengths (too many codes, bad repeat or no end-of-block code)"),
     CORRUPT_DEFLATE_CODE_SET(KernelContract.ZD_STATUS_CORRUPT_DEFLATE_CODE_SET, "deflate Huffman code lengths over-subscribed or incomplete"),

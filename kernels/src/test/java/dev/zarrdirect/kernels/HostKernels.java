@@ -49,6 +49,7 @@ final class HostKernels {
     final MethodHandle[] inflateBatch = new MethodHandle[3];
     final MethodHandle inflateDecode;
     final MethodHandle inflateLdsBytes;
+    final MethodHandle inflateSplit;
     final long ldsBytes;
     final long scratchPerFrame;
 
@@ -108,6 +109,9 @@ final class HostKernels {
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
             inflateLdsBytes = linker.downcallHandle(lookup.find("zd_host_inflate_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
+            inflateSplit = linker.downcallHandle(lookup.find("zd_host_inflate_split").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                            JAVA_INT, ADDRESS, ADDRESS));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG));
             MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),
@@ -154,6 +158,17 @@ final class HostKernels {
     int inflate(MemorySegment src, MemorySegment dst, int format, int localSize) {
         try {
             return (int) inflateDecode.invokeExact(src, src.byteSize(), dst, dst.byteSize(), format, localSize);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** zd_host_inflate_split: the finish status; counts[0] the verified chain's segments, counts[1] the retried ones. */
+    int inflateSplit(MemorySegment src, MemorySegment dst, int format, long rangeBytes, long cellsPerRange, int localSize,
+                     MemorySegment counts) {
+        try {
+            return (int) inflateSplit.invokeExact(src, src.byteSize(), dst, dst.byteSize(), format, rangeBytes,
+                    cellsPerRange, localSize, counts, counts.asSlice(4));
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.conformance.cuda;
+
+import dev.zarrdirect.api.CorruptChunkException;
+import dev.zarrdirect.api.Device;
+import dev.zarrdirect.api.buffer.Buffer;
+import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.CodecProvider;
+import dev.zarrdirect.cuda.CudaBackend;
+import dev.zarrdirect.cuda.codec.CudaInflateCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.ServiceLoader;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Large gzip and zlib streams, which the CUDA codec decodes split (block starts found in ranges of
+ * the stream, segments decoded by blocks of their own, the chain verified): every byte equals the
+ * written data, the split path is the one that decoded them, a segment far more compressible than
+ * its stream (zeros amid noise) is decoded again with more room, and a damaged stream fails alone
+ * with the CPU codec's verdict while its neighbours decode.
+ */
+class CudaInflateSplitTest {
+
+    private static final int CHUNK = 3 << 20;
+
+    CudaBackend backend;
+
+    /** Ranges of 16 KiB: a 3 MB chunk spans about 140, past the codec's minimum of 64 for splitting. */
+    private static final String RANGE = "16k";
+
+    @BeforeEach
+    void open() {
+        System.setProperty("zarrdirect.cuda.inflateSplitBytes", RANGE);
+        backend = CudaTests.open();
+    }
+
+    @AfterEach
+    void close() {
+        System.clearProperty("zarrdirect.cuda.inflateSplitBytes");
+        if (backend != null) {
+            try {
+                backend.assertNoLiveBuffers();
+            } finally {
+                backend.close();
+            }
+        }
+    }
+
+    private static BytesToBytesCodec cpu(String name, Map<String, Object> config) {
+        CodecProvider p = ServiceLoader.load(CodecProvider.class).stream().map(ServiceLoader.Provider::get)
+                .filter(c -> c.name().equals("cpu")).findFirst().orElseThrow();
+        return (BytesToBytesCodec) p.create(name, config, Device.CPU).orElseThrow();
+    }
+
+    /** ERA5-like float words (a smooth field plus noise in the low bits); kind 1 has a run of zeros in the middle. */
+    private static byte[] chunk(Random rnd, int kind) {
+        MemorySegment s = MemorySegment.ofArray(new byte[CHUNK]);
+        double phase = rnd.nextDouble() * 1000;
+        for (int i = 0; i < CHUNK / 4; i++) {
+            float v = 280f + (float) Math.sin((i + phase) / 3000.0) * 20f;
+            int w = Float.floatToRawIntBits(v) ^ rnd.nextInt(1 << 12);
+            if (kind == 1 && i > CHUNK / 12 && i < CHUNK / 6) {
+                w = 0;
+            }
+            s.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, w);
+        }
+        return s.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static byte[] encode(BytesToBytesCodec enc, byte[] raw) {
+        try (HostBuffer in = HostBuffer.allocate(raw.length);
+             HostBuffer out = HostBuffer.allocate(enc.maxEncodedSize(raw.length))) {
+            MemorySegment.copy(MemorySegment.ofArray(raw), 0, in.segment(), 0, raw.length);
+            CodecBatch b = CodecBatch.of(in, out, "chunk");
+            enc.encode(b);
+            b.throwIfFailed();
+            return out.segment().asSlice(0, b.written(0)).toArray(ValueLayout.JAVA_BYTE);
+        }
+    }
+
+    @Test
+    void largeStreamsDecodeSplitToTheWrittenBytes() {
+        Random rnd = CudaTests.random("CudaInflateSplitTest");
+        for (String name : new String[]{"gzip", "zlib"}) {
+            for (int level : new int[]{1, 6, 9}) {
+                Map<String, Object> config = name.equals("zlib") ? Map.of("id", "zlib", "level", level)
+                        : Map.of("level", level);
+                BytesToBytesCodec enc = cpu(name, config);
+                CudaInflateCodec dec = (CudaInflateCodec) backend.codecs().create(name, config,
+                        backend.defaultDevice()).orElseThrow();
+                int n = 4;
+                byte[][] raw = new byte[n][];
+                byte[][] frames = new byte[n][];
+                for (int c = 0; c < n; c++) {
+                    raw[c] = chunk(rnd, c % 2);
+                    frames[c] = encode(enc, raw[c]);
+                }
+                String what = name + " level " + level;
+                List<Throwable> failures = decode(dec, frames, raw, -1, what);
+                failures.forEach(f -> assertNull(f, what));
+                assertEquals(n, dec.splitStreams(), what + ": every stream should have decoded split");
+            }
+        }
+    }
+
+    @Test
+    void aDamagedStreamFailsAloneAsTheCpuCodecSays() {
+        Random rnd = CudaTests.random("CudaInflateSplitTest.damaged");
+        BytesToBytesCodec enc = cpu("zlib", Map.of("id", "zlib", "level", 1));
+        CudaInflateCodec dec = (CudaInflateCodec) backend.codecs().create("zlib", Map.of("id", "zlib", "level", 1),
+                backend.defaultDevice()).orElseThrow();
+        int n = 3;
+        for (int trial = 0; trial < 6; trial++) {
+            byte[][] raw = new byte[n][];
+            byte[][] frames = new byte[n][];
+            for (int c = 0; c < n; c++) {
+                raw[c] = chunk(rnd, 0);
+                frames[c] = encode(enc, raw[c]);
+            }
+            // a flipped bit somewhere past the header of the middle stream (the trailer included)
+            int bit = 16 + rnd.nextInt(8 * frames[1].length - 16);
+            frames[1][bit >> 3] ^= (byte) (1 << (bit & 7));
+            boolean cpuFails = cpuFails(enc, frames[1], CHUNK);
+            List<Throwable> failures = decode(dec, frames, raw, 1, "bit " + bit);
+            assertNull(failures.get(0), "bit " + bit);
+            assertNull(failures.get(2), "bit " + bit);
+            assertEquals(cpuFails, failures.get(1) != null, "bit " + bit + ": cpu fails " + cpuFails + ", cuda "
+                    + failures.get(1));
+            if (failures.get(1) != null) {
+                assertInstanceOf(CorruptChunkException.class, failures.get(1));
+            }
+        }
+    }
+
+    private static boolean cpuFails(BytesToBytesCodec enc, byte[] frame, int size) {
+        try (HostBuffer in = HostBuffer.allocate(frame.length); HostBuffer out = HostBuffer.allocate(size)) {
+            MemorySegment.copy(MemorySegment.ofArray(frame), 0, in.segment(), 0, frame.length);
+            CodecBatch b = CodecBatch.of(in, out, "chunk");
+            enc.decode(b);
+            return b.failure(0) != null;
+        }
+    }
+
+    /** Decodes the frames in one batch; checks the bytes of every item but {@code damaged}; returns the failures. */
+    private List<Throwable> decode(CudaInflateCodec dec, byte[][] frames, byte[][] raw, int damaged, String what) {
+        int n = frames.length;
+        long total = 0;
+        for (byte[] f : frames) {
+            total += f.length;
+        }
+        try (Buffer in = backend.allocate(backend.defaultDevice(), MemoryKind.DEVICE, total);
+             Buffer out = backend.allocate(backend.defaultDevice(), MemoryKind.DEVICE, (long) n * CHUNK);
+             HostBuffer h = HostBuffer.allocate((long) n * CHUNK)) {
+            h.segment().fill((byte) 0xA5); // poison: a stream the kernels skipped would keep these bytes
+            backend.copy(h, 0, out, 0, out.byteSize());
+            List<CodecBatch.Item> items = new ArrayList<>();
+            long at = 0;
+            for (int c = 0; c < n; c++) {
+                try (HostBuffer f = HostBuffer.allocate(frames[c].length)) {
+                    MemorySegment.copy(MemorySegment.ofArray(frames[c]), 0, f.segment(), 0, frames[c].length);
+                    backend.copy(f, 0, in, at, frames[c].length);
+                }
+                items.add(new CodecBatch.Item(in.slice(at, frames[c].length), out.slice((long) c * CHUNK, CHUNK),
+                        "chunk " + c));
+                at += frames[c].length;
+            }
+            CodecBatch batch = new CodecBatch(items);
+            dec.decode(batch);
+            backend.copy(out, 0, h, 0, out.byteSize());
+            List<Throwable> failures = new ArrayList<>();
+            for (int c = 0; c < n; c++) {
+                failures.add(batch.failure(c));
+                if (c != damaged && batch.failure(c) == null) {
+                    assertEquals(-1, MemorySegment.mismatch(MemorySegment.ofArray(raw[c]), 0, CHUNK, h.segment(),
+                            (long) c * CHUNK, (long) (c + 1) * CHUNK), what + ": chunk " + c + " differs");
+                }
+            }
+            return failures;
+        }
+    }
+}

@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * zd_inflate_split.h - one deflate stream (raw, zlib or single-member gzip) decoded by many
+ * work-groups at once. A deflate stream is serial: on a GPU one item reads it, at a few MB/s, so a
+ * batch of a few large chunks (a netCDF-like zlib store of 66 MB chunks) decodes far slower on the
+ * device than on the CPU's cores. The stream's blocks are independent except for the 32 KiB window,
+ * and a dynamic block's header can be recognised without decoding what comes before it (the idea
+ * of rapidgzip, Knespel and Brunst 2023), which gives three launches:
+ *
+ *   1. find (zd_infs_find_group, one group per range): the stream's bytes are cut into ranges of
+ *      seg_bytes. Range 0 starts where the wrapper's header ends; the group of range k > 0 looks for
+ *      the first bit in its range at which a dynamic-Huffman block header passes every check the
+ *      decoder makes (zd_inf_dynamic_thread): a complete code length code, lengths that stay inside
+ *      HLIT + HDIST and repeat something, an end-of-block code, a complete literal/length code and
+ *      a complete (or one-code-of-one-bit, or empty) distance code. Random bits pass all of that
+ *      rarely, and a range with no block header in it finds nothing: its bytes go to the segment
+ *      before it.
+ *   2. decode (zd_infs_decode_group, one group per range that found a start): zd_inflate.h's
+ *      decoder, from the start to the first block boundary at or past the next range's start, into
+ *      16-bit cells: a byte (< 256), or ZD_INFS_REF | w for a byte not known yet, the w-th of the 32
+ *      KiB before the segment's output (a match reaching back past the segment's start; a later
+ *      match that copies such a cell copies the reference, which stays right: it is relative to the
+ *      segment's start).
+ *   3. finish (zd_infs_finish_group, one group per stream): the segments are the stream's true
+ *      blocks only if, from range 0 on, each one stopped exactly at the next one's start and the
+ *      last one ended the final block. Then the segments' bytes are laid out one after another in
+ *      dst, in order, each segment's references read from the bytes before it (final by then), and
+ *      the wrapper's trailer is checked: where the input ends, Adler-32 (zlib), CRC-32 and ISIZE
+ *      (gzip), and the total size.
+ *
+ * Any doubt gives ZD_STATUS_INFLATE_SPLIT_SERIAL for the stream: a start that was not a block
+ * start, a segment whose cells ran out (the caller may retry it with more cells: ZD_INFS_F_RETRY),
+ * any error in any segment, a reference before the stream's start, a size, trailer or checksum that
+ * differs, a gzip header with FHCRC or a second member. The caller then decodes that stream with the
+ * serial decoder (zd_{deflate,zlib,gzip}_decode_group), which gives corrupt streams their statuses:
+ * this path accepts only streams whose every byte and check it verified.
+ *
+ * Memory:
+ *   global: the segment records (zd_infs_seg, 64 bytes a range, written by the caller: stream,
+ *           index, cell0, cap; the rest zero), and the cells: 2 bytes each. A range's cells are
+ *           cap, contiguous with the next range's in the same stream, so that a segment whose
+ *           following ranges found no start uses their cells too.
+ *   local:  find: ZD_INFS_FIND_LDS_BYTES; decode: ZD_INFS_DECODE_LDS_BYTES (the inflate state);
+ *           finish: ZD_INFS_FINISH_LDS_BYTES (checksum lanes and CRC tables).
+ */
+#ifndef ZD_INFLATE_SPLIT_H
+#define ZD_INFLATE_SPLIT_H
+
+#include "zd_portable.h"
+#include "zstd/zd_status.h"
+#include "inflate/zd_inflate.h"
+#include "inflate/zd_zlib.h"
+#include "inflate/zd_gzip.h"
+
+#define ZD_INFS_FORMAT_RAW 0u
+#define ZD_INFS_FORMAT_ZLIB 1u
+#define ZD_INFS_FORMAT_GZIP 2u
+
+#define ZD_INFS_WINDOW 32768u
+#define ZD_INFS_REF 0x8000u  /* a cell that refers to the window before its segment */
+#define ZD_INFS_F_FOUND 1u   /* find: the range has a start */
+#define ZD_INFS_F_FINAL 2u   /* decode: the segment ended the stream's final block */
+#define ZD_INFS_F_DONE 4u    /* decode: the segment was decoded (status says how) */
+#define ZD_INFS_F_RETRY 8u   /* caller: decode this segment again with the cells it now gives it */
+#define ZD_INFS_F_CHAIN 16u  /* finish: the segment is part of the verified chain */
+#define ZD_INFS_MAX_SEG_BYTES (1u << 28) /* range offsets in bits fit 32 bits */
+
+typedef struct {
+    zd_u64 start_bit; /* find: where the segment's decode starts (bit of the stream) */
+    zd_u64 end_bit;   /* decode: the block boundary where it stopped */
+    zd_u64 cell0;     /* caller: its first cell, and how many it has (its range's, without */
+    zd_u64 cap;       /*   the ranges after it that found no start) */
+    zd_u64 out_len;   /* decode: cells filled */
+    zd_u64 out_off;   /* finish: where its bytes start in the stream's output */
+    zd_u32 stream;    /* caller: its stream, and its range there (0 first) */
+    zd_u32 index;
+    zd_u32 status;    /* decode: ZD_STATUS_OK or why it failed */
+    zd_u32 flags;     /* ZD_INFS_F_* */
+} zd_infs_seg;
+
+#define ZD_INFS_SEG_BYTES 64u
+ZD_STATIC_ASSERT(sizeof(zd_infs_seg) == ZD_INFS_SEG_BYTES, zd_infs_seg_is_64_bytes);
+
+typedef struct {
+    zd_u32 best;
+    zd_u32 verdict;
+    zd_u64 d0, d1;
+} zd_infs_find_lds;
+
+typedef struct {
+    zd_inflate_lds inf;
+    zd_u64 stop, cap;
+} zd_infs_decode_lds;
+
+typedef struct {
+    zd_u32 lanes[2u * ZD_INF_MAX_ITEMS];
+    zd_u32 crc[4][256];
+    zd_u64 in_end;
+    zd_u32 verdict, bad_ref;
+} zd_infs_finish_lds;
+
+#define ZD_INFS_FIND_LDS_BYTES ((zd_u64)sizeof(zd_infs_find_lds))
+#define ZD_INFS_DECODE_LDS_BYTES ((zd_u64)sizeof(zd_infs_decode_lds))
+#define ZD_INFS_FINISH_LDS_BYTES ((zd_u64)sizeof(zd_infs_finish_lds))
+ZD_STATIC_ASSERT(sizeof(zd_infs_decode_lds) <= 48u * 1024u, zd_infs_decode_lds_fits_48k);
+ZD_STATIC_ASSERT(sizeof(zd_infs_finish_lds) <= 48u * 1024u, zd_infs_finish_lds_fits_48k);
+
+/* Item 0: the deflate data of a stream lies in src[*d0 .. *d1) (d1: before the trailer). Returns 0
+   if the wrapper cannot be split here (header wrong, FHCRC, too short): the serial decoder decides. */
+ZD_FUNC zd_u32 zd_infs_data_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 format, zd_u64 *d0,
+                                   zd_u64 *d1) {
+    if (format == ZD_INFS_FORMAT_RAW) {
+        *d0 = 0u;
+        *d1 = src_len;
+        return 1u;
+    }
+    if (format == ZD_INFS_FORMAT_ZLIB) {
+        if (src_len < 6u) return 0u;
+        zd_u32 cmf = src[0], flg = src[1];
+        if ((cmf * 256u + flg) % 31u != 0u || (cmf & 15u) != 8u || (cmf >> 4) > 7u || (flg & 0x20u)) return 0u;
+        *d0 = 2u;
+        *d1 = src_len - 4u;
+        return 1u;
+    }
+    if (src_len < 18u || (src[3] & 2u)) return 0u; /* FHCRC needs the CRC tables: left to the serial path */
+    zd_u64 data = 0u;
+    if (zd_gzip_header_thread(src, src_len, 0u, (ZD_LOCAL zd_u32(*)[256])0, &data) != ZD_STATUS_OK) return 0u;
+    if (src_len - data < 8u) return 0u;
+    *d0 = data;
+    *d1 = src_len - 8u;
+    return 1u;
+}
+
+/* Up to 57 bits of src from bit p on (zero past len bytes). */
+ZD_INLINE zd_u64 zd_infs_peek_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 len, zd_u64 p) {
+    zd_u64 b = p >> 3, v = 0u;
+    if (len >= 8u && b <= len - 8u) {
+        v = zd_inf_load8_thread(src, b);
+    } else {
+        for (zd_u32 i = 0; i < 8u; i++)
+            if (b + i < len) v |= (zd_u64)src[b + i] << (8u * i);
+    }
+    return v >> (p & 7u);
+}
+
+/* The checks of zd_infs_probe_thread that need only the 64 bits v from a position on: block type
+   2, HLIT and HDIST in range, and (where v holds them) a complete code length code. 0: no header. */
+ZD_INLINE zd_u32 zd_infs_quick_thread(zd_u64 v) {
+    if (((v >> 1) & 3u) != 2u) return 0u;
+    zd_u32 hlit = (zd_u32)(v >> 3) & 31u, hdist = (zd_u32)(v >> 8) & 31u, hclen = ((zd_u32)(v >> 13) & 15u) + 4u;
+    if (hlit > 29u || hdist > 29u) return 0u;
+    if (hclen > 15u) return 1u; /* its lengths run past v: the full probe reads them */
+    zd_u32 kraft = 0u;
+    for (zd_u32 i = 0; i < hclen; i++) {
+        zd_u32 l = (zd_u32)(v >> (17u + 3u * i)) & 7u;
+        if (l != 0u) kraft += 128u >> l;
+    }
+    return kraft == 128u;
+}
+
+/*
+ * Per item: 1 if a dynamic block header that zd_inf_dynamic_thread would accept starts at bit p,
+ * its code lengths ending at or before bit e (the end of the stream's deflate data).
+ */
+ZD_FUNC zd_u32 zd_infs_probe_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 len, zd_u64 p, zd_u64 e) {
+    zd_u64 v = zd_infs_peek_thread(src, len, p);
+    if (((v >> 1) & 3u) != 2u) return 0u;
+    zd_u32 hlit = (zd_u32)(v >> 3) & 31u, hdist = (zd_u32)(v >> 8) & 31u, hclen = ((zd_u32)(v >> 13) & 15u) + 4u;
+    if (hlit > 29u || hdist > 29u) return 0u;
+    zd_u64 q = p + 17u;
+    if (q + 3u * hclen > e) return 0u;
+    zd_u64 w = zd_infs_peek_thread(src, len, q);
+    zd_u32 kraft = 0u;
+    for (zd_u32 i = 0; i < hclen; i++) {
+        zd_u32 l = (zd_u32)(w >> (3u * i)) & 7u;
+        if (l != 0u) kraft += 128u >> l;
+    }
+    if (kraft != 128u) return 0u; /* zlib and this decoder want a complete code length code */
+    /* the canonical code length code: counts per length, symbols by (length, symbol) */
+    zd_u8 cl[19];
+    zd_u32 cnt[8], offs[8];
+    zd_u8 sorted[19];
+    for (zd_u32 i = 0; i < 19u; i++) cl[i] = 0u;
+    for (zd_u32 i = 0; i < hclen; i++) cl[zd_inf_cl_order[i]] = (zd_u8)((w >> (3u * i)) & 7u);
+    for (zd_u32 l = 0; l < 8u; l++) cnt[l] = 0u;
+    for (zd_u32 i = 0; i < 19u; i++) cnt[cl[i]]++;
+    cnt[0] = 0u;
+    offs[1] = 0u;
+    for (zd_u32 l = 1; l < 7u; l++) offs[l + 1u] = offs[l] + cnt[l];
+    for (zd_u32 i = 0; i < 19u; i++)
+        if (cl[i] != 0u) sorted[offs[cl[i]]++] = (zd_u8)i;
+    q += 3u * hclen;
+    zd_u32 nlit = hlit + 257u, total = nlit + hdist + 1u;
+    zd_u32 klit = 0u, kdist = 0u, dmax = 0u, prev = 0u, eob = 0u;
+    for (zd_u32 i = 0; i < total;) {
+        if (q > e) return 0u;
+        w = zd_infs_peek_thread(src, len, q);
+        zd_i32 code = 0, first = 0, index = 0;
+        zd_i32 sym = -1;
+        zd_u32 l = 1;
+        for (; l < 8u; l++) {
+            code |= (zd_i32)((w >> (l - 1u)) & 1u);
+            zd_i32 c = (zd_i32)cnt[l];
+            if (code - first < c) {
+                sym = (zd_i32)sorted[index + code - first];
+                break;
+            }
+            index += c;
+            first = (first + c) << 1;
+            code <<= 1;
+        }
+        if (sym < 0) return 0u;
+        w >>= l;
+        q += l;
+        zd_u32 val, rep;
+        if (sym < 16) {
+            val = (zd_u32)sym;
+            rep = 1u;
+        } else if (sym == 16) {
+            if (i == 0u) return 0u;
+            val = prev;
+            rep = 3u + ((zd_u32)w & 3u);
+            q += 2u;
+        } else if (sym == 17) {
+            val = 0u;
+            rep = 3u + ((zd_u32)w & 7u);
+            q += 3u;
+        } else {
+            val = 0u;
+            rep = 11u + ((zd_u32)w & 127u);
+            q += 7u;
+        }
+        if (rep > total - i) return 0u;
+        for (zd_u32 r = 0; r < rep; r++, i++) {
+            if (val == 0u) continue;
+            if (i < nlit) {
+                klit += 32768u >> val;
+                if (i == 256u) eob = 1u;
+            } else {
+                kdist += 32768u >> val;
+                if (val > dmax) dmax = val;
+            }
+        }
+        if (klit > 32768u || kdist > 32768u) return 0u; /* over-subscribed */
+        prev = val;
+    }
+    if (q > e || !eob || klit != 32768u) return 0u;
+    return kdist == 32768u || kdist == 0u || (kdist == 16384u && dmax == 1u);
+}
+
+/*
+ * Cooperative, one group per range: where range `index` of the stream src[0..src_len) starts
+ * (seg->start_bit, ZD_INFS_F_FOUND in seg->flags), ranges being seg_bytes long.
+ */
+ZD_FUNC void zd_infs_find_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 format, zd_u64 seg_bytes,
+                                ZD_GLOBAL zd_infs_seg *seg, ZD_LOCAL zd_infs_find_lds *lds) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u64 k = seg->index;
+    if (lid == 0u) {
+        zd_u64 d0 = 0u, d1 = 0u;
+        lds->verdict = zd_infs_data_thread(src, src_len, format, &d0, &d1);
+        lds->d0 = d0;
+        lds->d1 = d1;
+        lds->best = 0xFFFFFFFFu;
+    }
+    ZD_BARRIER();
+    zd_u64 d0 = lds->d0, d1 = lds->d1;
+    zd_u32 ok = lds->verdict;
+    ZD_BARRIER();
+    if (!ok || seg_bytes == 0u || seg_bytes > ZD_INFS_MAX_SEG_BYTES) {
+        if (lid == 0u) {
+            seg->flags = 0u;
+            seg->status = ZD_STATUS_INFLATE_SPLIT_SERIAL;
+        }
+        return;
+    }
+    if (k == 0u) {
+        if (lid == 0u) {
+            seg->start_bit = 8u * d0;
+            seg->flags = ZD_INFS_F_FOUND;
+            seg->status = ZD_STATUS_OK;
+        }
+        return;
+    }
+    zd_u64 r0 = 8u * zd_max_u64(k * seg_bytes, d0), r1 = 8u * zd_min_u64((k + 1u) * seg_bytes, d1);
+    zd_u64 found = ZD_INF_NO_STOP;
+    /* an item tests the 8 bit positions of one byte from two words it loads once (r0 is a byte
+       boundary); neighbouring items load neighbouring bytes */
+    for (zd_u64 base = r0; base < r1; base += (zd_u64)ls * 8u) {
+        zd_u64 at = (base >> 3) + lid;
+        zd_u64 w0 = zd_infs_peek_thread(src, src_len, 8u * at), w1 = zd_infs_peek_thread(src, src_len, 8u * at + 64u);
+        for (zd_u32 j = 0; j < 8u; j++) {
+            zd_u64 p = 8u * at + j;
+            if (p >= r1) break;
+            zd_u64 v = j == 0u ? w0 : (w0 >> j) | (w1 << (64u - j));
+            if (zd_infs_quick_thread(v) && zd_infs_probe_thread(src, src_len, p, 8u * d1)) {
+                zd_atomic_min_u32_local(&lds->best, (zd_u32)(p - r0));
+                break;
+            }
+        }
+        ZD_BARRIER();
+        zd_u32 b = lds->best;
+        ZD_BARRIER();
+        if (b != 0xFFFFFFFFu) {
+            found = r0 + b;
+            break;
+        }
+    }
+    if (lid == 0u) {
+        seg->start_bit = found;
+        seg->flags = found != ZD_INF_NO_STOP ? ZD_INFS_F_FOUND : 0u;
+        seg->status = ZD_STATUS_OK;
+    }
+}
+
+/* Per item: cells [x0, x1) of a segment (see zd_inf_exec_chunk_thread); a source before cell0
+   becomes a reference to the window before the segment. */
+ZD_INLINE void zd_infs_exec_chunk_thread(ZD_GLOBAL zd_u16 *cells, zd_u64 cell0, const ZD_LOCAL zd_inf_batch *bt,
+                                         zd_u64 base, zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
+    zd_u32 lo = jf, hi = jl;
+    while (lo < hi) {
+        zd_u32 mid = (lo + hi + 1u) >> 1;
+        if (bt->rec[mid].out_rel <= x0) lo = mid;
+        else hi = mid - 1u;
+    }
+    zd_u32 j = lo;
+    zd_u32 rel0 = bt->rec[j].out_rel, ll = bt->rec[j].lit_len, ml = bt->rec[j].match_len;
+    zd_u32 dist = bt->rec[j].dist, lo_lit = bt->rec[j].lit_off;
+    zd_u16 v[ZD_INF_EXEC_CHUNK];
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
+        zd_u32 x = x0 + k;
+        v[k] = 0u;
+        if (x < x1) {
+            while (x - rel0 >= ll + ml && j < jl) {
+                j++;
+                rel0 = bt->rec[j].out_rel;
+                ll = bt->rec[j].lit_len;
+                ml = bt->rec[j].match_len;
+                dist = bt->rec[j].dist;
+                lo_lit = bt->rec[j].lit_off;
+            }
+            zd_u32 r = x - rel0;
+            if (r < ll) {
+                v[k] = bt->lit[lo_lit + r];
+            } else {
+                zd_u32 q = r - ll;
+                if (q >= dist) q = q % dist;
+                zd_u64 at = base + rel0 + ll + q, back = at - cell0; /* the decoder kept dist <= back + window */
+                v[k] = dist <= back ? cells[at - dist] : (zd_u16)(ZD_INFS_REF | (zd_u32)(ZD_INFS_WINDOW + back - dist));
+            }
+        }
+    }
+    ZD_UNROLL
+    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
+        if (x0 + k < x1) cells[base + x0 + k] = v[k];
+    }
+}
+
+/* Writers e = 0 .. ne - 1: segment k of the order in bt, into cells. */
+ZD_FUNC void zd_infs_write_segment_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u16 *cells, zd_u64 cell0,
+                                          const ZD_LOCAL zd_inf_batch *bt, zd_u32 k, zd_u32 e, zd_u32 ne) {
+    if (bt->op == ZD_INF_OP_COPY) {
+        ZD_GLOBAL zd_u16 *to = cells + bt->copy_dst;
+        const ZD_GLOBAL zd_u8 *from = src + bt->copy_src;
+        zd_u64 n = bt->copy_n, i = e;
+        /* eight loads in flight a writer: a stored block of incompressible data is 64 KiB */
+        for (; i + 7u * ne < n; i += 8u * ne) {
+            zd_u8 v[8];
+            ZD_UNROLL
+            for (zd_u32 u = 0; u < 8u; u++) v[u] = from[i + u * ne];
+            ZD_UNROLL
+            for (zd_u32 u = 0; u < 8u; u++) to[i + u * ne] = v[u];
+        }
+        for (; i < n; i += ne) to[i] = from[i];
+        return;
+    }
+    zd_u32 nseg = bt->nseg;
+    zd_u32 s0 = bt->seg_pos[k];
+    zd_u32 s1 = k + 1u < nseg ? bt->seg_pos[k + 1u] : bt->batch_bytes;
+    zd_u32 jf = bt->seg_first[k];
+    zd_u32 jl = k + 1u < nseg ? bt->seg_first[k + 1u] : bt->nrec - 1u;
+    for (zd_u32 x0 = s0 + e * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ne * ZD_INF_EXEC_CHUNK) {
+        zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
+        zd_infs_exec_chunk_thread(cells, cell0, bt, bt->base, x0, x1, jf, jl);
+    }
+}
+
+/*
+ * Cooperative, one group per segment record: decodes the segment of record g (of n records, a
+ * stream's records consecutive) if it has a start and, with `retry`, only if the caller asked for
+ * it again (ZD_INFS_F_RETRY: then with its own cells only).
+ */
+ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD_GLOBAL zd_u16 *cells,
+                                  ZD_GLOBAL zd_infs_seg *segs, zd_u32 g, zd_u32 n, zd_u32 retry,
+                                  ZD_LOCAL zd_infs_decode_lds *dl) {
+    ZD_GLOBAL zd_infs_seg *seg = &segs[g];
+    zd_u32 flags = seg->flags;
+    if ((flags & ZD_INFS_F_FOUND) == 0u || (seg->status != ZD_STATUS_OK && !retry)) return;
+    if (retry && (flags & ZD_INFS_F_RETRY) == 0u) return;
+    if (zd_local_size() > ZD_INF_MAX_ITEMS) return; /* the records stay undone: finish says serial */
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u64 cell0 = seg->cell0;
+    ZD_LOCAL zd_inflate_lds *lds = &dl->inf;
+    if (lid == 0u) {
+        /* the next start in the same stream, and the cells up to its range */
+        zd_u64 stop = ZD_INF_NO_STOP, cap = seg->cap;
+        zd_u32 c = seg->stream;
+        for (zd_u32 j = g + 1u; j < n && segs[j].stream == c; j++) {
+            if (segs[j].flags & ZD_INFS_F_FOUND) {
+                stop = segs[j].start_bit;
+                break;
+            }
+            if (!retry) cap = segs[j].cell0 + segs[j].cap - cell0;
+        }
+        dl->stop = stop;
+        dl->cap = cap;
+        lds->u.b[1].op = ZD_INF_OP_EXEC; /* an empty batch 1 first, as zd_inflate_stream_group */
+        lds->u.b[1].nseg = 0u;
+        lds->status = ZD_STATUS_OK;
+        lds->end_bit = 0u;
+        lds->ended_last = 0u;
+        lds->out_end = cell0;
+    }
+    ZD_BARRIER();
+    zd_u64 start = seg->start_bit;
+    zd_inf_state st;
+    st.bb = 0u;
+    st.nb = 0u;
+    st.pad = 0u;
+    st.in = start >> 3;
+    st.la = 0u;
+    st.lb = 0u;
+    st.nla = 0u;
+    st.nlb = 0u;
+    st.end = src_len;
+    st.out = cell0;
+    /* distances may reach the window before the segment (wrapping arithmetic: out - out0 is right) */
+    st.out0 = cell0 - (seg->index == 0u ? 0u : ZD_INFS_WINDOW);
+    st.dst_len = cell0 + dl->cap;
+    st.stop = dl->stop;
+    st.mode = ZD_INF_M_HEADER;
+    st.last = 0u;
+    st.fixed = 0u;
+    st.open = 0u;
+    if (lid == 0u && (start & 7u) != 0u) {
+        zd_inf_refill_thread(&st, src);
+        (void)zd_inf_take_thread(&st, (zd_u32)(start & 7u));
+    }
+    zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u;
+    for (zd_u32 cur = 1;; cur ^= 1u) {
+        ZD_LOCAL zd_inf_batch *bt = &lds->u.b[cur];
+        if (bt->op == ZD_INF_OP_DONE) break;
+        zd_u32 nseg = bt->op == ZD_INF_OP_EXEC ? bt->nseg : 1u, ready = 0u;
+        for (zd_u32 k = 0; k <= nseg; k++) {
+            if (lid == 0u && !ready)
+                ready = zd_inflate_step_thread(&st, src, lds, &lds->u.b[cur ^ 1u], k < nseg ? ZD_INF_SLICE : 0xFFFFFFFFu);
+            if (k < nseg && lid >= e0) zd_infs_write_segment_thread(src, cells, cell0, bt, k, lid - e0, ls - e0);
+            ZD_BARRIER();
+        }
+    }
+    if (lid == 0u) {
+        seg->status = lds->status;
+        seg->end_bit = lds->end_bit;
+        seg->out_len = lds->out_end - cell0;
+        zd_u32 f = (flags & ~(ZD_INFS_F_FINAL | ZD_INFS_F_RETRY)) | ZD_INFS_F_DONE;
+        if (lds->status == ZD_STATUS_OK && lds->ended_last) f |= ZD_INFS_F_FINAL;
+        seg->flags = f;
+    }
+}
+
+/*
+ * Cooperative, one group per stream: verifies the chain of the stream's records segs[0..n) (its
+ * own, in range order), lays their bytes out in dst[0..dst_len) and checks the wrapper's trailer.
+ * ZD_STATUS_OK means dst holds the stream's exact output; anything else is
+ * ZD_STATUS_INFLATE_SPLIT_SERIAL (decode the stream serially), on every item.
+ */
+ZD_FUNC zd_u32 zd_infs_finish_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 format,
+                                    ZD_GLOBAL zd_u8 *dst, zd_u64 dst_len, const ZD_GLOBAL zd_u16 *cells,
+                                    ZD_GLOBAL zd_infs_seg *segs, zd_u32 n, ZD_LOCAL zd_infs_finish_lds *lds) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    if (ls > ZD_INF_MAX_ITEMS) return ZD_STATUS_INFLATE_SPLIT_SERIAL;
+    if (format == ZD_INFS_FORMAT_GZIP) zd_crc32_tables_group(lds->crc);
+    if (lid == 0u) {
+        zd_u32 ok = n > 0u;
+        zd_u64 out = 0u, end_bit = 0u;
+        zd_u32 k = 0u, final_seen = 0u;
+        while (ok && k < n) {
+            ZD_GLOBAL zd_infs_seg *s = &segs[k];
+            zd_u32 f = s->flags;
+            if ((f & ZD_INFS_F_FOUND) == 0u || (f & ZD_INFS_F_DONE) == 0u || s->status != ZD_STATUS_OK) {
+                ok = 0u;
+                break;
+            }
+            s->out_off = out;
+            s->flags = f | ZD_INFS_F_CHAIN;
+            out += s->out_len;
+            zd_u32 j = k + 1u;
+            while (j < n && (segs[j].flags & ZD_INFS_F_FOUND) == 0u) j++;
+            if (f & ZD_INFS_F_FINAL) {
+                final_seen = 1u;
+                end_bit = s->end_bit;
+                if (j < n) ok = 0u; /* a start after the final block: not this stream's */
+                break;
+            }
+            if (j >= n || s->end_bit != segs[j].start_bit) ok = 0u;
+            k = j;
+        }
+        if (!final_seen || out != dst_len) ok = 0u;
+        zd_u64 in_end = (end_bit + 7u) >> 3;
+        zd_u64 trailer = format == ZD_INFS_FORMAT_ZLIB ? 4u : format == ZD_INFS_FORMAT_GZIP ? 8u : 0u;
+        if (ok && (in_end > src_len || src_len - in_end != trailer)) ok = 0u;
+        lds->in_end = in_end;
+        lds->verdict = ok;
+        lds->bad_ref = 0u;
+    }
+    ZD_BARRIER();
+    zd_u32 ok = lds->verdict;
+    ZD_BARRIER();
+    if (!ok) return ZD_STATUS_INFLATE_SPLIT_SERIAL;
+    /* in order: a segment's references read bytes that earlier segments wrote (a barrier apart) */
+    for (zd_u32 k = 0; k < n; k++) {
+        if ((segs[k].flags & ZD_INFS_F_CHAIN) == 0u) continue;
+        zd_u64 o = segs[k].out_off, len = segs[k].out_len;
+        const ZD_GLOBAL zd_u16 *c = cells + segs[k].cell0;
+        zd_u32 bad = 0u;
+        for (zd_u64 i = lid; i < len; i += ls) {
+            zd_u32 v = c[i];
+            if (v < 256u) {
+                dst[o + i] = (zd_u8)v;
+            } else {
+                zd_u64 w = v & (ZD_INFS_WINDOW - 1u);
+                if (v < ZD_INFS_REF || o + w < ZD_INFS_WINDOW) {
+                    bad = 1u;
+                } else {
+                    dst[o + i] = dst[o + w - ZD_INFS_WINDOW];
+                }
+            }
+        }
+        if (bad) zd_atomic_or_u32_local(&lds->bad_ref, 1u);
+        ZD_BARRIER();
+    }
+    if (lds->bad_ref) return ZD_STATUS_INFLATE_SPLIT_SERIAL;
+    zd_u64 in_end = lds->in_end;
+    zd_u32 verdict = ZD_STATUS_OK;
+    if (format == ZD_INFS_FORMAT_ZLIB) {
+        zd_u32 a = zd_adler32_group(dst, dst_len, lds->lanes);
+        if (lid == 0u) {
+            const ZD_GLOBAL zd_u8 *q = src + in_end;
+            zd_u32 stored = ((zd_u32)q[0] << 24) | ((zd_u32)q[1] << 16) | ((zd_u32)q[2] << 8) | (zd_u32)q[3];
+            lds->verdict = stored == a;
+        }
+    } else if (format == ZD_INFS_FORMAT_GZIP) {
+        zd_u32 c = zd_crc32_group(dst, dst_len, lds->crc, lds->lanes);
+        if (lid == 0u)
+            lds->verdict = c == zd_le32_thread(src + in_end) && zd_le32_thread(src + in_end + 4u) == (zd_u32)dst_len;
+    }
+    ZD_BARRIER();
+    if (!lds->verdict) verdict = ZD_STATUS_INFLATE_SPLIT_SERIAL;
+    ZD_BARRIER();
+    return verdict;
+}
+
+#endif

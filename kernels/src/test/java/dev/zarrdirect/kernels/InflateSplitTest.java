@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.kernels;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Random;
+import java.util.zip.Deflater;
+
+import static dev.zarrdirect.kernels.InflateTestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * inflate/zd_inflate_split.h on the host build, through zd_host_inflate_split (the three launches as
+ * a backend drives them, find on one item a group): streams written by java.util.zip decode split to their exact bytes, in
+ * many segments where the data has dynamic blocks; segments that run out of cells are decoded
+ * again; and on damaged streams the split path never accepts what the serial decoder would not:
+ * where it says OK, the serial decoder says OK with the same bytes.
+ */
+class InflateSplitTest {
+
+    private static final int SERIAL = ZdStatusCodes.INFLATE_SPLIT_SERIAL;
+
+    record Split(int status, byte[] out, int chain, int retried) {}
+
+    static Split split(byte[] stream, int dstLen, int format, long range, long cells, int localSize) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment src = HostKernels.copyOf(a, stream);
+            MemorySegment dst = a.allocate(Math.max(1, dstLen), 16).asSlice(0, dstLen);
+            dst.fill((byte) 0xA5);
+            MemorySegment counts = a.allocate(8, 4);
+            int s = HostKernels.get().inflateSplit(src, dst, format, range, cells, localSize, counts);
+            return new Split(s, dst.toArray(ValueLayout.JAVA_BYTE), counts.get(ValueLayout.JAVA_INT, 0),
+                    counts.get(ValueLayout.JAVA_INT, 4));
+        }
+    }
+
+    /** Float words of a smooth field with noisy low bits, as ERA5-like chunks are; zeros in [z0, z1) of the words. */
+    static byte[] field(int n, Random r, int z0, int z1) {
+        MemorySegment s = MemorySegment.ofArray(new byte[n]);
+        for (int i = 0; i < n / 4; i++) {
+            int w = Float.floatToRawIntBits(280f + (float) Math.sin(i / 2000.0) * 20f) ^ r.nextInt(1 << 12);
+            s.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, i >= z0 && i < z1 ? 0 : w);
+        }
+        return s.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    static long cells(long range, long encoded, long decoded) {
+        return Math.min(decoded, (long) Math.ceil(2.0 * range * decoded / encoded) + 32768);
+    }
+
+    @Test
+    void everyFormatAndLevelDecodesSplitToTheWrittenBytes() {
+        Random r = new Random(SEED);
+        int n = 256 << 10;
+        for (int format : new int[]{RAW, ZLIB, GZIP}) {
+            for (int level : new int[]{1, 6, 9}) {
+                byte[] d = field(n, r, -1, -1);
+                byte[] s = encode(format, d, level, Deflater.DEFAULT_STRATEGY);
+                long range = 4 << 10;
+                Split x = split(s, n, format, range, cells(range, s.length, n), 2);
+                String what = FORMATS[format] + " level " + level;
+                assertEquals(ZdStatusCodes.OK, x.status(), what);
+                assertArrayEquals(d, x.out(), what);
+                assertTrue(x.chain() > 4, what + ": the stream should split into many segments, not " + x.chain());
+            }
+        }
+    }
+
+    @Test
+    void streamsWithoutDynamicBlocksOrTooShortDecodeAsOneSegment() {
+        Random r = new Random(SEED + 1);
+        for (String kind : new String[]{"random", "zeros", "far"}) {
+            for (int level : new int[]{0, 1}) {
+                byte[] d = data(kind, 100_000, r);
+                byte[] s = encode(ZLIB, d, level, Deflater.DEFAULT_STRATEGY);
+                Split x = split(s, d.length, ZLIB, 8192, cells(8192, s.length, d.length), 2);
+                assertEquals(ZdStatusCodes.OK, x.status(), kind + " level " + level);
+                assertArrayEquals(d, x.out(), kind + " level " + level);
+            }
+        }
+        byte[] tiny = encode(GZIP, "hello, hello, hello".getBytes(), 6, Deflater.DEFAULT_STRATEGY);
+        Split x = split(tiny, 19, GZIP, 4, 64, 1);
+        assertEquals(ZdStatusCodes.OK, x.status());
+        assertEquals("hello, hello, hello", new String(x.out()));
+    }
+
+    @Test
+    void segmentsThatRunOutOfCellsAreDecodedAgain() {
+        Random r = new Random(SEED + 2);
+        int n = 1 << 20;
+        byte[] d = field(n, r, n / 16, n / 8); // 256 KiB of zeros: a segment there decodes to far more than its share
+        byte[] s = encode(ZLIB, d, 6, Deflater.DEFAULT_STRATEGY);
+        long range = 16 << 10;
+        Split x = split(s, n, ZLIB, range, cells(range, s.length, n), 2);
+        assertEquals(ZdStatusCodes.OK, x.status());
+        assertArrayEquals(d, x.out());
+        assertTrue(x.retried() > 0, "the zeros should have overflowed a segment's cells");
+        Split tight = split(s, n, ZLIB, range, 1000, 2); // every segment runs out
+        assertEquals(ZdStatusCodes.OK, tight.status());
+        assertArrayEquals(d, tight.out());
+        assertEquals(tight.chain(), tight.retried(), "every segment of the chain was decoded again");
+    }
+
+    @Test
+    void onDamagedStreamsTheSplitPathOnlyAcceptsWhatTheSerialDecoderAccepts() {
+        Random r = new Random(SEED + 3);
+        int n = 100_000;
+        int accepted = 0, serial = 0;
+        for (int format : new int[]{RAW, ZLIB, GZIP}) {
+            byte[] d = field(n, r, n / 20, n / 10);
+            byte[] clean = encode(format, d, 6, Deflater.DEFAULT_STRATEGY);
+            for (int t = 0; t < 8; t++) {
+                byte[] s = clean.clone();
+                int bit = r.nextInt(8 * s.length);
+                s[bit >> 3] ^= (byte) (1 << (bit & 7));
+                if (t % 4 == 0) {
+                    s = java.util.Arrays.copyOf(s, r.nextInt(s.length)); // truncated too
+                }
+                Split x = split(s, n, format, 4096, cells(4096, clean.length, n), 2);
+                Decoded ref = InflateTestSupport.decode(s, n, format, 2);
+                String what = FORMATS[format] + " bit " + bit + " length " + s.length;
+                if (x.status() == ZdStatusCodes.OK) {
+                    accepted++;
+                    assertEquals(ZdStatusCodes.OK, ref.status(), what + ": split accepted what the serial decoder rejects");
+                    assertArrayEquals(ref.out(), x.out(), what);
+                } else {
+                    serial++;
+                    assertEquals(SERIAL, x.status(), what);
+                }
+            }
+        }
+        assertTrue(serial > 0, "damage should have sent some streams to the serial decoder");
+        assertEquals(24, accepted + serial);
+    }
+}
