@@ -5,7 +5,7 @@ package dev.zarrdirect.cuda.kernels;
  * The status words the kernels write, one per chunk, as {@code zstd/zd_status.h} defines them: a
  * view of the kernels module's {@link dev.zarrdirect.kernels.ZdStatus} (kept equal to the header
  * by its test) for the int words this backend reads back. 0 is success; 1 to 31 and 64 to 95 mean
- * the input is not valid; 32 to 63 are caller errors.
+ * the input is not valid; 32 to 63 are caller errors (35: a split deflate stream to decode serially).
  */
 public final class ZdStatus {
 
