@@ -18,19 +18,34 @@ import java.util.List;
  * that does not verify (or any corrupt one) is left to the serial kernel, which gives it its
  * status: this path completes only streams whose bytes and checksum it verified.
  *
- * <p>Device memory: 64 bytes per range and 2 bytes per cell. A range gets room for twice the
- * stream's average ratio plus 32 KiB; a segment that runs out is decoded again, alone, with as
- * many cells as its stream has decoded bytes (the cells so far are copied into a larger region
- * first). Streams go through in groups of at most {@link #CELL_BUDGET} bytes of cells (a larger
- * stream alone).
+ * <p>Device memory: 64 bytes per range and 2 bytes per cell. A range gets room for
+ * {@link #CELL_HEADROOM} times its share of the stream's decoded bytes plus 32 KiB; a segment that
+ * runs out is decoded again, alone, with as many cells as its stream has decoded bytes (the cells
+ * so far are copied into a larger region first). Streams go through in groups whose cells take at
+ * most 1/{@link #CELL_SHARE_OF_MEMORY} of the device's memory (a larger stream alone).
  */
 final class InflateSplit {
 
     static final int FIND_THREADS = 128;
     static final int DECODE_THREADS = 64;
-    static final int FINISH_THREADS = 256;
-    /** Device bytes of cells one group of streams takes at most (a stream that needs more goes alone). */
-    static final long CELL_BUDGET = 2L << 30;
+    /**
+     * One block lays out a whole stream and sums its checksum: a 66 MB stream took 164 ms with 256
+     * threads on an H100 (Nsight Compute), as long as decoding it, so the block is as large as the
+     * kernels allow.
+     */
+    static final int FINISH_THREADS = 1024;
+    /**
+     * Cells one group of streams takes at most, as a share of the device's memory (a stream that
+     * needs more goes alone): each group is decoded, synchronised with and finished before the
+     * next, so fewer groups keep more segments in flight.
+     */
+    static final long CELL_SHARE_OF_MEMORY = 8;
+    /**
+     * Cells a range gets, as a multiple of its share of the stream's decoded bytes: a segment that
+     * runs out is decoded again alone, after the others (on the 66 MB zlib store with twice the
+     * share, every group of streams had such a second launch, 80 ms of one serial segment).
+     */
+    static final int CELL_HEADROOM = 4;
     private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
     private static final int F_RETRY = (int) KernelContract.ZD_INFS_F_RETRY;
     private static final long WINDOW = KernelContract.ZD_INFS_WINDOW;
@@ -46,7 +61,7 @@ final class InflateSplit {
     /** Cells a range of a stream gets: twice its share of the decoded bytes plus a window, at most all of them. */
     static long cellsPerRange(long encoded, long decoded, long rangeBytes) {
         double share = (double) rangeBytes * decoded / Math.max(1, encoded);
-        return Math.max(1, Math.min(decoded, (long) Math.ceil(2 * share) + WINDOW));
+        return Math.max(1, Math.min(decoded, (long) Math.ceil(CELL_HEADROOM * share) + WINDOW));
     }
 
     /**
@@ -58,11 +73,12 @@ final class InflateSplit {
                                 int format, long rangeBytes) {
         List<Integer> serial = new ArrayList<>();
         List<Integer> group = new ArrayList<>();
+        long budget = w.device.totalMemory() / CELL_SHARE_OF_MEMORY;
         long cells = 0;
         for (int k : which) {
             long need = 2 * ranges(items.srcSize()[k], rangeBytes)
                     * cellsPerRange(items.srcSize()[k], items.dstSize()[k], rangeBytes);
-            if (!group.isEmpty() && cells + need > CELL_BUDGET) {
+            if (!group.isEmpty() && cells + need > budget) {
                 serial.addAll(decodeGroup(w, codec, batch, items, group, format, rangeBytes));
                 group.clear();
                 cells = 0;
