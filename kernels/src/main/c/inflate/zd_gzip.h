@@ -86,7 +86,7 @@ ZD_INLINE zd_u32 zd_crc32_x8n_thread(zd_u64 n) {
     return r;
 }
 
-/* Cooperative: the CRC-32 of p[0..n), valid on item 0. lanes: zd_local_size() words. */
+/* Cooperative: the CRC-32 of p[0..n), on every item. lanes: zd_local_size() words. */
 ZD_FUNC zd_u32 zd_crc32_group(const ZD_GLOBAL zd_u8 *p, zd_u64 n, ZD_LOCAL zd_u32 (*crc)[256],
                               ZD_LOCAL zd_u32 *lanes) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
@@ -104,7 +104,12 @@ ZD_FUNC zd_u32 zd_crc32_group(const ZD_GLOBAL zd_u8 *p, zd_u64 n, ZD_LOCAL zd_u3
             zd_u32 f = s1 - s0 == slice ? shift : zd_crc32_x8n_thread(s1 - s0);
             total = zd_crc32_mul_thread(f, total) ^ lanes[i];
         }
+        lanes[0] = total;
     }
+    /* published through local memory, not a private value that lives across the barrier (PoCL
+       3.1 lost such values: item 0 then returned 0) */
+    ZD_BARRIER();
+    total = lanes[0];
     ZD_BARRIER();
     return total;
 }

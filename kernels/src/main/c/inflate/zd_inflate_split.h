@@ -542,22 +542,17 @@ ZD_FUNC zd_u32 zd_infs_finish_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, 
     }
     if (lds->bad_ref) return ZD_STATUS_INFLATE_SPLIT_SERIAL;
     zd_u64 in_end = lds->in_end;
+    zd_u32 sum = 0u; /* on every item */
+    if (format == ZD_INFS_FORMAT_ZLIB) sum = zd_adler32_group(dst, dst_len, lds->lanes);
+    else if (format == ZD_INFS_FORMAT_GZIP) sum = zd_crc32_group(dst, dst_len, lds->crc, lds->lanes);
+    const ZD_GLOBAL zd_u8 *q = src + in_end;
     zd_u32 verdict = ZD_STATUS_OK;
     if (format == ZD_INFS_FORMAT_ZLIB) {
-        zd_u32 a = zd_adler32_group(dst, dst_len, lds->lanes);
-        if (lid == 0u) {
-            const ZD_GLOBAL zd_u8 *q = src + in_end;
-            zd_u32 stored = ((zd_u32)q[0] << 24) | ((zd_u32)q[1] << 16) | ((zd_u32)q[2] << 8) | (zd_u32)q[3];
-            lds->verdict = stored == a;
-        }
+        zd_u32 stored = ((zd_u32)q[0] << 24) | ((zd_u32)q[1] << 16) | ((zd_u32)q[2] << 8) | (zd_u32)q[3];
+        if (stored != sum) verdict = ZD_STATUS_INFLATE_SPLIT_SERIAL;
     } else if (format == ZD_INFS_FORMAT_GZIP) {
-        zd_u32 c = zd_crc32_group(dst, dst_len, lds->crc, lds->lanes);
-        if (lid == 0u)
-            lds->verdict = c == zd_le32_thread(src + in_end) && zd_le32_thread(src + in_end + 4u) == (zd_u32)dst_len;
+        if (zd_le32_thread(q) != sum || zd_le32_thread(q + 4u) != (zd_u32)dst_len) verdict = ZD_STATUS_INFLATE_SPLIT_SERIAL;
     }
-    ZD_BARRIER();
-    if (!lds->verdict) verdict = ZD_STATUS_INFLATE_SPLIT_SERIAL;
-    ZD_BARRIER();
     return verdict;
 }
 

@@ -28,7 +28,7 @@ typedef struct {
 #define ZD_ZLIB_LDS_BYTES ((zd_u64)sizeof(zd_zlib_lds))
 ZD_STATIC_ASSERT(sizeof(zd_zlib_lds) <= 48u * 1024u, zd_zlib_lds_fits_48k);
 
-/* Cooperative: the Adler-32 of p[0..n), valid on item 0. lanes: 2 * zd_local_size() words. */
+/* Cooperative: the Adler-32 of p[0..n), on every item. lanes: 2 * zd_local_size() words. */
 ZD_FUNC zd_u32 zd_adler32_group(const ZD_GLOBAL zd_u8 *p, zd_u64 n, ZD_LOCAL zd_u32 *lanes) {
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_u64 slice = ((n + ls - 1u) / ls + 63u) & ~(zd_u64)63u;
@@ -58,8 +58,12 @@ ZD_FUNC zd_u32 zd_adler32_group(const ZD_GLOBAL zd_u8 *p, zd_u64 n, ZD_LOCAL zd_
             a %= ZD_ADLER_MOD;
             b %= ZD_ADLER_MOD;
         }
-        r = (zd_u32)((b << 16) | a);
+        lanes[0] = (zd_u32)((b << 16) | a);
     }
+    /* published through local memory, not a private value that lives across the barrier (PoCL
+       3.1 lost such values: item 0 then returned 0) */
+    ZD_BARRIER();
+    r = lanes[0];
     ZD_BARRIER();
     return r;
 }

@@ -6,6 +6,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.GzipSpec;
 import dev.zarrdirect.api.codec.spec.ZlibSpec;
+import dev.zarrdirect.kernels.KernelContract;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
 import dev.zarrdirect.opencl.codec.BatchRun;
@@ -14,6 +15,7 @@ import dev.zarrdirect.opencl.codec.DeviceItems;
 import dev.zarrdirect.opencl.codec.KernelProgram;
 import dev.zarrdirect.opencl.codec.OpenClDecodeOnlyCodec;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -30,11 +32,34 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
     static final KernelProgram PROGRAM = new KernelProgram("opencl/zd_inflate.cl");
     /** Work-items per chunk; default 64, lowered to what the kernel allows on the device. */
     public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.inflateLocalSize";
+    /**
+     * Encoded bytes of a range of a stream decoded by many work-groups ({@link OpenClInflateSplit});
+     * a stream decodes split from {@link #MIN_SPLIT_RANGES} ranges, the CUDA backend's rule. Off (0)
+     * by default: on an H100 through NVIDIA's OpenCL, the 66 MB zlib chunks read 0.30 GB/s split in
+     * calls of 4 against 1.51 for CUDA in the same call, below the host path that the serial-run
+     * rule picks for them when streams are not split (docs/performance.md). 65536 turns it on.
+     */
+    public static final String SPLIT_BYTES_PROPERTY = "zarrdirect.opencl.inflateSplitBytes";
+    static final long MIN_SPLIT_RANGES = 64;
     private final String kernel;
+    private final int format;
+    private final long rangeBytes;
+    private final java.util.concurrent.atomic.AtomicLong splitStreams = new java.util.concurrent.atomic.AtomicLong();
 
-    private OpenClInflateCodec(String name, String kernel, Device device, OpenClBackend backend) {
+    private OpenClInflateCodec(String name, String kernel, int format, Device device, OpenClBackend backend) {
         super(name, device, backend);
         this.kernel = kernel;
+        this.format = format;
+        this.rangeBytes = Math.max(0, Long.getLong(SPLIT_BYTES_PROPERTY, 0));
+    }
+
+    /** Streams this codec decoded split and verified so far (the others went to the serial kernel). */
+    public long splitStreams() {
+        return splitStreams.get();
+    }
+
+    private boolean splits(long encoded) {
+        return rangeBytes > 0 && encoded >= MIN_SPLIT_RANGES * rangeBytes;
     }
 
     /** True when the kernels module's deflate decoder source can be read. */
@@ -45,13 +70,15 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
     /** {@code gzip}, its configuration checked as on every backend. */
     public static OpenClInflateCodec gzip(Map<String, Object> configuration, Device device, OpenClBackend backend) {
         GzipSpec.parse(configuration);
-        return new OpenClInflateCodec(GzipSpec.NAME, "zd_gzip_decode_batch", device, backend);
+        return new OpenClInflateCodec(GzipSpec.NAME, "zd_gzip_decode_batch",
+                (int) KernelContract.ZD_INFS_FORMAT_GZIP, device, backend);
     }
 
     /** numcodecs' zlib under {@code name} ({@code numcodecs.zlib} or {@code zlib}). */
     public static OpenClInflateCodec zlib(String name, Map<String, Object> configuration, Device device,
                                           OpenClBackend backend) {
-        return new OpenClInflateCodec(ZlibSpec.parse(name, configuration).name(), "zd_zlib_decode_batch", device, backend);
+        return new OpenClInflateCodec(ZlibSpec.parse(name, configuration).name(), "zd_zlib_decode_batch",
+                (int) KernelContract.ZD_INFS_FORMAT_ZLIB, device, backend);
     }
 
     /** Stored deflate blocks: 5 bytes per 65535, plus the largest wrapper (gzip header and trailer). */
@@ -60,10 +87,13 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
         return decodedSize + 5 * (decodedSize / 65535 + 1) + 18;
     }
 
-    /** A deflate stream is read by one item of its group, start to end: the whole chunk is one serial run. */
+    /**
+     * A deflate stream is read by one item of its group, start to end: the whole chunk is one serial
+     * run, unless it is split: then a run is taken as twice a range (a ratio of 2).
+     */
     @Override
     public long serialDecodeBytes(long decodedSize) {
-        return decodedSize;
+        return splits(decodedSize / 2) ? Math.min(decodedSize, 2 * rangeBytes) : decodedSize;
     }
 
     private static ClKernel kernel(OpenClBackend b, String kernel) {
@@ -80,8 +110,21 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
 
             @Override
             public void launch(OpenClBackend b, DeviceItems items, DeviceItems.Group g, long[] written) {
-                List<Integer> idx = g.items();
+                List<Integer> idx = new ArrayList<>();
+                List<Integer> large = new ArrayList<>();
+                for (int i : g.items()) {
+                    (splits(batch.input(i).byteSize()) ? large : idx).add(i);
+                }
+                if (!large.isEmpty()) {
+                    List<Integer> serial = OpenClInflateSplit.decode(b, items, g, large, batch, format, rangeBytes,
+                            written, name);
+                    splitStreams.addAndGet(large.size() - serial.size());
+                    idx.addAll(serial);
+                }
                 int n = idx.size();
+                if (n == 0) {
+                    return;
+                }
                 ClKernel k = kernel(b, kernel);
                 long want = Long.getLong(LOCAL_SIZE_PROPERTY, 64);
                 long local = Math.max(1, Long.highestOneBit(Math.min(want, k.maxWorkGroupSize(b.deviceId()))));
