@@ -50,7 +50,8 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
         super(name, device, backend);
         this.kernel = kernel;
         this.format = format;
-        this.rangeBytes = Math.max(0, Long.getLong(SPLIT_BYTES_PROPERTY, 0));
+        // the kernels take ranges up to ZD_INFS_MAX_SEG_BYTES (bit offsets inside one fit 32 bits)
+        this.rangeBytes = Math.clamp(Long.getLong(SPLIT_BYTES_PROPERTY, 0), 0, KernelContract.ZD_INFS_MAX_SEG_BYTES);
     }
 
     /** Streams this codec decoded split and verified so far (the others went to the serial kernel). */
