@@ -115,7 +115,11 @@ class HostileFileStoresTest {
         byte[] value = new byte[1 << 20];
         new Random(25).nextBytes(value);
         Files.write(zip, zipOf("c/0", value, ZipEntry.STORED));
-        try (ZipStore store = ZipStore.open(zip); Arena arena = Arena.ofConfined()) {
+        // an automatic arena: when the copy from the truncated mapping faults (SIGBUS), the JDK can
+        // leave the destination's session acquired, and closing a confined arena then failed this
+        // test now and then ("Session is acquired by 1 clients"); what is tested is the exception
+        Arena arena = Arena.ofAuto();
+        try (ZipStore store = ZipStore.open(zip)) {
             try (FileChannel ch = FileChannel.open(zip, StandardOpenOption.WRITE)) {
                 ch.truncate(100);
             }
