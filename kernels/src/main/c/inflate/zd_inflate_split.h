@@ -63,7 +63,8 @@
 #define ZD_INFS_F_DONE 4u    /* decode: the segment was decoded (status says how) */
 #define ZD_INFS_F_RETRY 8u   /* caller: decode this segment again with the cells it now gives it */
 #define ZD_INFS_F_CHAIN 16u  /* finish: the segment is part of the verified chain */
-#define ZD_INFS_MAX_SEG_BYTES (1u << 28) /* range offsets in bits fit 32 bits */
+#define ZD_INFS_F_LOOSE 32u  /* find: a stored block's start in zero bits (zd_infs_stored_thread) */
+#define ZD_INFS_MAX_SEG_BYTES (1u << 27) /* range offsets in bits, doubled, fit 32 bits */
 
 typedef struct {
     zd_u64 start_bit; /* find: where the segment's decode starts (bit of the stream) */
@@ -79,7 +80,22 @@ typedef struct {
 } zd_infs_seg;
 
 #define ZD_INFS_SEG_BYTES 64u
+/* where the host reads and writes a record's fields (InflateSplitPlan) */
+#define ZD_INFS_SEG_CELL0_AT 16u
+#define ZD_INFS_SEG_CAP_AT 24u
+#define ZD_INFS_SEG_STREAM_AT 48u
+#define ZD_INFS_SEG_INDEX_AT 52u
+#define ZD_INFS_SEG_STATUS_AT 56u
+#define ZD_INFS_SEG_FLAGS_AT 60u
 ZD_STATIC_ASSERT(sizeof(zd_infs_seg) == ZD_INFS_SEG_BYTES, zd_infs_seg_is_64_bytes);
+#ifndef __OPENCL_VERSION__
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, cell0) == ZD_INFS_SEG_CELL0_AT, zd_infs_seg_cell0_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, cap) == ZD_INFS_SEG_CAP_AT, zd_infs_seg_cap_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, stream) == ZD_INFS_SEG_STREAM_AT, zd_infs_seg_stream_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, index) == ZD_INFS_SEG_INDEX_AT, zd_infs_seg_index_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, status) == ZD_INFS_SEG_STATUS_AT, zd_infs_seg_status_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, flags) == ZD_INFS_SEG_FLAGS_AT, zd_infs_seg_flags_at);
+#endif
 
 typedef struct {
     zd_u32 best;
@@ -249,6 +265,50 @@ ZD_FUNC zd_u32 zd_infs_probe_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 len, zd_u
 }
 
 /*
+ * Per item: the first bit of a stored block whose LEN field is at byte a (w: the 8 bytes from a),
+ * or ZD_INF_NO_STOP. A stored block is the other kind of start worth finding: incompressible data
+ * (the low bytes of shuffled int16 values) is nothing but stored blocks, where no dynamic header
+ * lies. LEN must be the complement of NLEN and the block must fit the data (d0..d1); the header
+ * before LEN is 3 bits and the padding to the byte zero bits (as zlib writes it). The header's
+ * first bit is then known only up to the run of zero bits before LEN, so:
+ *   - the block ends the data: it must be final, its BFINAL the 1 bit that ends the zero run;
+ *   - otherwise it is not final, and any bit of the run (from 10 bits before LEN at most, to 3)
+ *     reads the same header: the lowest is returned, with *loose = 1, and the segment before it
+ *     may end anywhere in the run (zd_infs_meets_thread). The block after it, at the next byte,
+ *     must pass too: a stored header with LEN and NLEN that agree, or a dynamic header
+ *     (zd_infs_probe_thread): a chance pass of LEN and NLEN, once in 65536 bytes, is not enough.
+ *     A fixed-Huffman block after it is not checked: such a start is not taken (its bytes go to
+ *     the segment before).
+ */
+ZD_FUNC zd_u64 zd_infs_stored_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 a, zd_u64 w, zd_u64 d0,
+                                     zd_u64 d1, zd_u32 *loose) {
+    *loose = 0u;
+    zd_u32 ln = (zd_u32)w & 0xFFFFu;
+    if ((ln ^ ((zd_u32)(w >> 16) & 0xFFFFu)) != 0xFFFFu || a < d0 + 1u || a + 4u + ln > d1) return ZD_INF_NO_STOP;
+    zd_u32 before = ((zd_u32)src[a - 1u] << 8) | (a >= 2u ? (zd_u32)src[a - 2u] : 0u);
+    zd_u32 z = 0u; /* zero bits right before LEN */
+    while (z < 16u && ((before >> (15u - z)) & 1u) == 0u) z++;
+    zd_u64 n = a + 4u + ln;
+    if (n == d1) {
+        if (z < 2u || z > 9u || 8u * a - 1u - z < 8u * d0) return ZD_INF_NO_STOP;
+        return 8u * a - 1u - z;
+    }
+    if (z < 3u) return ZD_INF_NO_STOP;
+    zd_u64 b = zd_max_u64(8u * a - zd_min_u64(z, 10u), 8u * d0);
+    if (b > 8u * a - 3u) return ZD_INF_NO_STOP;
+    zd_u64 v = zd_infs_peek_thread(src, src_len, 8u * n);
+    zd_u32 type = (zd_u32)(v >> 1) & 3u;
+    if (type == 0u) {
+        zd_u32 ln2 = (zd_u32)(v >> 8) & 0xFFFFu, nl2 = (zd_u32)(v >> 24) & 0xFFFFu;
+        if (((v >> 3) & 31u) != 0u || (ln2 ^ nl2) != 0xFFFFu || n + 5u + ln2 > d1) return ZD_INF_NO_STOP;
+    } else if (type != 2u || !zd_infs_probe_thread(src, src_len, 8u * n, 8u * d1)) {
+        return ZD_INF_NO_STOP;
+    }
+    *loose = 1u;
+    return b;
+}
+
+/*
  * Cooperative, one group per range: where range `index` of the stream src[0..src_len) starts
  * (seg->start_bit, ZD_INFS_F_FOUND in seg->flags), ranges being seg_bytes long.
  */
@@ -284,9 +344,12 @@ ZD_FUNC void zd_infs_find_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u
     }
     zd_u64 r0 = 8u * zd_max_u64(k * seg_bytes, d0), r1 = 8u * zd_min_u64((k + 1u) * seg_bytes, d1);
     zd_u64 found = ZD_INF_NO_STOP;
+    zd_u32 flags = 0u;
     /* an item tests the 8 bit positions of one byte from two words it loads once (r0 is a byte
-       boundary); neighbouring items load neighbouring bytes */
-    for (zd_u64 base = r0; base < r1; base += (zd_u64)ls * 8u) {
+       boundary), and a stored block's LEN there; neighbouring items load neighbouring bytes. A
+       stored block starts up to 10 bits before its LEN, so the LEN bytes of the range's last
+       starts lie past r1 (zlib's level 0 lines them up with ranges of 64 KiB multiples) */
+    for (zd_u64 base = r0; base < r1 + 10u; base += (zd_u64)ls * 8u) {
         zd_u64 at = (base >> 3) + lid;
         zd_u64 w0 = zd_infs_peek_thread(src, src_len, 8u * at), w1 = zd_infs_peek_thread(src, src_len, 8u * at + 64u);
         for (zd_u32 j = 0; j < 8u; j++) {
@@ -294,23 +357,38 @@ ZD_FUNC void zd_infs_find_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u
             if (p >= r1) break;
             zd_u64 v = j == 0u ? w0 : (w0 >> j) | (w1 << (64u - j));
             if (zd_infs_quick_thread(v) && zd_infs_probe_thread(src, src_len, p, 8u * d1)) {
-                zd_atomic_min_u32_local(&lds->best, (zd_u32)(p - r0));
+                zd_atomic_min_u32_local(&lds->best, (zd_u32)(p - r0) << 1);
                 break;
             }
+        }
+        if (8u * at < r1 + 10u) {
+            zd_u32 loose = 0u;
+            zd_u64 p = zd_infs_stored_thread(src, src_len, at, w0, d0, d1, &loose);
+            if (p >= r0 && p < r1) zd_atomic_min_u32_local(&lds->best, ((zd_u32)(p - r0) << 1) | loose);
         }
         ZD_BARRIER();
         zd_u32 b = lds->best;
         ZD_BARRIER();
         if (b != 0xFFFFFFFFu) {
-            found = r0 + b;
+            found = r0 + (b >> 1);
+            flags = ZD_INFS_F_FOUND | ((b & 1u) ? ZD_INFS_F_LOOSE : 0u);
             break;
         }
     }
     if (lid == 0u) {
         seg->start_bit = found;
-        seg->flags = found != ZD_INF_NO_STOP ? ZD_INFS_F_FOUND : 0u;
+        seg->flags = flags;
         seg->status = ZD_STATUS_OK;
     }
+}
+
+/* Whether a segment that stopped at end_bit ends exactly where segment `next` starts. */
+ZD_INLINE zd_u32 zd_infs_meets_thread(zd_u64 end_bit, const ZD_GLOBAL zd_infs_seg *next) {
+    zd_u64 s = next->start_bit;
+    if (end_bit == s) return 1u;
+    /* a loose start's header and padding are zero bits up to its LEN field (byte (s + 10) / 8):
+       a header read anywhere in them is the same non-final stored block */
+    return (next->flags & ZD_INFS_F_LOOSE) != 0u && end_bit > s && end_bit <= ((s + 10u) >> 3) * 8u - 3u;
 }
 
 /* Per item: cells [x0, x1) of a segment (see zd_inf_exec_chunk_thread); a source before cell0
@@ -503,7 +581,7 @@ ZD_FUNC zd_u32 zd_infs_finish_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, 
                 if (j < n) ok = 0u; /* a start after the final block: not this stream's */
                 break;
             }
-            if (j >= n || s->end_bit != segs[j].start_bit) ok = 0u;
+            if (j >= n || !zd_infs_meets_thread(s->end_bit, &segs[j])) ok = 0u;
             k = j;
         }
         if (!final_seen || out != dst_len) ok = 0u;

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * inflate/zd_inflate_split.h on the host build, through zd_host_inflate_split (the three launches as
  * a backend drives them, find on one item a group): streams written by java.util.zip decode split to their exact bytes, in
- * many segments where the data has dynamic blocks; segments that run out of cells are decoded
+ * many segments where the data has dynamic or stored blocks; segments that run out of cells are decoded
  * again; and on damaged streams the split path never accepts what the serial decoder would not:
  * where it says OK, the serial decoder says OK with the same bytes.
  */
@@ -70,21 +70,129 @@ class InflateSplitTest {
     }
 
     @Test
-    void streamsWithoutDynamicBlocksOrTooShortDecodeAsOneSegment() {
+    void storedBlocksStartSegmentsAndOtherStreamsDecodeWhole() {
         Random r = new Random(SEED + 1);
         for (String kind : new String[]{"random", "zeros", "far"}) {
             for (int level : new int[]{0, 1}) {
-                byte[] d = data(kind, 100_000, r);
+                byte[] d = data(kind, 300_000, r);
                 byte[] s = encode(ZLIB, d, level, Deflater.DEFAULT_STRATEGY);
                 Split x = split(s, d.length, ZLIB, 8192, cells(8192, s.length, d.length), 2);
-                assertEquals(ZdStatusCodes.OK, x.status(), kind + " level " + level);
-                assertArrayEquals(d, x.out(), kind + " level " + level);
+                String what = kind + " level " + level;
+                assertEquals(ZdStatusCodes.OK, x.status(), what);
+                assertArrayEquals(d, x.out(), what);
+                if (kind.equals("random")) {
+                    // nothing but stored blocks (zlib cuts them every 16 or 64 KiB): each a start
+                    assertTrue(x.chain() >= 4, what + ": stored blocks should start segments, chain " + x.chain());
+                }
             }
         }
         byte[] tiny = encode(GZIP, "hello, hello, hello".getBytes(), 6, Deflater.DEFAULT_STRATEGY);
         Split x = split(tiny, 19, GZIP, 4, 64, 1);
         assertEquals(ZdStatusCodes.OK, x.status());
         assertEquals("hello, hello, hello", new String(x.out()));
+    }
+
+    /** The bytes of int16 values shuffled into two planes: smooth high bytes, then noise. */
+    static byte[] shuffledInt16(int n, Random r) {
+        byte[] d = new byte[n];
+        for (int i = 0; i < n / 2; i++) {
+            int v = (int) (8000 * Math.sin(i / 3000.0)) + r.nextInt(256);
+            d[i] = (byte) (v >> 8);
+            d[n / 2 + i] = (byte) v;
+        }
+        return d;
+    }
+
+    @Test
+    void aStreamHalfDynamicHalfStoredSplitsInBothHalves() {
+        Random r = new Random(SEED + 4);
+        int n = 1 << 20;
+        for (int format : new int[]{ZLIB, GZIP}) {
+            byte[] d = shuffledInt16(n, r);
+            byte[] s = encode(format, d, 1, Deflater.DEFAULT_STRATEGY);
+            long range = 8 << 10;
+            Split x = split(s, n, format, range, cells(range, s.length, n), 2);
+            assertEquals(ZdStatusCodes.OK, x.status(), FORMATS[format]);
+            assertArrayEquals(d, x.out(), FORMATS[format]);
+            // the noise plane alone is 512 KiB of stored blocks
+            assertTrue(x.chain() > 8 + 12, FORMATS[format] + ": both halves should split, chain " + x.chain());
+        }
+    }
+
+    /** Deflate bits, first bit lowest, as RFC 1951 packs them. */
+    static final class Bits {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int acc, n;
+
+        void put(int v, int bits) {
+            for (int i = 0; i < bits; i++) {
+                acc |= ((v >> i) & 1) << n;
+                if (++n == 8) {
+                    out.write(acc);
+                    acc = 0;
+                    n = 0;
+                }
+            }
+        }
+
+        /** A Huffman code: its bits go most significant first. */
+        void code(int c, int bits) {
+            for (int i = bits - 1; i >= 0; i--) put((c >> i) & 1, 1);
+        }
+
+        void fixedBlock(byte[] lits) {
+            put(0, 1);
+            put(1, 2);
+            for (byte b : lits) code(0x30 + b, 8); // literals 0..143 are 8-bit codes from 0x30
+            code(0, 7);                             // end of block: seven zero bits
+        }
+
+        void storedBlock(byte[] data, boolean last) {
+            put(last ? 1 : 0, 1);
+            put(0, 2);
+            if (n > 0) put(0, 8 - n);
+            put(data.length, 16);
+            put(~data.length & 0xFFFF, 16);
+            for (byte b : data) put(b & 0xFF, 8);
+        }
+    }
+
+    @Test
+    void aStoredStartAfterZeroBitsMeetsTheSegmentBeforeAnywhereInThem() {
+        // A fixed block ends in seven zero bits (its end-of-block code), so the stored block after
+        // it starts somewhere in a run of zeros that the find cannot place exactly; the segment
+        // before must be taken as meeting it wherever in the run it stopped.
+        Random r = new Random(SEED + 5);
+        Bits b = new Bits();
+        java.io.ByteArrayOutputStream want = new java.io.ByteArrayOutputStream();
+        int triples = 24;
+        for (int t = 0; t < triples; t++) {
+            byte[] lits = new byte[1 + r.nextInt(40)];
+            for (int i = 0; i < lits.length; i++) lits[i] = (byte) ('a' + r.nextInt(26));
+            b.fixedBlock(lits);
+            want.writeBytes(lits);
+            for (int k = 0; k < 2; k++) {
+                byte[] raw = new byte[2000 + r.nextInt(3000)];
+                r.nextBytes(raw);
+                b.storedBlock(raw, false);
+                want.writeBytes(raw);
+            }
+        }
+        b.fixedBlock("end".getBytes());
+        want.writeBytes("end".getBytes());
+        byte[] tail = new byte[1500];
+        r.nextBytes(tail);
+        b.storedBlock(tail, true);
+        want.writeBytes(tail);
+        if (b.n > 0) b.put(0, 8 - b.n);
+        byte[] s = b.out.toByteArray();
+        byte[] d = want.toByteArray();
+        assertArrayEquals(d, InflateTestSupport.reference(s, d.length, RAW), "the hand-written stream is valid deflate");
+        Split x = split(s, d.length, RAW, 1024, cells(1024, s.length, d.length), 2);
+        assertEquals(ZdStatusCodes.OK, x.status());
+        assertArrayEquals(d, x.out());
+        // every triple's first stored block (followed by a stored one) is a start, and the final one
+        assertTrue(x.chain() >= triples, "chain " + x.chain());
     }
 
     @Test
@@ -109,9 +217,11 @@ class InflateSplitTest {
         Random r = new Random(SEED + 3);
         int n = 100_000;
         int accepted = 0, serial = 0;
-        for (int format : new int[]{RAW, ZLIB, GZIP}) {
-            byte[] d = field(n, r, n / 20, n / 10);
-            byte[] clean = encode(format, d, 6, Deflater.DEFAULT_STRATEGY);
+        for (int variant = 0; variant < 6; variant++) {
+            int format = variant % 3;
+            // a field in dynamic blocks, or shuffled int16 whose noise plane is stored blocks
+            byte[] d = variant < 3 ? field(n, r, n / 20, n / 10) : shuffledInt16(n, r);
+            byte[] clean = encode(format, d, variant < 3 ? 6 : 1, Deflater.DEFAULT_STRATEGY);
             for (int t = 0; t < 8; t++) {
                 byte[] s = clean.clone();
                 int bit = r.nextInt(8 * s.length);
@@ -133,6 +243,6 @@ class InflateSplitTest {
             }
         }
         assertTrue(serial > 0, "damage should have sent some streams to the serial decoder");
-        assertEquals(24, accepted + serial);
+        assertEquals(48, accepted + serial);
     }
 }

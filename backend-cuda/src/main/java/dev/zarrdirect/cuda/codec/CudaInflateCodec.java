@@ -9,6 +9,7 @@ import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.driver.CudaDevice;
 import dev.zarrdirect.cuda.driver.KernelArgs;
 import dev.zarrdirect.cuda.kernels.ZdStatus;
+import dev.zarrdirect.kernels.InflateSplitPlan;
 import dev.zarrdirect.kernels.KernelContract;
 
 import java.lang.foreign.MemorySegment;
@@ -35,7 +36,7 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
     private final String kernel;
     private final int format;
     private final int threads;
-    /** Range of a split stream ({@code zarrdirect.cuda.inflateSplitBytes}); 0: every stream serially. */
+    /** Largest range of a split stream ({@code zarrdirect.cuda.inflateSplitBytes}); 0: every stream serially. */
     private final long rangeBytes;
     private final java.util.concurrent.atomic.AtomicLong splitStreams = new java.util.concurrent.atomic.AtomicLong();
 
@@ -68,27 +69,20 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
     }
 
     /**
-     * Ranges a stream must span to decode split. Measured on an H200 (docs/performance.md): 66 MB
-     * zlib streams of float32 (about 440 ranges of 64 KiB) read 1.5x faster split in calls of 4 and
-     * 1.15x in one call of 24, while 2 MB int16 streams (22 ranges, half of them stored blocks, in
-     * which no block start is found) read at 0.55x of the serial kernel in one call of 384; the
-     * sizes between are not measured.
-     */
-    static final long MIN_SPLIT_RANGES = 64;
-
-    /**
      * A deflate stream is read by one item of its group, start to end: the whole chunk is one serial
      * run, unless it is split ({@link InflateSplit}): then a run is about a range's share, taken as
      * twice the range (a ratio of 2).
      */
     @Override
     public long serialDecodeBytes(long decodedSize) {
-        return splits(decodedSize / 2) ? Math.min(decodedSize, 2 * rangeBytes) : decodedSize;
+        long encoded = decodedSize / 2;
+        return splits(encoded)
+                ? Math.min(decodedSize, 2 * InflateSplitPlan.rangeBytes(encoded, rangeBytes)) : decodedSize;
     }
 
-    /** Whether a stream of {@code encoded} bytes decodes split: it spans at least {@link #MIN_SPLIT_RANGES} ranges. */
+    /** Whether a stream of {@code encoded} bytes decodes split ({@link InflateSplitPlan#splits}). */
     private boolean splits(long encoded) {
-        return rangeBytes > 0 && encoded >= MIN_SPLIT_RANGES * rangeBytes;
+        return InflateSplitPlan.splits(encoded, rangeBytes);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.codec.CodecBatch;
 import dev.zarrdirect.api.codec.spec.GzipSpec;
 import dev.zarrdirect.api.codec.spec.ZlibSpec;
+import dev.zarrdirect.kernels.InflateSplitPlan;
 import dev.zarrdirect.kernels.KernelContract;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.OpenClBackend;
@@ -33,14 +34,14 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
     /** Work-items per chunk; default 64, lowered to what the kernel allows on the device. */
     public static final String LOCAL_SIZE_PROPERTY = "zarrdirect.opencl.inflateLocalSize";
     /**
-     * Encoded bytes of a range of a stream decoded by many work-groups ({@link OpenClInflateSplit});
-     * a stream decodes split from {@link #MIN_SPLIT_RANGES} ranges, the CUDA backend's rule. Off (0)
+     * The largest range, in encoded bytes, of a stream decoded by many work-groups
+     * ({@link OpenClInflateSplit}); which streams split, in what ranges, is the CUDA backend's rule
+     * ({@link InflateSplitPlan}). Off (0)
      * by default: on an H100 through NVIDIA's OpenCL, the 66 MB zlib chunks read 0.30 GB/s split in
      * calls of 4 against 1.51 for CUDA in the same call, below the host path that the serial-run
      * rule picks for them when streams are not split (docs/performance.md). 65536 turns it on.
      */
     public static final String SPLIT_BYTES_PROPERTY = "zarrdirect.opencl.inflateSplitBytes";
-    static final long MIN_SPLIT_RANGES = 64;
     private final String kernel;
     private final int format;
     private final long rangeBytes;
@@ -50,8 +51,7 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
         super(name, device, backend);
         this.kernel = kernel;
         this.format = format;
-        // the kernels take ranges up to ZD_INFS_MAX_SEG_BYTES (bit offsets inside one fit 32 bits)
-        this.rangeBytes = Math.clamp(Long.getLong(SPLIT_BYTES_PROPERTY, 0), 0, KernelContract.ZD_INFS_MAX_SEG_BYTES);
+        this.rangeBytes = Math.max(0, Long.getLong(SPLIT_BYTES_PROPERTY, 0)); // the plan keeps ranges within the kernels' bound
     }
 
     /** Streams this codec decoded split and verified so far (the others went to the serial kernel). */
@@ -60,7 +60,7 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
     }
 
     private boolean splits(long encoded) {
-        return rangeBytes > 0 && encoded >= MIN_SPLIT_RANGES * rangeBytes;
+        return InflateSplitPlan.splits(encoded, rangeBytes);
     }
 
     /** True when the kernels module's deflate decoder source can be read. */
@@ -94,7 +94,9 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
      */
     @Override
     public long serialDecodeBytes(long decodedSize) {
-        return splits(decodedSize / 2) ? Math.min(decodedSize, 2 * rangeBytes) : decodedSize;
+        long encoded = decodedSize / 2;
+        return splits(encoded)
+                ? Math.min(decodedSize, 2 * InflateSplitPlan.rangeBytes(encoded, rangeBytes)) : decodedSize;
     }
 
     private static ClKernel kernel(OpenClBackend b, String kernel) {

@@ -2,7 +2,7 @@
 package dev.zarrdirect.opencl.codec.bytestobytes;
 
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.kernels.KernelContract;
+import dev.zarrdirect.kernels.InflateSplitPlan;
 import dev.zarrdirect.opencl.ClKernel;
 import dev.zarrdirect.opencl.ClMemory;
 import dev.zarrdirect.opencl.OpenClBackend;
@@ -13,20 +13,19 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * Large deflate streams decoded by many work-groups each, on OpenCL: the same three kernels and
- * rules as the CUDA backend's {@code InflateSplit} ({@code inflate/zd_inflate_split.h}: find block
- * starts per range, decode the segments into 16-bit cells, verify the chain and lay the bytes out).
- * A stream that does not verify, a corrupt one included, is returned for the serial kernel, which
- * gives it its status.
+ * plan ({@link InflateSplitPlan}) as the CUDA backend's {@code InflateSplit}
+ * ({@code inflate/zd_inflate_split.h}: find block starts per range, decode the segments into 16-bit
+ * cells, verify the chain and lay the bytes out). A stream that does not verify, a corrupt one
+ * included, is returned for the serial kernel, which gives it its status.
  *
- * <p>Memory: 64 bytes per range and 2 bytes per cell ({@link #CELL_HEADROOM} times a range's share
- * of its stream's decoded bytes, plus 32 KiB); groups of streams take at most {@link #CELL_BUDGET}
- * bytes of cells (below the allocation limit OpenCL devices commonly have), a larger stream alone.
- * Segments whose cells run out are decoded again, alone, with their stream's decoded size, when that
- * fits the budget too.
+ * <p>Groups of streams of one range size take at most {@link #CELL_BUDGET} bytes of cells (below
+ * the allocation limit OpenCL devices commonly have), a larger stream alone. Segments whose cells
+ * run out are decoded again, alone, with their stream's decoded size, when that fits the budget too.
  */
 final class OpenClInflateSplit {
 
@@ -34,43 +33,33 @@ final class OpenClInflateSplit {
     static final long DECODE_ITEMS = 64;
     static final long FINISH_ITEMS = 1024;
     static final long CELL_BUDGET = 1L << 30;
-    static final int CELL_HEADROOM = 4;
-    private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
-    private static final int F_RETRY = (int) KernelContract.ZD_INFS_F_RETRY;
-    private static final long WINDOW = KernelContract.ZD_INFS_WINDOW;
-    private static final int OVERFLOW = (int) KernelContract.ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW;
 
     private OpenClInflateSplit() {
     }
 
-    static long ranges(long encoded, long rangeBytes) {
-        return Math.max(1, (encoded + rangeBytes - 1) / rangeBytes);
-    }
-
-    static long cellsPerRange(long encoded, long decoded, long rangeBytes) {
-        double share = (double) rangeBytes * decoded / Math.max(1, encoded);
-        return Math.max(1, Math.min(decoded, (long) Math.ceil(CELL_HEADROOM * share) + WINDOW));
-    }
-
     /** Decodes the batch items {@code idx} split; returns those left to the serial kernel. */
     static List<Integer> decode(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx,
-                                CodecBatch batch, int format, long rangeBytes, long[] written, String name) {
+                                CodecBatch batch, int format, long maxRangeBytes, long[] written, String name) {
+        List<Integer> order = new ArrayList<>(idx);
+        order.sort(Comparator.comparingLong(i -> InflateSplitPlan.rangeBytes(batch.input(i).byteSize(), maxRangeBytes)));
         List<Integer> serial = new ArrayList<>();
         List<Integer> group = new ArrayList<>();
-        long cells = 0;
-        for (int i : idx) {
-            long need = 2 * ranges(batch.input(i).byteSize(), rangeBytes)
-                    * cellsPerRange(batch.input(i).byteSize(), batch.output(i).byteSize(), rangeBytes);
-            if (!group.isEmpty() && cells + need > CELL_BUDGET) {
-                serial.addAll(decodeGroup(b, items, g, group, batch, format, rangeBytes, written, name));
+        long cells = 0, range = 0;
+        for (int i : order) {
+            long encoded = batch.input(i).byteSize();
+            long r = InflateSplitPlan.rangeBytes(encoded, maxRangeBytes);
+            long need = InflateSplitPlan.cellBytes(encoded, batch.output(i).byteSize(), maxRangeBytes);
+            if (!group.isEmpty() && (cells + need > CELL_BUDGET || r != range)) {
+                serial.addAll(decodeGroup(b, items, g, group, batch, format, range, written, name));
                 group.clear();
                 cells = 0;
             }
             group.add(i);
             cells += need;
+            range = r;
         }
         if (!group.isEmpty()) {
-            serial.addAll(decodeGroup(b, items, g, group, batch, format, rangeBytes, written, name));
+            serial.addAll(decodeGroup(b, items, g, group, batch, format, range, written, name));
         }
         return serial;
     }
@@ -87,17 +76,18 @@ final class OpenClInflateSplit {
                                              List<Integer> group, CodecBatch batch, int format, long rangeBytes,
                                              long[] written, String name) {
         int n = group.size();
-        int[] first = new int[n], count = new int[n];
-        long total = 0;
+        long[] encoded = new long[n], decoded = new long[n];
         for (int j = 0; j < n; j++) {
-            first[j] = (int) total;
-            count[j] = (int) ranges(batch.input(group.get(j)).byteSize(), rangeBytes);
-            total += count[j];
+            encoded[j] = batch.input(group.get(j)).byteSize();
+            decoded[j] = batch.output(group.get(j)).byteSize();
         }
-        if (total > Integer.MAX_VALUE / 2) {
+        InflateSplitPlan plan;
+        try {
+            plan = InflateSplitPlan.of(rangeBytes, encoded, decoded);
+        } catch (IllegalArgumentException tooMany) {
             return group;
         }
-        int nseg = (int) total;
+        int nseg = plan.segments();
         ClKernel find = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_find");
         ClKernel dec = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_decode");
         ClKernel fin = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_finish");
@@ -105,34 +95,22 @@ final class OpenClInflateSplit {
         ClMemory mem = b.memory();
         // three sub-buffers of one: their origins on the device's base address alignment
         long align = Math.max(64, mem.baseAlignBytes());
-        long firstAt = align(SEG * nseg, align), countAt = align(firstAt + 4L * n, align), bytes = countAt + 4L * n;
+        long firstAt = align(plan.recordBytes(), align), countAt = align(firstAt + 4L * n, align), bytes = countAt + 4L * n;
         try (Arena a = Arena.ofConfined();
              ChunkTable t = ChunkTable.of(b, items, group, batch, name + " split");
              ClMemory.Scratch segMem = mem.scratch(bytes, name + " split segments")) {
             MemorySegment host = a.allocate(bytes, 8);
             host.fill((byte) 0);
-            long cell = 0;
-            long[] streamCells = new long[n];
+            plan.writeRecords(host, 0);
             for (int j = 0; j < n; j++) {
-                int i = group.get(j);
-                long per = cellsPerRange(batch.input(i).byteSize(), batch.output(i).byteSize(), rangeBytes);
-                for (int r = 0; r < count[j]; r++) {
-                    long at = SEG * (first[j] + r);
-                    host.set(ValueLayout.JAVA_LONG, at + 16, cell); // cell0
-                    host.set(ValueLayout.JAVA_LONG, at + 24, per);  // cap
-                    host.set(ValueLayout.JAVA_INT, at + 48, j);     // stream
-                    host.set(ValueLayout.JAVA_INT, at + 52, r);     // index
-                    cell += per;
-                }
-                streamCells[j] = batch.output(i).byteSize();
-                host.set(ValueLayout.JAVA_INT, firstAt + 4L * j, first[j]);
-                host.set(ValueLayout.JAVA_INT, countAt + 4L * j, count[j]);
+                host.set(ValueLayout.JAVA_INT, firstAt + 4L * j, plan.first(j));
+                host.set(ValueLayout.JAVA_INT, countAt + 4L * j, plan.count(j));
             }
             mem.write(segMem.mem(), 0, host, 0, host.byteSize());
-            long segs = mem.subBuffer(segMem.mem(), 0, SEG * nseg);
+            long segs = mem.subBuffer(segMem.mem(), 0, plan.recordBytes());
             long firsts = mem.subBuffer(segMem.mem(), firstAt, 4L * n);
             long counts = mem.subBuffer(segMem.mem(), countAt, 4L * n);
-            ClMemory.Scratch cellMem = mem.scratch(2 * cell, name + " split cells");
+            ClMemory.Scratch cellMem = mem.scratch(2 * plan.cells(), name + " split cells");
             ClMemory.Scratch bigger = null;
             try {
                 ClKernel.Arg[] io = t.io(g.inMem(), g.outMem());
@@ -143,23 +121,13 @@ final class OpenClInflateSplit {
                 ev = dec.enqueue(b.queue(), new long[]{nseg * ld}, new long[]{ld}, io[0], io[1], io[2],
                         new ClKernel.Mem(cellMem.mem()), new ClKernel.Mem(segs), new ClKernel.U32(0), new ClKernel.U32(nseg));
                 b.await(ev, "zd_infs_decode over " + nseg + " ranges");
-                mem.read(segMem.mem(), 0, host, 0, SEG * nseg);
-                long retryCells = 0;
-                for (int s = 0; s < nseg; s++) {
-                    long at = SEG * s;
-                    if (host.get(ValueLayout.JAVA_INT, at + 56) == OVERFLOW) {
-                        int j = host.get(ValueLayout.JAVA_INT, at + 48);
-                        host.set(ValueLayout.JAVA_LONG, at + 16, cell + retryCells);
-                        host.set(ValueLayout.JAVA_LONG, at + 24, streamCells[j]);
-                        host.set(ValueLayout.JAVA_INT, at + 60, host.get(ValueLayout.JAVA_INT, at + 60) | F_RETRY);
-                        retryCells += streamCells[j];
-                    }
-                }
+                mem.read(segMem.mem(), 0, host, 0, plan.recordBytes());
+                long again = plan.markRetries(host, 0);
                 long cellArg = cellMem.mem();
-                if (retryCells > 0 && 2 * (cell + retryCells) <= CELL_BUDGET) {
-                    bigger = mem.scratch(2 * (cell + retryCells), name + " split cells, again");
-                    mem.copyMem(cellMem.mem(), 0, bigger.mem(), 0, 2 * cell);
-                    mem.write(segMem.mem(), 0, host, 0, SEG * nseg);
+                if (again > plan.cells() && 2 * again <= CELL_BUDGET) {
+                    bigger = mem.scratch(2 * again, name + " split cells, again");
+                    mem.copyMem(cellMem.mem(), 0, bigger.mem(), 0, 2 * plan.cells());
+                    mem.write(segMem.mem(), 0, host, 0, plan.recordBytes());
                     cellArg = bigger.mem();
                     ev = dec.enqueue(b.queue(), new long[]{nseg * ld}, new long[]{ld}, io[0], io[1], io[2],
                             new ClKernel.Mem(cellArg), new ClKernel.Mem(segs), new ClKernel.U32(1), new ClKernel.U32(nseg));

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.kernels;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Which deflate streams decode split ({@code inflate/zd_inflate_split.h}), in ranges of what size,
+ * and the segment records and cells of one launch group: the rules both device backends follow,
+ * so that CUDA and OpenCL split the same streams the same way.
+ *
+ * <p>A stream splits when it spans {@link #MIN_SPLIT_RANGES} ranges of at least
+ * {@link #MIN_RANGE_BYTES}; its ranges are as large as that allows, up to the backend's setting.
+ * Measured on an H200 (docs/performance.md): 66 MB zlib streams of float32 read 2.6x faster split
+ * in 64 KiB ranges (calls of 4 chunks) than the host path; ranges of 32 KiB there cost more in find
+ * than they gained. Smaller streams get smaller ranges so that they still have 64.
+ *
+ * <p>Device memory: {@link KernelContract#ZD_INFS_SEG_BYTES} per range and 2 bytes per cell. A
+ * range gets cells for {@link #CELL_HEADROOM} times its share of the stream's decoded bytes plus a
+ * window; a segment that runs out is decoded again with as many cells as its stream has decoded
+ * bytes ({@link #markRetries}).
+ */
+public final class InflateSplitPlan {
+
+    /** Ranges a stream must span to split: fewer leave too few segments to beat the serial kernel. */
+    public static final long MIN_SPLIT_RANGES = 64;
+    /** The smallest range: below it a segment's window (32 KiB of references) outweighs its bytes. */
+    public static final long MIN_RANGE_BYTES = 16L << 10;
+    /**
+     * Cells a range gets, as a multiple of its share of the stream's decoded bytes: on the 66 MB
+     * zlib store with twice the share, every group of streams needed a second decode launch (80 ms
+     * of one serial segment) for segments that had run out.
+     */
+    public static final int CELL_HEADROOM = 4;
+
+    private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
+
+    private final long rangeBytes;
+    private final long[] decoded;
+    private final int[] first;
+    private final int[] count;
+    private final long[] perRange;
+    private final int segments;
+    private final long cells;
+
+    private InflateSplitPlan(long rangeBytes, long[] encoded, long[] decoded) {
+        int n = encoded.length;
+        this.rangeBytes = rangeBytes;
+        this.decoded = decoded.clone();
+        this.first = new int[n];
+        this.count = new int[n];
+        this.perRange = new long[n];
+        long total = 0, c = 0;
+        for (int j = 0; j < n; j++) {
+            first[j] = (int) total;
+            count[j] = (int) ranges(encoded[j], rangeBytes);
+            perRange[j] = cellsPerRange(encoded[j], decoded[j], rangeBytes);
+            total += count[j];
+            c += count[j] * perRange[j];
+            if (total > Integer.MAX_VALUE / 2) {
+                throw new IllegalArgumentException(total + " ranges: more than a launch's grid holds");
+            }
+        }
+        this.segments = (int) total;
+        this.cells = c;
+    }
+
+    /**
+     * The plan of a launch group: streams of {@code encoded} and {@code decoded} bytes, in ranges
+     * of {@code rangeBytes} (the group's: {@link #rangeBytes(long, long)} of its largest stream).
+     */
+    public static InflateSplitPlan of(long rangeBytes, long[] encoded, long[] decoded) {
+        if (rangeBytes <= 0 || rangeBytes > KernelContract.ZD_INFS_MAX_SEG_BYTES || encoded.length != decoded.length) {
+            throw new IllegalArgumentException("ranges of " + rangeBytes + " bytes over " + encoded.length + " streams");
+        }
+        return new InflateSplitPlan(rangeBytes, encoded, decoded);
+    }
+
+    /** Whether a stream of {@code encoded} bytes splits, given the backend's range setting (0: never). */
+    public static boolean splits(long encoded, long maxRangeBytes) {
+        return maxRangeBytes > 0 && encoded >= MIN_SPLIT_RANGES * Math.min(MIN_RANGE_BYTES, maxRangeBytes);
+    }
+
+    /** The range of a stream of {@code encoded} bytes: {@link #MIN_SPLIT_RANGES} of them, within the bounds. */
+    public static long rangeBytes(long encoded, long maxRangeBytes) {
+        long max = Math.min(maxRangeBytes, KernelContract.ZD_INFS_MAX_SEG_BYTES);
+        long want = (encoded + MIN_SPLIT_RANGES - 1) / MIN_SPLIT_RANGES;
+        return Math.max(Math.min(MIN_RANGE_BYTES, max), Math.min(want, max));
+    }
+
+    /** The ranges of a stream of {@code encoded} bytes. */
+    public static long ranges(long encoded, long rangeBytes) {
+        return Math.max(1, (encoded + rangeBytes - 1) / rangeBytes);
+    }
+
+    /** Cells a range of a stream gets: {@link #CELL_HEADROOM} times its share of the decoded bytes plus a window, at most all of them. */
+    public static long cellsPerRange(long encoded, long decoded, long rangeBytes) {
+        double share = (double) rangeBytes * decoded / Math.max(1, encoded);
+        return Math.max(1, Math.min(decoded, (long) Math.ceil(CELL_HEADROOM * share) + KernelContract.ZD_INFS_WINDOW));
+    }
+
+    /** Bytes of cells a stream of this shape takes when split: what budgets of launch groups count. */
+    public static long cellBytes(long encoded, long decoded, long maxRangeBytes) {
+        long r = rangeBytes(encoded, maxRangeBytes);
+        return 2 * ranges(encoded, r) * cellsPerRange(encoded, decoded, r);
+    }
+
+    public long rangeBytes() {
+        return rangeBytes;
+    }
+
+    public int streams() {
+        return first.length;
+    }
+
+    /** Segment records (one a range) of the whole group. */
+    public int segments() {
+        return segments;
+    }
+
+    /** Cells of the first decode. */
+    public long cells() {
+        return cells;
+    }
+
+    /** Bytes of the segment records. */
+    public long recordBytes() {
+        return SEG * segments;
+    }
+
+    /** The first record of stream {@code j}, and how many it has: the finish launch's tables. */
+    public int first(int j) {
+        return first[j];
+    }
+
+    public int count(int j) {
+        return count[j];
+    }
+
+    /** Writes the records, as the find launch wants them, at {@code at} of {@code host}. */
+    public void writeRecords(MemorySegment host, long at) {
+        host.asSlice(at, recordBytes()).fill((byte) 0);
+        long cell = 0;
+        for (int j = 0; j < first.length; j++) {
+            for (int r = 0; r < count[j]; r++) {
+                long rec = at + SEG * (first[j] + r);
+                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CELL0_AT, cell);
+                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CAP_AT, perRange[j]);
+                host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STREAM_AT, j);
+                host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_INDEX_AT, r);
+                cell += perRange[j];
+            }
+        }
+    }
+
+    /**
+     * After the first decode, with its records read back at {@code at} of {@code host}: gives each
+     * segment whose cells ran out cells of its own after the first decode's (as many as its stream
+     * has decoded bytes) and asks for it again. Returns the cells the second decode needs in all,
+     * {@link #cells()} if none ran out.
+     */
+    public long markRetries(MemorySegment host, long at) {
+        long next = cells;
+        for (int s = 0; s < segments; s++) {
+            long rec = at + SEG * s;
+            if (host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT)
+                    == KernelContract.ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) {
+                long need = decoded[host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STREAM_AT)];
+                long flagsAt = rec + KernelContract.ZD_INFS_SEG_FLAGS_AT;
+                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CELL0_AT, next);
+                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CAP_AT, need);
+                host.set(ValueLayout.JAVA_INT, flagsAt,
+                        host.get(ValueLayout.JAVA_INT, flagsAt) | (int) KernelContract.ZD_INFS_F_RETRY);
+                next += need;
+            }
+        }
+        return next;
+    }
+}
