@@ -65,8 +65,21 @@ class CudaInflateSplitTest {
         return (BytesToBytesCodec) p.create(name, config, Device.CPU).orElseThrow();
     }
 
-    /** ERA5-like float words (a smooth field plus noise in the low bits); kind 1 has a run of zeros in the middle. */
+    /**
+     * ERA5-like float words (a smooth field plus noise in the low bits); kind 1 has a run of zeros in
+     * the middle; kind 2 is int16 values shuffled into two planes (netCDF-like), whose noisy low
+     * plane deflate writes as stored blocks.
+     */
     private static byte[] chunk(Random rnd, int kind) {
+        if (kind == 2) {
+            byte[] d = new byte[CHUNK];
+            for (int i = 0; i < CHUNK / 2; i++) {
+                int v = (int) (8000 * Math.sin(i / 3000.0)) + rnd.nextInt(256);
+                d[i] = (byte) (v >> 8);
+                d[CHUNK / 2 + i] = (byte) v;
+            }
+            return d;
+        }
         MemorySegment s = MemorySegment.ofArray(new byte[CHUNK]);
         double phase = rnd.nextDouble() * 1000;
         for (int i = 0; i < CHUNK / 4; i++) {
@@ -105,7 +118,7 @@ class CudaInflateSplitTest {
                 byte[][] raw = new byte[n][];
                 byte[][] frames = new byte[n][];
                 for (int c = 0; c < n; c++) {
-                    raw[c] = chunk(rnd, c % 2);
+                    raw[c] = chunk(rnd, c % 3);
                     frames[c] = encode(enc, raw[c]);
                 }
                 String what = name + " level " + level;
