@@ -19,8 +19,11 @@ class InflateSplitPlanTest {
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(29_000 * K, 64 * K)); // a 66 MB float32 chunk, zlib 1
         long int16 = 1_400 * K;                                              // a 2 MB int16 chunk
         assertTrue(InflateSplitPlan.splits(int16, 64 * K));
-        assertEquals((int16 + 63) / 64, InflateSplitPlan.rangeBytes(int16, 64 * K));
-        assertEquals(64, InflateSplitPlan.ranges(int16, InflateSplitPlan.rangeBytes(int16, 64 * K)));
+        assertEquals(16 * K, InflateSplitPlan.rangeBytes(int16, 64 * K), "a power of two, for 64 to 127 ranges");
+        assertEquals(16 * K, InflateSplitPlan.rangeBytes(int16 + 99_000, 64 * K), "chunks of one array share it");
+        assertEquals(88, InflateSplitPlan.ranges(int16, InflateSplitPlan.rangeBytes(int16, 64 * K)));
+        assertEquals(32 * K, InflateSplitPlan.rangeBytes(2048 * K, 64 * K));
+        assertEquals(32 * K, InflateSplitPlan.rangeBytes(4096 * K - 1, 64 * K));
         assertFalse(InflateSplitPlan.splits(1024 * K - 1, 64 * K));
         assertTrue(InflateSplitPlan.splits(1024 * K, 64 * K));
         assertEquals(16 * K, InflateSplitPlan.rangeBytes(1024 * K, 64 * K));

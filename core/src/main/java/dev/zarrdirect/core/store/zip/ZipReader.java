@@ -40,6 +40,8 @@ final class ZipReader implements AutoCloseable {
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int SKIP_BUFFER = 1 << 16;
+    /** The heap buffer a STORED value goes through on its way out of the mapping ({@link #copyOut}). */
+    private static final int BOUNCE_BYTES = 1 << 20;
     /** Deflate's largest expansion: a 258-byte match coded in 2 bits. */
     private static final long MAX_DEFLATE_RATIO = 1032;
 
@@ -341,6 +343,23 @@ final class ZipReader implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies the archive's bytes from {@code at} into {@code dst} through a heap buffer of the
+     * reader's own: a page fault on the mapping (SIGBUS, the file truncated while open) then strikes
+     * a copy that involves no segment of the caller. Straight into {@code dst}, the JDK could leave
+     * the caller's arena acquired after the fault, and closing it failed ("Session is acquired by 1
+     * clients"; seen under load in HostileFileStoresTest).
+     */
+    private void copyOut(long at, MemorySegment dst) {
+        long n = dst.byteSize();
+        MemorySegment bounce = MemorySegment.ofArray(new byte[(int) Math.min(n, BOUNCE_BYTES)]);
+        for (long p = 0; p < n; p += bounce.byteSize()) {
+            long k = Math.min(bounce.byteSize(), n - p);
+            MemorySegment.copy(archive, at + p, bounce, 0, k);
+            MemorySegment.copy(bounce, 0, dst, p, k);
+        }
+    }
+
     private void readMapped(String key, Entry e, ByteRange range, long start, MemorySegment dst, boolean whole) {
         long data = dataOffset(key, e);
         try {
@@ -350,7 +369,7 @@ final class ZipReader implements AutoCloseable {
                         throw corruptEntry(key, e, "it is STORED but its compressed size " + e.compressedSize
                                 + " differs from its size " + e.size, null);
                     }
-                    MemorySegment.copy(archive, data + start, dst, 0, dst.byteSize());
+                    copyOut(data + start, dst);
                 }
                 case DEFLATED -> inflate(key, e, data, start, dst, whole);
                 default -> throw new StoreException(description, key, "cannot read key \"" + key + "\" from "
