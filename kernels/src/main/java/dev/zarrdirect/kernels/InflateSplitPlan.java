@@ -14,7 +14,7 @@ import java.lang.foreign.ValueLayout;
  * backend's setting.
  * Measured on an H200 (docs/performance.md): 66 MB zlib streams of float32 read 2.6x faster split
  * in 64 KiB ranges (calls of 4 chunks) than the host path; ranges of 32 KiB there cost more in find
- * than they gained. Smaller streams get smaller ranges so that they still have 64.
+ * than they gained.
  *
  * <p>Device memory: {@link KernelContract#ZD_INFS_SEG_BYTES} per range and 2 bytes per cell. A
  * range gets cells for {@link #CELL_HEADROOM} times its share of the stream's decoded bytes plus a
@@ -25,8 +25,15 @@ public final class InflateSplitPlan {
 
     /** Ranges a stream must span to split: fewer leave too few segments to beat the serial kernel. */
     public static final long MIN_SPLIT_RANGES = 64;
-    /** The smallest range: below it a segment's window (32 KiB of references) outweighs its bytes. */
-    public static final long MIN_RANGE_BYTES = 16L << 10;
+    /**
+     * The smallest range (unless the setting is smaller), so streams below 64 of it (4 MiB
+     * encoded) decode serially. Measured on an H100 with 16 KiB here (docs/performance.md): the
+     * int16 store's 2 MB chunks (1.4 MB encoded, half stored blocks) split read the whole array at
+     * 2.36 GB/s against 3.11 on the serial kernel, and calls of 4 chunks at 1.30 against 1.92 on
+     * the host path that the serial-run rule picks for them: such streams are many enough in a
+     * read to fill the GPU one a thread block.
+     */
+    public static final long MIN_RANGE_BYTES = 64L << 10;
     /**
      * Cells a range gets, as a multiple of its share of the stream's decoded bytes: on the 66 MB
      * zlib store with twice the share, every group of streams needed a second decode launch (80 ms

@@ -15,22 +15,21 @@ class InflateSplitPlanTest {
     private static final long K = 1024;
 
     @Test
-    void largeStreamsKeepTheSettingSmallerOnesGetSixtyFourRangesAndSmallOnesDoNotSplit() {
+    void streamsOfSixtyFourRangesSplitInRangesOfAPowerOfTwo() {
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(29_000 * K, 64 * K)); // a 66 MB float32 chunk, zlib 1
-        long int16 = 1_400 * K;                                              // a 2 MB int16 chunk
-        assertTrue(InflateSplitPlan.splits(int16, 64 * K));
-        assertEquals(16 * K, InflateSplitPlan.rangeBytes(int16, 64 * K), "a power of two, for 64 to 127 ranges");
-        assertEquals(16 * K, InflateSplitPlan.rangeBytes(int16 + 99_000, 64 * K), "chunks of one array share it");
-        assertEquals(88, InflateSplitPlan.ranges(int16, InflateSplitPlan.rangeBytes(int16, 64 * K)));
-        assertEquals(32 * K, InflateSplitPlan.rangeBytes(2048 * K, 64 * K));
-        assertEquals(32 * K, InflateSplitPlan.rangeBytes(4096 * K - 1, 64 * K));
-        assertFalse(InflateSplitPlan.splits(1024 * K - 1, 64 * K));
-        assertTrue(InflateSplitPlan.splits(1024 * K, 64 * K));
-        assertEquals(16 * K, InflateSplitPlan.rangeBytes(1024 * K, 64 * K));
+        assertFalse(InflateSplitPlan.splits(1_400 * K, 64 * K), "a 2 MB int16 chunk decodes serially");
+        assertFalse(InflateSplitPlan.splits(4096 * K - 1, 64 * K));
+        assertTrue(InflateSplitPlan.splits(4096 * K, 64 * K));
         assertFalse(InflateSplitPlan.splits(1L << 40, 0), "0 turns splitting off");
-        // a setting below the smallest range is taken as it is
-        assertEquals(4 * K, InflateSplitPlan.rangeBytes(1024 * K, 4 * K));
-        assertTrue(InflateSplitPlan.splits(256 * K, 4 * K));
+        // a larger setting: ranges of a power of two, 64 to 128 of them, chunks of an array alike
+        assertEquals(64 * K, InflateSplitPlan.rangeBytes(8191 * K, 1024 * K));
+        assertEquals(128 * K, InflateSplitPlan.rangeBytes(8192 * K, 1024 * K));
+        assertEquals(128 * K, InflateSplitPlan.rangeBytes(9000 * K, 1024 * K));
+        assertEquals(128, InflateSplitPlan.ranges(16383 * K - 64, InflateSplitPlan.rangeBytes(16383 * K - 64, 1024 * K)));
+        // a setting below the smallest range is taken as it is (the GPU tests use 16 KiB)
+        assertEquals(16 * K, InflateSplitPlan.rangeBytes(1400 * K, 16 * K));
+        assertTrue(InflateSplitPlan.splits(1024 * K, 16 * K));
+        assertFalse(InflateSplitPlan.splits(1024 * K - 1, 16 * K));
         assertEquals(KernelContract.ZD_INFS_MAX_SEG_BYTES, InflateSplitPlan.rangeBytes(1L << 40, 1L << 40));
     }
 
