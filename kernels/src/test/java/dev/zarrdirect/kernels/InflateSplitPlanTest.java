@@ -34,6 +34,20 @@ class InflateSplitPlanTest {
     }
 
     @Test
+    void aStreamSplitsOnlyWhereTheSerialRunRuleCountedItSplit() {
+        long big = 66_447_360; // a [16, 721, 1440] float32 step
+        assertTrue(InflateSplitPlan.splits(big / 2, big, 64 * K));
+        assertEquals(128 * K, InflateSplitPlan.serialRunBytes(big, 64 * K), "twice a range");
+        // an 8.3 MB int16 chunk of ratio 1.39: enough encoded bytes, but the rule took it for serial
+        long int16 = 8_305_920;
+        assertFalse(InflateSplitPlan.splits(5_960_000, int16, 64 * K));
+        assertEquals(int16, InflateSplitPlan.serialRunBytes(int16, 64 * K));
+        // zeros: a large stream of few encoded bytes stays serial too
+        assertFalse(InflateSplitPlan.splits(100 * K, big, 64 * K));
+        assertEquals(big, InflateSplitPlan.serialRunBytes(big, 0));
+    }
+
+    @Test
     void recordsTileTheCellsAndRetriesGetCellsAfterThem() {
         long[] enc = {100 * K, 30 * K}, dec = {250 * K, 40 * K};
         InflateSplitPlan p = InflateSplitPlan.of(16 * K, enc, dec);

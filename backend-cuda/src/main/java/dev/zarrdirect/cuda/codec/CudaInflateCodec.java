@@ -75,14 +75,12 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
      */
     @Override
     public long serialDecodeBytes(long decodedSize) {
-        long encoded = decodedSize / 2;
-        return splits(encoded)
-                ? Math.min(decodedSize, 2 * InflateSplitPlan.rangeBytes(encoded, rangeBytes)) : decodedSize;
+        return InflateSplitPlan.serialRunBytes(decodedSize, rangeBytes);
     }
 
-    /** Whether a stream of {@code encoded} bytes decodes split ({@link InflateSplitPlan#splits}). */
-    private boolean splits(long encoded) {
-        return InflateSplitPlan.splits(encoded, rangeBytes);
+    /** Whether a stream decodes split ({@link InflateSplitPlan#splits(long, long, long)}). */
+    private boolean splits(long encoded, long decoded) {
+        return InflateSplitPlan.splits(encoded, decoded, rangeBytes);
     }
 
     @Override
@@ -101,7 +99,7 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
         List<Integer> large = new ArrayList<>();
         List<Integer> rest = new ArrayList<>();
         for (int k = 0; k < n; k++) {
-            (splits(items.srcSize()[k]) ? large : rest).add(k);
+            (splits(items.srcSize()[k], items.dstSize()[k]) ? large : rest).add(k);
         }
         // the streams that do not split decode on a stream of their own, alongside the split ones:
         // one after the other, a read of the int16 store (H100) spent 206 ms in the serial kernel

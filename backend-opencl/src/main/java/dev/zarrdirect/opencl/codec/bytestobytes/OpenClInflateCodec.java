@@ -59,8 +59,8 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
         return splitStreams.get();
     }
 
-    private boolean splits(long encoded) {
-        return InflateSplitPlan.splits(encoded, rangeBytes);
+    private boolean splits(long encoded, long decoded) {
+        return InflateSplitPlan.splits(encoded, decoded, rangeBytes);
     }
 
     /** True when the kernels module's deflate decoder source can be read. */
@@ -94,9 +94,7 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
      */
     @Override
     public long serialDecodeBytes(long decodedSize) {
-        long encoded = decodedSize / 2;
-        return splits(encoded)
-                ? Math.min(decodedSize, 2 * InflateSplitPlan.rangeBytes(encoded, rangeBytes)) : decodedSize;
+        return InflateSplitPlan.serialRunBytes(decodedSize, rangeBytes);
     }
 
     private static ClKernel kernel(OpenClBackend b, String kernel) {
@@ -116,7 +114,7 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
                 List<Integer> idx = new ArrayList<>();
                 List<Integer> large = new ArrayList<>();
                 for (int i : g.items()) {
-                    (splits(batch.input(i).byteSize()) ? large : idx).add(i);
+                    (splits(batch.input(i).byteSize(), batch.output(i).byteSize()) ? large : idx).add(i);
                 }
                 if (!large.isEmpty()) {
                     List<Integer> serial = OpenClInflateSplit.decode(b, items, g, large, batch, format, rangeBytes,
