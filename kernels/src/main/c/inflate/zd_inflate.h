@@ -641,13 +641,31 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
 
 #define ZD_INF_EXEC_CHUNK 16u /* output bytes per item and round when executing a batch */
 
+#define ZD_INF_WINDOW 32768u
+#define ZD_INF_REF 0x8000u /* a split segment's cell that refers to the window before the segment */
+
 /*
- * Per item: writes output bytes [x0, x1) (relative to base, x1 - x0 <= ZD_INF_EXEC_CHUNK) of
- * a segment whose records are rec[jf..jl]. Every byte is a literal or a match byte whose source
- * lies before the segment, so all loads can be in flight before the first store.
+ * Where a batch is written: bytes of the stream's output (cells NULL), or the 16-bit cells of a
+ * split segment (inflate/zd_inflate_split.h) whose first cell is cell0: a cell holds a byte, or
+ * ZD_INF_REF | w for the w-th byte of the ZD_INF_WINDOW before the segment, not known yet. The
+ * functions that take one are inlined into each kernel with a constant cells, so the byte path
+ * carries no cell code.
  */
-ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_inf_batch *bt, zd_u64 base,
-                                        zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
+typedef struct {
+    ZD_GLOBAL zd_u8 *dst;
+    ZD_GLOBAL zd_u16 *cells;
+    zd_u64 cell0;
+} zd_inf_out;
+
+/*
+ * Per item: writes output elements [x0, x1) (relative to base, x1 - x0 <= ZD_INF_EXEC_CHUNK) of
+ * a segment whose records are rec[jf..jl]. Every element is a literal or a match element whose
+ * source lies before the segment, so all loads can be in flight before the first store. In cells,
+ * a source before cell0 becomes a reference (the decoder kept dist <= back + window); a match that
+ * copies a reference copies it unchanged, which stays right: it is relative to the segment.
+ */
+ZD_INLINE void zd_inf_exec_chunk_thread(zd_inf_out o, const ZD_LOCAL zd_inf_batch *bt, zd_u64 base, zd_u32 x0,
+                                        zd_u32 x1, zd_u32 jf, zd_u32 jl) {
     zd_u32 lo = jf, hi = jl;
     while (lo < hi) {
         zd_u32 mid = (lo + hi + 1u) >> 1;
@@ -657,7 +675,7 @@ ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_
     zd_u32 j = lo;
     zd_u32 rel0 = bt->rec[j].out_rel, ll = bt->rec[j].lit_len, ml = bt->rec[j].match_len;
     zd_u32 dist = bt->rec[j].dist, lo_lit = bt->rec[j].lit_off;
-    zd_u8 v[ZD_INF_EXEC_CHUNK];
+    zd_u16 v[ZD_INF_EXEC_CHUNK];
     ZD_UNROLL
     for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
         zd_u32 x = x0 + k;
@@ -677,24 +695,48 @@ ZD_INLINE void zd_inf_exec_chunk_thread(ZD_GLOBAL zd_u8 *dst, const ZD_LOCAL zd_
             } else {
                 zd_u32 q = r - ll;
                 if (q >= dist) q = q % dist; /* overlapping match: the source period repeats */
-                v[k] = dst[base + rel0 + ll + q - dist];
+                zd_u64 at = base + rel0 + ll + q;
+                if (o.cells == 0) {
+                    v[k] = o.dst[at - dist];
+                } else {
+                    zd_u64 back = at - o.cell0;
+                    v[k] = dist <= back ? o.cells[at - dist] : (zd_u16)(ZD_INF_REF | (zd_u32)(ZD_INF_WINDOW + back - dist));
+                }
             }
         }
     }
     ZD_UNROLL
     for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
-        if (x0 + k < x1) dst[base + x0 + k] = v[k];
+        if (x0 + k < x1) {
+            if (o.cells == 0) o.dst[base + x0 + k] = (zd_u8)v[k];
+            else o.cells[base + x0 + k] = v[k];
+        }
     }
 }
 
 /* Writers e = 0 .. ne - 1: segment k of the order in bt (a stored block is one segment). */
-ZD_FUNC void zd_inf_write_segment_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u8 *dst,
-                                         const ZD_LOCAL zd_inf_batch *bt, zd_u32 k, zd_u32 e, zd_u32 ne) {
+ZD_INLINE void zd_inf_write_segment_thread(const ZD_GLOBAL zd_u8 *src, zd_inf_out o, const ZD_LOCAL zd_inf_batch *bt,
+                                           zd_u32 k, zd_u32 e, zd_u32 ne) {
     if (bt->op == ZD_INF_OP_COPY) {
-        ZD_GLOBAL zd_u8 *to = dst + bt->copy_dst;
         const ZD_GLOBAL zd_u8 *from = src + bt->copy_src;
         zd_u64 n = bt->copy_n;
-        for (zd_u64 i = e; i < n; i += ne) to[i] = from[i];
+        if (o.cells == 0) {
+            ZD_GLOBAL zd_u8 *to = o.dst + bt->copy_dst;
+            for (zd_u64 i = e; i < n; i += ne) to[i] = from[i];
+            return;
+        }
+        ZD_GLOBAL zd_u16 *to = o.cells + bt->copy_dst;
+        zd_u64 i = e;
+        /* eight loads in flight a writer: a stored block of incompressible data is 64 KiB, and in
+           a split stream its segment may be nothing else */
+        for (; i + 7u * ne < n; i += 8u * ne) {
+            zd_u8 w[8];
+            ZD_UNROLL
+            for (zd_u32 u = 0; u < 8u; u++) w[u] = from[i + u * ne];
+            ZD_UNROLL
+            for (zd_u32 u = 0; u < 8u; u++) to[i + u * ne] = w[u];
+        }
+        for (; i < n; i += ne) to[i] = from[i];
         return;
     }
     zd_u32 nseg = bt->nseg;
@@ -704,7 +746,51 @@ ZD_FUNC void zd_inf_write_segment_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL z
     zd_u32 jl = k + 1u < nseg ? bt->seg_first[k + 1u] : bt->nrec - 1u;
     for (zd_u32 x0 = s0 + e * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ne * ZD_INF_EXEC_CHUNK) {
         zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
-        zd_inf_exec_chunk_thread(dst, bt, bt->base, x0, x1, jf, jl);
+        zd_inf_exec_chunk_thread(o, bt, bt->base, x0, x1, jf, jl);
+    }
+}
+
+/* A decoder state that reads from byte in0 and writes from out0 (of dst_len), up to the stop bit. */
+ZD_INLINE void zd_inf_start_thread(zd_inf_state *st, zd_u64 src_len, zd_u64 in0, zd_u64 out0, zd_u64 dst_len,
+                                   zd_u64 stop) {
+    st->bb = 0u;
+    st->nb = 0u;
+    st->pad = 0u;
+    st->in = in0;
+    st->la = 0u;
+    st->lb = 0u;
+    st->nla = 0u;
+    st->nlb = 0u;
+    st->end = src_len;
+    st->out = out0;
+    st->out0 = out0;
+    st->dst_len = dst_len;
+    st->stop = stop;
+    st->mode = ZD_INF_M_HEADER;
+    st->last = 0u;
+    st->fixed = 0u;
+    st->open = 0u;
+}
+
+/*
+ * Cooperative: item 0 decodes from *st (its state; the others' copies are unused) while the other
+ * items write each batch into o, until the decoder is done; lds->status and the ends say how it
+ * went. The caller set an empty batch 1 (op EXEC, nseg 0) and a barrier before.
+ */
+ZD_INLINE void zd_inf_run_group(zd_inf_state *st, const ZD_GLOBAL zd_u8 *src, zd_inf_out o, ZD_LOCAL zd_inflate_lds *lds) {
+    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u; /* the first writer */
+    for (zd_u32 cur = 1;; cur ^= 1u) {
+        ZD_LOCAL zd_inf_batch *bt = &lds->u.b[cur];
+        if (bt->op == ZD_INF_OP_DONE) break;
+        /* rounds 0 .. nseg - 1 write the segments; in the last, item 0 finishes the next batch */
+        zd_u32 nseg = bt->op == ZD_INF_OP_EXEC ? bt->nseg : 1u, ready = 0u;
+        for (zd_u32 k = 0; k <= nseg; k++) {
+            if (lid == 0u && !ready)
+                ready = zd_inflate_step_thread(st, src, lds, &lds->u.b[cur ^ 1u], k < nseg ? ZD_INF_SLICE : 0xFFFFFFFFu);
+            if (k < nseg && lid >= e0) zd_inf_write_segment_thread(src, o, bt, k, lid - e0, ls - e0);
+            ZD_BARRIER();
+        }
     }
 }
 
@@ -718,42 +804,17 @@ ZD_FUNC zd_u32 zd_inflate_stream_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_le
                                        zd_u64 dst_len, zd_u64 out0, zd_u64 *in_end, zd_u64 *out_end,
                                        ZD_LOCAL zd_inflate_lds *lds) {
     zd_inf_state st;
-    st.bb = 0u;
-    st.nb = 0u;
-    st.pad = 0u;
-    st.in = in0;
-    st.la = 0u;
-    st.lb = 0u;
-    st.nla = 0u;
-    st.nlb = 0u;
-    st.end = src_len;
-    st.out = out0;
-    st.out0 = out0;
-    st.dst_len = dst_len;
-    st.stop = ZD_INF_NO_STOP;
-    st.mode = ZD_INF_M_HEADER;
-    st.last = 0u;
-    st.fixed = 0u;
-    st.open = 0u;
-    zd_u32 lid = zd_local_id(), ls = zd_local_size();
-    zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u; /* the first writer */
-    if (lid == 0u) { /* an empty batch 1 first: its one round decodes batch 0 (one call site: the code is inlined) */
+    zd_inf_start_thread(&st, src_len, in0, out0, dst_len, ZD_INF_NO_STOP);
+    if (zd_local_id() == 0u) { /* an empty batch 1 first: its one round decodes batch 0 */
         lds->u.b[1].op = ZD_INF_OP_EXEC;
         lds->u.b[1].nseg = 0u;
     }
     ZD_BARRIER();
-    for (zd_u32 cur = 1;; cur ^= 1u) {
-        ZD_LOCAL zd_inf_batch *bt = &lds->u.b[cur];
-        if (bt->op == ZD_INF_OP_DONE) break;
-        /* rounds 0 .. nseg - 1 write the segments; in the last, item 0 finishes the next batch */
-        zd_u32 nseg = bt->op == ZD_INF_OP_EXEC ? bt->nseg : 1u, ready = 0u;
-        for (zd_u32 k = 0; k <= nseg; k++) {
-            if (lid == 0u && !ready)
-                ready = zd_inflate_step_thread(&st, src, lds, &lds->u.b[cur ^ 1u], k < nseg ? ZD_INF_SLICE : 0xFFFFFFFFu);
-            if (k < nseg && lid >= e0) zd_inf_write_segment_thread(src, dst, bt, k, lid - e0, ls - e0);
-            ZD_BARRIER();
-        }
-    }
+    zd_inf_out o;
+    o.dst = dst;
+    o.cells = 0;
+    o.cell0 = 0u;
+    zd_inf_run_group(&st, src, o, lds);
     zd_u32 status = lds->status;
     *in_end = lds->in_end;
     *out_end = lds->out_end;

@@ -56,8 +56,8 @@
 #define ZD_INFS_FORMAT_ZLIB 1u
 #define ZD_INFS_FORMAT_GZIP 2u
 
-#define ZD_INFS_WINDOW 32768u
-#define ZD_INFS_REF 0x8000u  /* a cell that refers to the window before its segment */
+#define ZD_INFS_WINDOW ZD_INF_WINDOW
+#define ZD_INFS_REF ZD_INF_REF /* a cell that refers to the window before its segment */
 #define ZD_INFS_F_FOUND 1u   /* find: the range has a start */
 #define ZD_INFS_F_FINAL 2u   /* decode: the segment ended the stream's final block */
 #define ZD_INFS_F_DONE 4u    /* decode: the segment was decoded (status says how) */
@@ -391,79 +391,6 @@ ZD_INLINE zd_u32 zd_infs_meets_thread(zd_u64 end_bit, const ZD_GLOBAL zd_infs_se
     return (next->flags & ZD_INFS_F_LOOSE) != 0u && end_bit > s && end_bit <= ((s + 10u) >> 3) * 8u - 3u;
 }
 
-/* Per item: cells [x0, x1) of a segment (see zd_inf_exec_chunk_thread); a source before cell0
-   becomes a reference to the window before the segment. */
-ZD_INLINE void zd_infs_exec_chunk_thread(ZD_GLOBAL zd_u16 *cells, zd_u64 cell0, const ZD_LOCAL zd_inf_batch *bt,
-                                         zd_u64 base, zd_u32 x0, zd_u32 x1, zd_u32 jf, zd_u32 jl) {
-    zd_u32 lo = jf, hi = jl;
-    while (lo < hi) {
-        zd_u32 mid = (lo + hi + 1u) >> 1;
-        if (bt->rec[mid].out_rel <= x0) lo = mid;
-        else hi = mid - 1u;
-    }
-    zd_u32 j = lo;
-    zd_u32 rel0 = bt->rec[j].out_rel, ll = bt->rec[j].lit_len, ml = bt->rec[j].match_len;
-    zd_u32 dist = bt->rec[j].dist, lo_lit = bt->rec[j].lit_off;
-    zd_u16 v[ZD_INF_EXEC_CHUNK];
-    ZD_UNROLL
-    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
-        zd_u32 x = x0 + k;
-        v[k] = 0u;
-        if (x < x1) {
-            while (x - rel0 >= ll + ml && j < jl) {
-                j++;
-                rel0 = bt->rec[j].out_rel;
-                ll = bt->rec[j].lit_len;
-                ml = bt->rec[j].match_len;
-                dist = bt->rec[j].dist;
-                lo_lit = bt->rec[j].lit_off;
-            }
-            zd_u32 r = x - rel0;
-            if (r < ll) {
-                v[k] = bt->lit[lo_lit + r];
-            } else {
-                zd_u32 q = r - ll;
-                if (q >= dist) q = q % dist;
-                zd_u64 at = base + rel0 + ll + q, back = at - cell0; /* the decoder kept dist <= back + window */
-                v[k] = dist <= back ? cells[at - dist] : (zd_u16)(ZD_INFS_REF | (zd_u32)(ZD_INFS_WINDOW + back - dist));
-            }
-        }
-    }
-    ZD_UNROLL
-    for (zd_u32 k = 0; k < ZD_INF_EXEC_CHUNK; k++) {
-        if (x0 + k < x1) cells[base + x0 + k] = v[k];
-    }
-}
-
-/* Writers e = 0 .. ne - 1: segment k of the order in bt, into cells. */
-ZD_FUNC void zd_infs_write_segment_thread(const ZD_GLOBAL zd_u8 *src, ZD_GLOBAL zd_u16 *cells, zd_u64 cell0,
-                                          const ZD_LOCAL zd_inf_batch *bt, zd_u32 k, zd_u32 e, zd_u32 ne) {
-    if (bt->op == ZD_INF_OP_COPY) {
-        ZD_GLOBAL zd_u16 *to = cells + bt->copy_dst;
-        const ZD_GLOBAL zd_u8 *from = src + bt->copy_src;
-        zd_u64 n = bt->copy_n, i = e;
-        /* eight loads in flight a writer: a stored block of incompressible data is 64 KiB */
-        for (; i + 7u * ne < n; i += 8u * ne) {
-            zd_u8 v[8];
-            ZD_UNROLL
-            for (zd_u32 u = 0; u < 8u; u++) v[u] = from[i + u * ne];
-            ZD_UNROLL
-            for (zd_u32 u = 0; u < 8u; u++) to[i + u * ne] = v[u];
-        }
-        for (; i < n; i += ne) to[i] = from[i];
-        return;
-    }
-    zd_u32 nseg = bt->nseg;
-    zd_u32 s0 = bt->seg_pos[k];
-    zd_u32 s1 = k + 1u < nseg ? bt->seg_pos[k + 1u] : bt->batch_bytes;
-    zd_u32 jf = bt->seg_first[k];
-    zd_u32 jl = k + 1u < nseg ? bt->seg_first[k + 1u] : bt->nrec - 1u;
-    for (zd_u32 x0 = s0 + e * ZD_INF_EXEC_CHUNK; x0 < s1; x0 += ne * ZD_INF_EXEC_CHUNK) {
-        zd_u32 x1 = s1 - x0 < ZD_INF_EXEC_CHUNK ? s1 : x0 + ZD_INF_EXEC_CHUNK;
-        zd_infs_exec_chunk_thread(cells, cell0, bt, bt->base, x0, x1, jf, jl);
-    }
-}
-
 /*
  * Cooperative, one group per segment record: decodes the segment of record g (of n records, a
  * stream's records consecutive) if it has a start and, with `retry`, only if the caller asked for
@@ -477,7 +404,7 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
     if ((flags & ZD_INFS_F_FOUND) == 0u || (seg->status != ZD_STATUS_OK && !retry)) return;
     if (retry && (flags & ZD_INFS_F_RETRY) == 0u) return;
     if (zd_local_size() > ZD_INF_MAX_ITEMS) return; /* the records stay undone: finish says serial */
-    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+    zd_u32 lid = zd_local_id();
     zd_u64 cell0 = seg->cell0;
     ZD_LOCAL zd_inflate_lds *lds = &dl->inf;
     if (lid == 0u) {
@@ -503,40 +430,18 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
     ZD_BARRIER();
     zd_u64 start = seg->start_bit;
     zd_inf_state st;
-    st.bb = 0u;
-    st.nb = 0u;
-    st.pad = 0u;
-    st.in = start >> 3;
-    st.la = 0u;
-    st.lb = 0u;
-    st.nla = 0u;
-    st.nlb = 0u;
-    st.end = src_len;
-    st.out = cell0;
     /* distances may reach the window before the segment (wrapping arithmetic: out - out0 is right) */
+    zd_inf_start_thread(&st, src_len, start >> 3, cell0, cell0 + dl->cap, dl->stop);
     st.out0 = cell0 - (seg->index == 0u ? 0u : ZD_INFS_WINDOW);
-    st.dst_len = cell0 + dl->cap;
-    st.stop = dl->stop;
-    st.mode = ZD_INF_M_HEADER;
-    st.last = 0u;
-    st.fixed = 0u;
-    st.open = 0u;
     if (lid == 0u && (start & 7u) != 0u) {
         zd_inf_refill_thread(&st, src);
         (void)zd_inf_take_thread(&st, (zd_u32)(start & 7u));
     }
-    zd_u32 e0 = ls >= 64u ? 32u : ls > 1u ? 1u : 0u;
-    for (zd_u32 cur = 1;; cur ^= 1u) {
-        ZD_LOCAL zd_inf_batch *bt = &lds->u.b[cur];
-        if (bt->op == ZD_INF_OP_DONE) break;
-        zd_u32 nseg = bt->op == ZD_INF_OP_EXEC ? bt->nseg : 1u, ready = 0u;
-        for (zd_u32 k = 0; k <= nseg; k++) {
-            if (lid == 0u && !ready)
-                ready = zd_inflate_step_thread(&st, src, lds, &lds->u.b[cur ^ 1u], k < nseg ? ZD_INF_SLICE : 0xFFFFFFFFu);
-            if (k < nseg && lid >= e0) zd_infs_write_segment_thread(src, cells, cell0, bt, k, lid - e0, ls - e0);
-            ZD_BARRIER();
-        }
-    }
+    zd_inf_out o;
+    o.dst = 0;
+    o.cells = cells;
+    o.cell0 = cell0;
+    zd_inf_run_group(&st, src, o, lds);
     if (lid == 0u) {
         seg->status = lds->status;
         seg->end_bit = lds->end_bit;
