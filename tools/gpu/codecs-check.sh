@@ -49,13 +49,5 @@ echo "=== blosc kernel"
 timeout 120 ./.gpucheck/zd_blosc_check --corpus kernels/src/test/resources/blosc/corpus.bin --gib 1 --reps 5 2>&1 | grep -E "bench|GB/s|OK|bad" | tail -16
 fi
 if want stores; then
-python3 - <<PY
-import time, tensorstore as ts, torch
-t = ts.open({'driver': 'zarr', 'kvstore': {'driver': 'file', 'path': '/tmp/st/era5-$LAYOUT.zarr/x'}}).result()
-best = 0
-for i in range(4):
-    t0 = time.perf_counter(); a = t.read().result(); g = torch.from_numpy(a).cuda(); torch.cuda.synchronize()
-    dt = time.perf_counter() - t0; best = max(best, a.nbytes / dt / 1e9)
-print("tensorstore+copy $LAYOUT: %.2f GB/s (best of 4, %.2f GB)" % (best, a.nbytes / 1e9))
-PY
+python3 benchmarks/python/ts_read_copy.py /tmp/st/era5-$LAYOUT.zarr/x "$LAYOUT" --reps 4
 fi

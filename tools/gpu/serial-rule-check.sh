@@ -36,13 +36,5 @@ for L in $LAYOUTS; do
       | grep -E "^result" | sed 's/^/rule off: /'
   fi
   [ "$L" = netcdf-int16 ] && continue
-  python3 - "$A" "$L" <<'PY'
-import sys, time, tensorstore as ts, torch
-t = ts.open({'driver': 'zarr', 'kvstore': {'driver': 'file', 'path': sys.argv[1]}}).result()
-best = 0
-for i in range(3):
-    t0 = time.perf_counter(); a = t.read().result(); g = torch.from_numpy(a).cuda(); torch.cuda.synchronize()
-    best = max(best, a.nbytes / (time.perf_counter() - t0) / 1e9)
-print("tensorstore+copy %s: %.2f GB/s (best of 3, %.2f GB)" % (sys.argv[2], best, a.nbytes / 1e9))
-PY
+  python3 benchmarks/python/ts_read_copy.py "$A" "$L"
 done

@@ -2,13 +2,11 @@
 package dev.zarrdirect.conformance.cuda;
 
 import dev.zarrdirect.api.CorruptChunkException;
-import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.codec.CudaBloscCodec;
 import org.junit.jupiter.api.AfterEach;
@@ -21,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.ServiceLoader;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -53,11 +50,6 @@ class CudaBloscLargeBlocksTest {
         }
     }
 
-    private static BytesToBytesCodec cpu(Map<String, Object> config) {
-        CodecProvider p = ServiceLoader.load(CodecProvider.class).stream().map(ServiceLoader.Provider::get)
-                .filter(c -> c.name().equals("cpu")).findFirst().orElseThrow();
-        return (BytesToBytesCodec) p.create("blosc", config, Device.CPU).orElseThrow();
-    }
 
     /** Float words with noise in the low bits: shuffle and lz4 both matter. */
     private static byte[] chunk(Random rnd) {
@@ -70,23 +62,13 @@ class CudaBloscLargeBlocksTest {
         return s.toArray(ValueLayout.JAVA_BYTE);
     }
 
-    private static byte[] encode(BytesToBytesCodec enc, byte[] raw) {
-        try (HostBuffer in = HostBuffer.allocate(raw.length);
-             HostBuffer out = HostBuffer.allocate(enc.maxEncodedSize(raw.length))) {
-            MemorySegment.copy(MemorySegment.ofArray(raw), 0, in.segment(), 0, raw.length);
-            CodecBatch b = CodecBatch.of(in, out, "chunk");
-            enc.encode(b);
-            b.throwIfFailed();
-            return out.segment().asSlice(0, b.written(0)).toArray(ValueLayout.JAVA_BYTE);
-        }
-    }
 
     @Test
     void firstBatchLearnsTheBlockSizeAndEveryBatchMatchesTheWrittenBytes() {
         Random rnd = CudaTests.random("CudaBloscLargeBlocksTest");
         for (int blocksize : new int[]{512 << 10, 1 << 20}) {
             for (String cname : new String[]{"lz4", "zstd"}) {
-                BytesToBytesCodec enc = cpu(Map.of("cname", cname, "clevel", 5, "shuffle", 1, "typesize", 4,
+                BytesToBytesCodec enc = CudaTests.cpuCodec("blosc", Map.of("cname", cname, "clevel", 5, "shuffle", 1, "typesize", 4,
                         "blocksize", blocksize));
                 // a v2 store's metadata says blocksize 0: the codec cannot know the block size before a frame
                 CudaBloscCodec dec = (CudaBloscCodec) backend.codecs().create("blosc", Map.of("id", "blosc",
@@ -95,7 +77,7 @@ class CudaBloscLargeBlocksTest {
                 byte[][] frames = new byte[CHUNKS][];
                 for (int c = 0; c < CHUNKS; c++) {
                     raw[c] = chunk(rnd);
-                    frames[c] = encode(enc, raw[c]);
+                    frames[c] = CudaTests.encode(enc, raw[c]);
                     assertEquals(blocksize, MemorySegment.ofArray(frames[c]).get(ValueLayout.JAVA_INT_UNALIGNED, 8));
                 }
                 String what = cname + " in blocks of " + blocksize;
@@ -109,10 +91,10 @@ class CudaBloscLargeBlocksTest {
 
     @Test
     void frameClaimingHugeBlocksFailsAsCorruptAndTeachesNothing() {
-        BytesToBytesCodec enc = cpu(Map.of("cname", "lz4", "clevel", 5, "shuffle", 1, "typesize", 4, "blocksize", CHUNK));
+        BytesToBytesCodec enc = CudaTests.cpuCodec("blosc", Map.of("cname", "lz4", "clevel", 5, "shuffle", 1, "typesize", 4, "blocksize", CHUNK));
         CudaBloscCodec dec = (CudaBloscCodec) backend.codecs().create("blosc", Map.of("id", "blosc", "cname", "lz4",
                 "clevel", 5, "shuffle", 1, "blocksize", 0), backend.defaultDevice()).orElseThrow();
-        byte[] frame = encode(enc, chunk(CudaTests.random("huge")));
+        byte[] frame = CudaTests.encode(enc, chunk(CudaTests.random("huge")));
         MemorySegment.ofArray(frame).set(ValueLayout.JAVA_INT_UNALIGNED, 8, Integer.MAX_VALUE);
         try (Buffer in = backend.allocate(backend.defaultDevice(), MemoryKind.DEVICE, frame.length);
              Buffer out = backend.allocate(backend.defaultDevice(), MemoryKind.DEVICE, CHUNK);

@@ -2,13 +2,11 @@
 package dev.zarrdirect.conformance.cuda;
 
 import dev.zarrdirect.api.CorruptChunkException;
-import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.codec.BytesToBytesCodec;
 import dev.zarrdirect.api.codec.CodecBatch;
-import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.codec.CudaInflateCodec;
 import org.junit.jupiter.api.AfterEach;
@@ -21,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.ServiceLoader;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -59,11 +56,6 @@ class CudaInflateSplitTest {
         }
     }
 
-    private static BytesToBytesCodec cpu(String name, Map<String, Object> config) {
-        CodecProvider p = ServiceLoader.load(CodecProvider.class).stream().map(ServiceLoader.Provider::get)
-                .filter(c -> c.name().equals("cpu")).findFirst().orElseThrow();
-        return (BytesToBytesCodec) p.create(name, config, Device.CPU).orElseThrow();
-    }
 
     /**
      * ERA5-like float words (a smooth field plus noise in the low bits); kind 1 has a run of zeros in
@@ -93,16 +85,6 @@ class CudaInflateSplitTest {
         return s.toArray(ValueLayout.JAVA_BYTE);
     }
 
-    private static byte[] encode(BytesToBytesCodec enc, byte[] raw) {
-        try (HostBuffer in = HostBuffer.allocate(raw.length);
-             HostBuffer out = HostBuffer.allocate(enc.maxEncodedSize(raw.length))) {
-            MemorySegment.copy(MemorySegment.ofArray(raw), 0, in.segment(), 0, raw.length);
-            CodecBatch b = CodecBatch.of(in, out, "chunk");
-            enc.encode(b);
-            b.throwIfFailed();
-            return out.segment().asSlice(0, b.written(0)).toArray(ValueLayout.JAVA_BYTE);
-        }
-    }
 
     @Test
     void largeStreamsDecodeSplitToTheWrittenBytes() {
@@ -111,7 +93,7 @@ class CudaInflateSplitTest {
             for (int level : new int[]{1, 6, 9}) {
                 Map<String, Object> config = name.equals("zlib") ? Map.of("id", "zlib", "level", level)
                         : Map.of("level", level);
-                BytesToBytesCodec enc = cpu(name, config);
+                BytesToBytesCodec enc = CudaTests.cpuCodec(name, config);
                 CudaInflateCodec dec = (CudaInflateCodec) backend.codecs().create(name, config,
                         backend.defaultDevice()).orElseThrow();
                 int n = 4;
@@ -119,7 +101,7 @@ class CudaInflateSplitTest {
                 byte[][] frames = new byte[n][];
                 for (int c = 0; c < n; c++) {
                     raw[c] = chunk(rnd, c % 3);
-                    frames[c] = encode(enc, raw[c]);
+                    frames[c] = CudaTests.encode(enc, raw[c]);
                 }
                 String what = name + " level " + level;
                 List<Throwable> failures = decode(dec, frames, raw, -1, what);
@@ -132,7 +114,7 @@ class CudaInflateSplitTest {
     @Test
     void aDamagedStreamFailsAloneAsTheCpuCodecSays() {
         Random rnd = CudaTests.random("CudaInflateSplitTest.damaged");
-        BytesToBytesCodec enc = cpu("zlib", Map.of("id", "zlib", "level", 1));
+        BytesToBytesCodec enc = CudaTests.cpuCodec("zlib", Map.of("id", "zlib", "level", 1));
         CudaInflateCodec dec = (CudaInflateCodec) backend.codecs().create("zlib", Map.of("id", "zlib", "level", 1),
                 backend.defaultDevice()).orElseThrow();
         int n = 3;
@@ -145,7 +127,7 @@ class CudaInflateSplitTest {
                     // too small to split: it decodes on a stream of its own while the others split
                     raw[c] = java.util.Arrays.copyOf(raw[c], 200_000);
                 }
-                frames[c] = encode(enc, raw[c]);
+                frames[c] = CudaTests.encode(enc, raw[c]);
             }
             // a flipped bit somewhere past the header of the middle stream (the trailer included)
             int bit = 16 + rnd.nextInt(8 * frames[1].length - 16);

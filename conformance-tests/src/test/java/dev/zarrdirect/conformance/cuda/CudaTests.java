@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.conformance.cuda;
 
+import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.backend.ProbeResult;
+import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.codec.BytesToBytesCodec;
+import dev.zarrdirect.api.codec.CodecBatch;
+import dev.zarrdirect.api.codec.CodecProvider;
 import dev.zarrdirect.cuda.CudaBackend;
 import dev.zarrdirect.cuda.CudaBackendProvider;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
 import java.util.Random;
+import java.util.ServiceLoader;
 
 /**
  * Opens the CUDA backend for a test, or skips the test with the probe's reason; with
@@ -49,6 +58,25 @@ final class CudaTests {
 
     static Random random(String test) {
         return new Random(SEED ^ test.hashCode());
+    }
+
+    /** The cpu backend's codec {@code name}: what a device codec's bytes are compared with. */
+    static BytesToBytesCodec cpuCodec(String name, Map<String, Object> config) {
+        CodecProvider p = ServiceLoader.load(CodecProvider.class).stream().map(ServiceLoader.Provider::get)
+                .filter(c -> c.name().equals("cpu")).findFirst().orElseThrow();
+        return (BytesToBytesCodec) p.create(name, config, Device.CPU).orElseThrow();
+    }
+
+    /** {@code raw} encoded by {@code enc}. */
+    static byte[] encode(BytesToBytesCodec enc, byte[] raw) {
+        try (HostBuffer in = HostBuffer.allocate(raw.length);
+             HostBuffer out = HostBuffer.allocate(enc.maxEncodedSize(raw.length))) {
+            MemorySegment.copy(MemorySegment.ofArray(raw), 0, in.segment(), 0, raw.length);
+            CodecBatch b = CodecBatch.of(in, out, "chunk");
+            enc.encode(b);
+            b.throwIfFailed();
+            return out.segment().asSlice(0, b.written(0)).toArray(ValueLayout.JAVA_BYTE);
+        }
     }
 
     /** Bytes that compress somewhat: runs, repeats of earlier bytes and noise, for every zstd block kind. */
