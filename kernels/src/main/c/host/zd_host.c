@@ -685,23 +685,45 @@ ZD_KERNEL zd_u32 zd_host_inflate_split(const zd_u8 *src, zd_u64 src_len, zd_u8 *
        emulated threads pay dearly for (the GPU tests run it on whole blocks) */
     if (zd_host_infs_launch(zd_host_infs_find_body, &a, n, 1u, ZD_INFS_FIND_LDS_BYTES) != 0) goto out;
     if (zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES) != 0) goto out;
-    /* segments whose cells ran out: once more, each alone in a region of dst_len cells (no
-       segment of a valid stream holds more) */
-    zd_u32 over = 0u;
-    for (zd_u32 k = 0; k < n; k++) over += segs[k].status == ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW;
-    if (over > 0u) {
-        zd_u16 *more = (zd_u16 *)realloc(cells, (size_t)(n * cap_per_range + (zd_u64)over * dst_len + 1u) * 2u);
-        if (more == NULL) goto out;
-        cells = a.cells = more;
-        zd_u64 at = (zd_u64)n * cap_per_range;
+    /* segments whose cells ran out, or whose found start proved false (the segment before it, reached
+       through verified links, stopped past it): again, each alone in a region of dst_len cells (no
+       segment of a valid stream holds more), up to 4 rounds; InflateSplitPlan.markRetries is the
+       backends' copy of this rule */
+    zd_u64 at = (zd_u64)n * cap_per_range;
+    for (zd_u32 round = 0; round < 4u; round++) {
+        zd_u32 marked = 0u;
+        zd_i64 prev = -1; /* -2: nothing after is verified this round */
         for (zd_u32 k = 0; k < n; k++) {
-            if (segs[k].status != ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) continue;
-            segs[k].flags |= ZD_INFS_F_RETRY;
-            segs[k].cell0 = at;
-            segs[k].cap = dst_len;
-            at += dst_len;
+            zd_infs_seg *s = &segs[k];
+            if ((s->flags & ZD_INFS_F_FOUND) == 0u) continue;
+            zd_u32 mark = 0u;
+            if (s->status == ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) {
+                mark = 1u;
+            } else if (prev >= 0) {
+                if (segs[prev].flags & ZD_INFS_F_FINAL) {
+                    prev = -2;
+                } else if (!zd_infs_meets_thread(segs[prev].end_bit, s)) {
+                    s->start_bit = segs[prev].end_bit;
+                    s->flags &= ~ZD_INFS_F_LOOSE;
+                    mark = 1u;
+                }
+            }
+            if (mark) {
+                zd_u16 *more = (zd_u16 *)realloc(cells, (size_t)(at + dst_len + 1u) * 2u);
+                if (more == NULL) goto out;
+                cells = a.cells = more;
+                s->flags |= ZD_INFS_F_RETRY;
+                s->cell0 = at;
+                s->cap = dst_len;
+                at += dst_len;
+                marked++;
+                prev = -2;
+            } else if (prev != -2) {
+                prev = s->status == ZD_STATUS_OK ? (zd_i64)k : -2;
+            }
         }
-        *retried = over;
+        if (marked == 0u) break;
+        *retried += marked;
         a.retry = 1u;
         if (zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES) != 0) goto out;
     }

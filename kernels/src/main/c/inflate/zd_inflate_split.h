@@ -81,6 +81,8 @@ typedef struct {
 
 #define ZD_INFS_SEG_BYTES 64u
 /* where the host reads and writes a record's fields (InflateSplitPlan) */
+#define ZD_INFS_SEG_START_AT 0u
+#define ZD_INFS_SEG_END_AT 8u
 #define ZD_INFS_SEG_CELL0_AT 16u
 #define ZD_INFS_SEG_CAP_AT 24u
 #define ZD_INFS_SEG_STREAM_AT 48u
@@ -89,6 +91,8 @@ typedef struct {
 #define ZD_INFS_SEG_FLAGS_AT 60u
 ZD_STATIC_ASSERT(sizeof(zd_infs_seg) == ZD_INFS_SEG_BYTES, zd_infs_seg_is_64_bytes);
 #ifndef __OPENCL_VERSION__
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, start_bit) == ZD_INFS_SEG_START_AT, zd_infs_seg_start_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, end_bit) == ZD_INFS_SEG_END_AT, zd_infs_seg_end_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, cell0) == ZD_INFS_SEG_CELL0_AT, zd_infs_seg_cell0_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, cap) == ZD_INFS_SEG_CAP_AT, zd_infs_seg_cap_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, stream) == ZD_INFS_SEG_STREAM_AT, zd_infs_seg_stream_at);

@@ -190,26 +190,101 @@ public final class InflateSplitPlan {
     }
 
     /**
-     * After the first decode, with its records read back at {@code at} of {@code host}: gives each
-     * segment whose cells ran out cells of its own after the first decode's (as many as its stream
-     * has decoded bytes) and asks for it again. Returns the cells the second decode needs in all,
-     * {@link #cells()} if none ran out.
+     * Where stream {@code j}'s chain broke, from its records read back at {@code at} of
+     * {@code host} after the finish: for a trace of streams that did not verify.
      */
-    public long markRetries(MemorySegment host, long at) {
+    public String describe(MemorySegment host, long at, int j) {
+        StringBuilder b = new StringBuilder("split stream ").append(j).append(" did not verify:");
+        long prevEnd = -1;
+        int shown = 0;
+        for (int r = 0; r < count[j] && shown < 6; r++) {
+            long rec = at + SEG * (first[j] + r);
+            int flags = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_FLAGS_AT);
+            if ((flags & KernelContract.ZD_INFS_F_FOUND) == 0) {
+                continue;
+            }
+            long start = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT);
+            long end = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_AT);
+            int status = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT);
+            boolean broken = status != 0 || (prevEnd >= 0 && prevEnd != start);
+            if (broken) {
+                b.append(String.format(" [range %d: start %d (previous ended %d) end %d status %d flags %d]",
+                        r, start, prevEnd, end, status, flags));
+                shown++;
+            }
+            prevEnd = end;
+        }
+        return b.toString();
+    }
+
+    /**
+     * After a decode, with its records read back at {@code at} of {@code host}: marks for another
+     * decode (ZD_INFS_F_RETRY) every segment whose cells ran out, and in each stream the first
+     * segment whose found start proved false: the segment before it, reached from the stream's
+     * start through verified links, stopped at a block boundary past that start (a chance pass of
+     * the header checks; seen on one 8 MB int16 chunk in 16). That segment starts again where the
+     * one before it stopped. Marked segments get cells of their own after the others (as many as
+     * their stream has decoded bytes). Returns the cells the next decode needs in all, or
+     * {@code cells} (the cells given so far) if nothing was marked.
+     */
+    public long markRetries(MemorySegment host, long at, long cells) {
         long next = cells;
-        for (int s = 0; s < segments; s++) {
-            long rec = at + SEG * s;
-            if (host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT)
-                    == KernelContract.ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) {
-                long need = decoded[host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STREAM_AT)];
-                long flagsAt = rec + KernelContract.ZD_INFS_SEG_FLAGS_AT;
-                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CELL0_AT, next);
-                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CAP_AT, need);
-                host.set(ValueLayout.JAVA_INT, flagsAt,
-                        host.get(ValueLayout.JAVA_INT, flagsAt) | (int) KernelContract.ZD_INFS_F_RETRY);
-                next += need;
+        for (int j = 0; j < first.length; j++) {
+            int prev = -1;
+            for (int r = 0; r < count[j]; r++) {
+                long rec = at + SEG * (first[j] + r);
+                int flags = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_FLAGS_AT);
+                int status = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT);
+                if ((flags & KernelContract.ZD_INFS_F_FOUND) == 0) {
+                    continue;
+                }
+                if (status == KernelContract.ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) {
+                    next = retry(host, rec, j, next, -1);
+                    prev = -2; // its end is not known yet: nothing after it is verified
+                    continue;
+                }
+                if (prev == -2) {
+                    continue;
+                }
+                if (prev >= 0) {
+                    long p = at + SEG * prev;
+                    long end = host.get(ValueLayout.JAVA_LONG, p + KernelContract.ZD_INFS_SEG_END_AT);
+                    int pflags = host.get(ValueLayout.JAVA_INT, p + KernelContract.ZD_INFS_SEG_FLAGS_AT);
+                    if ((pflags & KernelContract.ZD_INFS_F_FINAL) != 0) {
+                        prev = -2; // a start after the final block: the finish decides
+                        continue;
+                    }
+                    if (!meets(end, host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT), flags)) {
+                        next = retry(host, rec, j, next, end);
+                        prev = -2;
+                        continue;
+                    }
+                }
+                prev = status == 0 ? first[j] + r : -2;
             }
         }
         return next;
     }
+
+    /** {@code zd_infs_meets_thread}: a segment that stopped at {@code end} meets a start at {@code start}. */
+    static boolean meets(long end, long start, int flags) {
+        return end == start || ((flags & KernelContract.ZD_INFS_F_LOOSE) != 0 && end > start
+                && end <= ((start + 10) >>> 3) * 8 - 3);
+    }
+
+    private long retry(MemorySegment host, long rec, int j, long next, long startAt) {
+        long flagsAt = rec + KernelContract.ZD_INFS_SEG_FLAGS_AT;
+        int flags = host.get(ValueLayout.JAVA_INT, flagsAt) | (int) KernelContract.ZD_INFS_F_RETRY;
+        if (startAt >= 0) {
+            host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT, startAt);
+            flags &= ~(int) KernelContract.ZD_INFS_F_LOOSE; // an exact start now
+        }
+        host.set(ValueLayout.JAVA_INT, flagsAt, flags);
+        host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CELL0_AT, next);
+        host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CAP_AT, decoded[j]);
+        return next + decoded[j];
+    }
+
+    /** Rounds of {@link #markRetries} a group gets before its unverified streams go to the serial kernel. */
+    public static final int MAX_ROUNDS = 4;
 }

@@ -74,19 +74,73 @@ class InflateSplitPlanTest {
             }
             assertEquals(cell, p.cells());
             assertEquals(0x5A5A5A5A, host.get(ValueLayout.JAVA_INT, at - 4), "nothing written before the records");
-            assertEquals(p.cells(), p.markRetries(host, at), "no segment ran out");
+            // nothing found or decoded yet: no segment to decode again
+            assertEquals(p.cells(), p.markRetries(host, at, p.cells()), "no segment ran out");
             // segment 2 of stream 0 and segment 1 of stream 1 ran out of cells
             for (int s : new int[]{2, 8}) {
                 host.set(ValueLayout.JAVA_INT, at + KernelContract.ZD_INFS_SEG_BYTES * s + KernelContract.ZD_INFS_SEG_STATUS_AT,
                         KernelContract.ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
             }
-            long again = p.markRetries(host, at);
+            for (int s = 0; s < p.segments(); s++) { // every range found a start
+                host.set(ValueLayout.JAVA_INT, at + KernelContract.ZD_INFS_SEG_BYTES * s + KernelContract.ZD_INFS_SEG_FLAGS_AT,
+                        (int) KernelContract.ZD_INFS_F_FOUND);
+            }
+            long again = p.markRetries(host, at, p.cells());
             assertEquals(p.cells() + dec[0] + dec[1], again);
             long r2 = at + KernelContract.ZD_INFS_SEG_BYTES * 2, r8 = at + KernelContract.ZD_INFS_SEG_BYTES * 8;
             assertEquals(p.cells(), host.get(ValueLayout.JAVA_LONG, r2 + KernelContract.ZD_INFS_SEG_CELL0_AT));
             assertEquals(dec[0], host.get(ValueLayout.JAVA_LONG, r2 + KernelContract.ZD_INFS_SEG_CAP_AT));
             assertEquals(p.cells() + dec[0], host.get(ValueLayout.JAVA_LONG, r8 + KernelContract.ZD_INFS_SEG_CELL0_AT));
-            assertEquals(KernelContract.ZD_INFS_F_RETRY, host.get(ValueLayout.JAVA_INT, r8 + KernelContract.ZD_INFS_SEG_FLAGS_AT));
+            assertEquals(KernelContract.ZD_INFS_F_RETRY | KernelContract.ZD_INFS_F_FOUND,
+                    host.get(ValueLayout.JAVA_INT, r8 + KernelContract.ZD_INFS_SEG_FLAGS_AT));
+        }
+    }
+
+    /** Records of one stream: found starts, where each decode stopped, its status. */
+    private static MemorySegment records(Arena a, InflateSplitPlan p, long[] start, long[] end, int[] status, int[] flags) {
+        MemorySegment host = a.allocate(p.recordBytes(), 8);
+        p.writeRecords(host, 0);
+        for (int s = 0; s < start.length; s++) {
+            long rec = KernelContract.ZD_INFS_SEG_BYTES * s;
+            host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT, start[s]);
+            host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_AT, end[s]);
+            host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT, status[s]);
+            host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_FLAGS_AT, flags[s]);
+        }
+        return host;
+    }
+
+    @Test
+    void aFalseStartIsDecodedAgainFromWhereTheSegmentBeforeItStopped() {
+        int found = (int) KernelContract.ZD_INFS_F_FOUND | (int) KernelContract.ZD_INFS_F_DONE;
+        int loose = found | (int) KernelContract.ZD_INFS_F_LOOSE;
+        InflateSplitPlan p = InflateSplitPlan.of(16 * K, new long[]{64 * K}, new long[]{100 * K});
+        try (Arena a = Arena.ofConfined()) {
+            // range 1 met exactly, range 2 met loosely (within its zero run), range 3 a false start
+            // (range 2 stopped 18 bits past it; its own decode failed)
+            MemorySegment host = records(a, p, new long[]{16, 131_000, 262_799, 393_000},
+                    new long[]{131_000, 262_800, 393_018, 0}, new int[]{0, 0, 0, 28}, new int[]{found, found, loose, found});
+            long need = p.markRetries(host, 0, p.cells());
+            assertEquals(p.cells() + 100 * K, need);
+            long r3 = 3 * KernelContract.ZD_INFS_SEG_BYTES;
+            assertEquals(393_018, host.get(ValueLayout.JAVA_LONG, r3 + KernelContract.ZD_INFS_SEG_START_AT));
+            assertEquals(found | KernelContract.ZD_INFS_F_RETRY, host.get(ValueLayout.JAVA_INT, r3 + KernelContract.ZD_INFS_SEG_FLAGS_AT));
+            for (int s = 0; s < 3; s++) {
+                assertEquals(0, host.get(ValueLayout.JAVA_INT, KernelContract.ZD_INFS_SEG_BYTES * s
+                        + KernelContract.ZD_INFS_SEG_FLAGS_AT) & KernelContract.ZD_INFS_F_RETRY, "range " + s);
+            }
+            // a loose start that the segment before missed by more than its zero run is false too
+            MemorySegment far = records(a, p, new long[]{16, 262_799, 393_000, 500_000},
+                    new long[]{262_806, 393_000, 500_000, 524_000}, new int[]{0, 0, 0, 0}, new int[]{found, loose, found, found});
+            assertEquals(p.cells() + 100 * K, p.markRetries(far, 0, p.cells()));
+            assertEquals(262_806, far.get(ValueLayout.JAVA_LONG, KernelContract.ZD_INFS_SEG_BYTES + KernelContract.ZD_INFS_SEG_START_AT));
+            assertEquals(found | KernelContract.ZD_INFS_F_RETRY,
+                    far.get(ValueLayout.JAVA_INT, KernelContract.ZD_INFS_SEG_BYTES + KernelContract.ZD_INFS_SEG_FLAGS_AT),
+                    "the loose flag goes: the start is exact now");
+            // an error after an exact meeting is the stream's own: nothing to mend, the serial decoder reports it
+            MemorySegment bad = records(a, p, new long[]{16, 131_000, 262_000, 393_000},
+                    new long[]{131_000, 0, 0, 0}, new int[]{0, 28, 0, 0}, new int[]{found, found, found, found});
+            assertEquals(p.cells(), p.markRetries(bad, 0, p.cells()));
         }
     }
 

@@ -101,6 +101,10 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
         for (int k = 0; k < n; k++) {
             (splits(items.srcSize()[k], items.dstSize()[k]) ? large : rest).add(k);
         }
+        if (InflateSplit.TRACE) {
+            System.err.println(name + " batch of " + n + ": " + large.size() + " split, " + rest.size() + " serial; first "
+                    + items.srcSize()[0] + " encoded, " + items.dstSize()[0] + " decoded, ranges of at most " + rangeBytes);
+        }
         // the streams that do not split decode on a stream of their own, alongside the split ones:
         // one after the other, a read of the int16 store (H100) spent 206 ms in the serial kernel
         // after about 190 in the split kernels

@@ -39,6 +39,11 @@ final class InflateSplit {
      * next, so fewer groups keep more segments in flight.
      */
     static final long CELL_SHARE_OF_MEMORY = 8;
+    /**
+     * {@code ZD_INFS_TRACE} set: each batch says how many streams split, and each stream that did
+     * not verify where its chain broke, on stderr (as the host build traces its segments).
+     */
+    static final boolean TRACE = System.getenv("ZD_INFS_TRACE") != null;
 
     private InflateSplit() {
     }
@@ -110,14 +115,21 @@ final class InflateSplit {
         w.launch("zd_infs_decode", nseg, DECODE_THREADS, 0, new KernelArgs()
                 .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
                 .u64(cells).u64(segs).u32(0).u32(nseg));
-        w.download(segs, host, segsAt, plan.recordBytes());
-        w.sync("zd_infs_decode over " + nseg + " ranges of " + n + " " + codec + " streams");
-        // segments whose cells ran out: again, each with its stream's decoded size in cells, after the others
-        long again = plan.markRetries(host, segsAt);
-        if (again > plan.cells()) {
-            long bigger = w.scratch(2 * again);
-            w.driver.memcpyDtoDAsync(bigger, cells, 2 * plan.cells(), w.stream);
+        // segments whose cells ran out, or whose start proved false: again, after the others, with
+        // cells of their own, until the chains hold or the rounds run out (the finish then says)
+        long have = plan.cells();
+        int rounds = 0;
+        for (; rounds < InflateSplitPlan.MAX_ROUNDS; rounds++) {
+            w.download(segs, host, segsAt, plan.recordBytes());
+            w.sync("zd_infs_decode over " + nseg + " ranges of " + n + " " + codec + " streams");
+            long need = plan.markRetries(host, segsAt, have);
+            if (need == have) {
+                break;
+            }
+            long bigger = w.scratch(2 * need);
+            w.driver.memcpyDtoDAsync(bigger, cells, 2 * have, w.stream);
             cells = bigger;
+            have = need;
             w.driver.memcpyHtoDAsync(segs, host.address() + segsAt, plan.recordBytes(), w.stream);
             w.launch("zd_infs_decode", nseg, DECODE_THREADS, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
@@ -130,7 +142,7 @@ final class InflateSplit {
                 .u64(table + t.statusAt()).u32(n));
         w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
         w.sync("zd_infs_finish over " + n + " " + codec + " streams (" + nseg + " ranges of " + rangeBytes
-                + " bytes, " + (again > plan.cells() ? "some" : "none") + " decoded again)");
+                + " bytes, " + rounds + " rounds of segments decoded again)");
         List<Integer> serial = new ArrayList<>();
         for (int j = 0; j < n; j++) {
             int st = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * j);
@@ -139,6 +151,15 @@ final class InflateSplit {
                 batch.complete(items.item()[k], ds[j]);
             } else {
                 serial.add(k);
+            }
+        }
+        if (TRACE && !serial.isEmpty()) {
+            w.download(segs, host, segsAt, plan.recordBytes());
+            w.sync("zd_infs records");
+            for (int j = 0; j < n; j++) {
+                if (host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * j) != ZdStatus.OK) {
+                    System.err.println(plan.describe(host, segsAt, j));
+                }
             }
         }
         return serial;

@@ -111,7 +111,7 @@ final class OpenClInflateSplit {
             long firsts = mem.subBuffer(segMem.mem(), firstAt, 4L * n);
             long counts = mem.subBuffer(segMem.mem(), countAt, 4L * n);
             ClMemory.Scratch cellMem = mem.scratch(2 * plan.cells(), name + " split cells");
-            ClMemory.Scratch bigger = null;
+            List<ClMemory.Scratch> again = new ArrayList<>(); // closed after the finish, as the first cells
             try {
                 ClKernel.Arg[] io = t.io(g.inMem(), g.outMem());
                 long ev = find.enqueue(b.queue(), new long[]{nseg * lf}, new long[]{lf}, io[0], io[1], io[2],
@@ -121,14 +121,21 @@ final class OpenClInflateSplit {
                 ev = dec.enqueue(b.queue(), new long[]{nseg * ld}, new long[]{ld}, io[0], io[1], io[2],
                         new ClKernel.Mem(cellMem.mem()), new ClKernel.Mem(segs), new ClKernel.U32(0), new ClKernel.U32(nseg));
                 b.await(ev, "zd_infs_decode over " + nseg + " ranges");
-                mem.read(segMem.mem(), 0, host, 0, plan.recordBytes());
-                long again = plan.markRetries(host, 0);
-                long cellArg = cellMem.mem();
-                if (again > plan.cells() && 2 * again <= CELL_BUDGET) {
-                    bigger = mem.scratch(2 * again, name + " split cells, again");
-                    mem.copyMem(cellMem.mem(), 0, bigger.mem(), 0, 2 * plan.cells());
+                // segments whose cells ran out, or whose start proved false: again, with cells of
+                // their own, until the chains hold, the rounds run out or the budget would be passed
+                long cellArg = cellMem.mem(), have = plan.cells();
+                for (int round = 0; round < InflateSplitPlan.MAX_ROUNDS; round++) {
+                    mem.read(segMem.mem(), 0, host, 0, plan.recordBytes());
+                    long need = plan.markRetries(host, 0, have);
+                    if (need == have || 2 * need > CELL_BUDGET) {
+                        break;
+                    }
+                    ClMemory.Scratch next = mem.scratch(2 * need, name + " split cells, again");
+                    again.add(next);
+                    mem.copyMem(cellArg, 0, next.mem(), 0, 2 * have);
+                    cellArg = next.mem();
+                    have = need;
                     mem.write(segMem.mem(), 0, host, 0, plan.recordBytes());
-                    cellArg = bigger.mem();
                     ev = dec.enqueue(b.queue(), new long[]{nseg * ld}, new long[]{ld}, io[0], io[1], io[2],
                             new ClKernel.Mem(cellArg), new ClKernel.Mem(segs), new ClKernel.U32(1), new ClKernel.U32(nseg));
                     b.await(ev, "zd_infs_decode again over " + nseg + " ranges");
@@ -142,9 +149,7 @@ final class OpenClInflateSplit {
                 mem.releaseMem(firsts);
                 mem.releaseMem(counts);
                 cellMem.close();
-                if (bigger != null) {
-                    bigger.close();
-                }
+                again.forEach(ClMemory.Scratch::close);
             }
             int[] status = t.readStatus();
             List<Integer> serial = new ArrayList<>();
