@@ -26,14 +26,13 @@ public final class InflateSplitPlan {
     /** Ranges a stream must span to split: fewer leave too few segments to beat the serial kernel. */
     public static final long MIN_SPLIT_RANGES = 64;
     /**
-     * The smallest range (unless the setting is smaller), so streams below 64 of it (4 MiB
-     * encoded) decode serially. Measured on an H100 with 16 KiB here (docs/performance.md): the
-     * int16 store's 2 MB chunks (1.4 MB encoded, half stored blocks) split read the whole array at
-     * 2.36 GB/s against 3.11 on the serial kernel, and calls of 4 chunks at 1.30 against 1.92 on
-     * the host path that the serial-run rule picks for them: such streams are many enough in a
-     * read to fill the GPU one a thread block.
+     * The smallest range (unless the setting is smaller), so streams below 64 of it (2 MiB
+     * encoded, 4 MiB decoded) decode serially. Measured (docs/performance.md): 2 MB int16 chunks
+     * split in 16 KiB ranges read slower than the serial kernel for a whole array (H100, 2.36
+     * against 3.11 GB/s) and than the host in calls of 4; 8.3 MB int16 chunks split in 32 KiB
+     * ranges read 1.08x cpu+copy in calls of 4, 1.61x for the whole array and 2.91x in windows.
      */
-    public static final long MIN_RANGE_BYTES = 64L << 10;
+    public static final long MIN_RANGE_BYTES = 32L << 10;
     /**
      * Cells a range gets, as a multiple of its share of the stream's decoded bytes: on the 66 MB
      * zlib store with twice the share, every group of streams needed a second decode launch (80 ms
@@ -93,9 +92,8 @@ public final class InflateSplitPlan {
      * Whether a codec decodes a stream of {@code encoded} and {@code decoded} bytes split: it spans
      * enough ranges, and so would a stream of its decoded size at a ratio of 2, which is what the
      * serial-run rule saw ({@link #serialRunBytes}) when it sent the batch to the device. A stream
-     * the rule took for serial is never split behind its back: an 8.3 MB int16 chunk of 5.9 MB
-     * (ratio 1.39, half stored blocks) decoded split read at 0.31 GB/s in calls of 16 chunks on an
-     * H200, against 2.0 on the host path the rule picks for it (docs/performance.md).
+     * the rule took for serial is never split behind its back (an 8.3 MB int16 chunk of 5.9 MB
+     * encoded was, while the smallest range was 64 KiB).
      */
     public static boolean splits(long encoded, long decoded, long maxRangeBytes) {
         return splits(encoded, maxRangeBytes) && splits(decoded / 2, maxRangeBytes);

@@ -17,9 +17,11 @@ class InflateSplitPlanTest {
     @Test
     void streamsOfSixtyFourRangesSplitInRangesOfAPowerOfTwo() {
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(29_000 * K, 64 * K)); // a 66 MB float32 chunk, zlib 1
+        assertEquals(64 * K, InflateSplitPlan.rangeBytes(5_400 * K, 64 * K)); // an 8.3 MB int16 chunk
         assertFalse(InflateSplitPlan.splits(1_400 * K, 64 * K), "a 2 MB int16 chunk decodes serially");
-        assertFalse(InflateSplitPlan.splits(4096 * K - 1, 64 * K));
-        assertTrue(InflateSplitPlan.splits(4096 * K, 64 * K));
+        assertFalse(InflateSplitPlan.splits(2048 * K - 1, 64 * K));
+        assertTrue(InflateSplitPlan.splits(2048 * K, 64 * K));
+        assertEquals(32 * K, InflateSplitPlan.rangeBytes(2048 * K, 64 * K));
         assertFalse(InflateSplitPlan.splits(1L << 40, 0), "0 turns splitting off");
         // a larger setting: ranges of a power of two, 64 to 128 of them, chunks of an array alike
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(8191 * K, 1024 * K));
@@ -38,10 +40,13 @@ class InflateSplitPlanTest {
         long big = 66_447_360; // a [16, 721, 1440] float32 step
         assertTrue(InflateSplitPlan.splits(big / 2, big, 64 * K));
         assertEquals(128 * K, InflateSplitPlan.serialRunBytes(big, 64 * K), "twice a range");
-        // an 8.3 MB int16 chunk of ratio 1.39: enough encoded bytes, but the rule took it for serial
+        // an 8.3 MB int16 chunk of ratio 1.39 splits, as the rule counts it
         long int16 = 8_305_920;
-        assertFalse(InflateSplitPlan.splits(5_960_000, int16, 64 * K));
-        assertEquals(int16, InflateSplitPlan.serialRunBytes(int16, 64 * K));
+        assertTrue(InflateSplitPlan.splits(5_530_000, int16, 64 * K));
+        assertEquals(64 * K, InflateSplitPlan.serialRunBytes(int16, 64 * K), "twice its ranges, 32 KiB at a ratio of 2");
+        // a 3 MB chunk of 2.5 MB encoded: enough encoded bytes, but the rule (1.5 MB at a ratio of 2) took it for serial
+        assertFalse(InflateSplitPlan.splits(2_500_000, 3_000_000, 64 * K));
+        assertEquals(3_000_000, InflateSplitPlan.serialRunBytes(3_000_000, 64 * K));
         // zeros: a large stream of few encoded bytes stays serial too
         assertFalse(InflateSplitPlan.splits(100 * K, big, 64 * K));
         assertEquals(big, InflateSplitPlan.serialRunBytes(big, 0));
