@@ -94,14 +94,15 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
             "device scratch one blosc decode launch takes at most (shuffled blocks decode into it: at most this"
                     + " / block size groups)");
     /**
-     * A gzip or zlib stream of at least two ranges of this many encoded bytes decodes split: block
-     * starts found in each range, the segments between them decoded by thread blocks of their own,
-     * then verified as a chain (kernels' {@code inflate/zd_inflate_split.h}); a stream that does not
-     * verify decodes serially. 0 decodes every stream serially, one thread block each.
+     * The largest range of a gzip or zlib stream that decodes split ({@code InflateSplitPlan}: 64
+     * ranges of at least 32 KiB, a power of two, up to this): block starts found in each range, the
+     * segments between them decoded by thread blocks of their own, then verified as a chain
+     * (kernels' {@code inflate/zd_inflate_split.h}); a stream that does not verify decodes
+     * serially. 0 decodes every stream serially, one thread block each.
      */
     public static final Setting<Long> INFLATE_SPLIT = Setting.of("zarrdirect.cuda.inflateSplitBytes",
-            SettingType.byteSize(0, 1L << 28), 64L << 10, "cuda",
-            "encoded bytes of a range of a gzip or zlib stream decoded by many thread blocks (0: one block a stream)");
+            SettingType.byteSize(0, 1L << 27), 64L << 10, "cuda",
+            "largest encoded range of a gzip or zlib stream decoded by many thread blocks (0: one block a stream)");
     public static final Setting<String> KERNEL_IMAGE = Setting.derived(KernelImage.FILE_PROPERTY,
             SettingType.text("a path to an nvcc fatbin"), "the kernels jar's fatbin", "cuda",
             "a fatbin file to load instead of the kernels jar's (kernel work)");
