@@ -3,6 +3,10 @@ package dev.zarrdirect.kernels;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.IntToLongFunction;
 
 /**
  * Which deflate streams decode split ({@code inflate/zd_inflate_split.h}), in ranges of what size,
@@ -122,6 +126,40 @@ public final class InflateSplitPlan {
         return Math.max(Math.min(MIN_RANGE_BYTES, max), Math.min(want, max));
     }
 
+    /** Streams (the caller's indices) that one plan decodes: one range size, their cells within a budget. */
+    public record Group(long rangeBytes, List<Integer> streams) {
+    }
+
+    /**
+     * The launch groups of streams {@code which}, whose sizes {@code encoded} and {@code decoded}
+     * give: ordered by range size, a new group wherever it changes or the cells would pass
+     * {@code cellBudget} bytes (a stream larger than the budget goes alone).
+     */
+    public static List<Group> groups(List<Integer> which, IntToLongFunction encoded, IntToLongFunction decoded,
+                                     long maxRangeBytes, long cellBudget) {
+        List<Integer> order = new ArrayList<>(which);
+        order.sort(Comparator.comparingLong(k -> rangeBytes(encoded.applyAsLong(k), maxRangeBytes)));
+        List<Group> groups = new ArrayList<>();
+        List<Integer> group = new ArrayList<>();
+        long cells = 0, range = 0;
+        for (int k : order) {
+            long r = rangeBytes(encoded.applyAsLong(k), maxRangeBytes);
+            long need = cellBytes(encoded.applyAsLong(k), decoded.applyAsLong(k), maxRangeBytes);
+            if (!group.isEmpty() && (cells + need > cellBudget || r != range)) {
+                groups.add(new Group(range, group));
+                group = new ArrayList<>();
+                cells = 0;
+            }
+            group.add(k);
+            cells += need;
+            range = r;
+        }
+        if (!group.isEmpty()) {
+            groups.add(new Group(range, group));
+        }
+        return groups;
+    }
+
     /** The ranges of a stream of {@code encoded} bytes. */
     public static long ranges(long encoded, long rangeBytes) {
         return Math.max(1, (encoded + rangeBytes - 1) / rangeBytes);
@@ -204,7 +242,7 @@ public final class InflateSplitPlan {
             long start = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT);
             long end = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_AT);
             int status = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT);
-            boolean broken = status != 0 || (prevEnd >= 0 && prevEnd != start);
+            boolean broken = status != 0 || (prevEnd >= 0 && !meets(prevEnd, start, flags));
             if (broken) {
                 b.append(String.format(" [range %d: start %d (previous ended %d) end %d status %d flags %d]",
                         r, start, prevEnd, end, status, flags));

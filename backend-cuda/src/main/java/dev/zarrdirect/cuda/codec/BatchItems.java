@@ -56,4 +56,20 @@ record BatchItems(int[] item, long[] srcAddr, long[] srcSize, long[] dstAddr, lo
     ItemTable table() {
         return ItemTable.of(srcAddr, srcSize, dstAddr, dstSize);
     }
+
+    /** The items at {@code which} (indices into these), in that order. */
+    BatchItems subset(java.util.List<Integer> which) {
+        int n = which.size();
+        int[] it = new int[n];
+        long[] sa = new long[n], ss = new long[n], da = new long[n], ds = new long[n];
+        for (int j = 0; j < n; j++) {
+            int k = which.get(j);
+            it[j] = item[k];
+            sa[j] = srcAddr[k];
+            ss[j] = srcSize[k];
+            da[j] = dstAddr[k];
+            ds[j] = dstSize[k];
+        }
+        return new BatchItems(it, sa, ss, da, ds);
+    }
 }

@@ -133,21 +133,14 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
         }
     }
 
-    /** Streams of {@code items} decoded by the serial kernel, one thread block each: launched, then completed. */
-    private record Serial(DeviceWork w, String kernel, BatchItems items, List<Integer> which, ItemTable t,
-                          MemorySegment host) {
+    /** Streams decoded by the serial kernel, one thread block each: launched, then completed. */
+    private record Serial(DeviceWork w, String kernel, BatchItems items, ItemTable t, MemorySegment host) {
 
-        static Serial launch(DeviceWork w, String kernel, int threads, BatchItems items, List<Integer> which) {
-            int n = which.size();
-            long[] sa = new long[n], ss = new long[n], da = new long[n], ds = new long[n];
-            for (int j = 0; j < n; j++) {
-                int k = which.get(j);
-                sa[j] = items.srcAddr()[k];
-                ss[j] = items.srcSize()[k];
-                da[j] = items.dstAddr()[k];
-                ds[j] = items.dstSize()[k];
-            }
-            ItemTable t = ItemTable.of(sa, ss, da, ds);
+        /** Launches the kernel over {@code which} (indices into {@code all}). */
+        static Serial launch(DeviceWork w, String kernel, int threads, BatchItems all, List<Integer> which) {
+            BatchItems items = all.subset(which);
+            int n = items.size();
+            ItemTable t = items.table();
             MemorySegment host = w.arena.allocate(t.byteSize(), 8);
             t.writeTo(host);
             long table = w.upload(host);
@@ -157,13 +150,13 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
                     .u64(t.dstBase()).u64(table + t.dstOffsetsAt()).u64(table + t.dstSizesAt())
                     .u64(0).u64(0).u64(table + t.statusAt()).u32(n));
             w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
-            return new Serial(w, kernel, items, which, t, host);
+            return new Serial(w, kernel, items, t, host);
         }
 
         /** Waits for the kernel after {@code failure} elsewhere, adding its own failure to it. */
         void settle(Throwable failure) {
             try {
-                w.sync(kernel + " over " + which.size() + " chunks");
+                w.sync(kernel + " over " + items.size() + " chunks");
             } catch (RuntimeException | Error e) {
                 failure.addSuppressed(e);
             }
@@ -171,13 +164,12 @@ public final class CudaInflateCodec extends CudaDecodeOnlyCodec {
 
         /** Waits for the kernel and completes or fails each stream. */
         void complete(CodecBatch batch, String name, CudaDevice device) {
-            int n = which.size();
-            w.sync(kernel + " over " + n + " chunks starting with " + batch.label(items.item()[which.get(0)]));
+            int n = items.size();
+            w.sync(kernel + " over " + n + " chunks starting with " + batch.label(items.item()[0]));
             for (int j = 0; j < n; j++) {
                 int st = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * j);
-                int k = which.get(j);
-                int i = items.item()[k];
-                long ds = items.dstSize()[k], ss = items.srcSize()[k];
+                int i = items.item()[j];
+                long ds = items.dstSize()[j], ss = items.srcSize()[j];
                 if (st == ZdStatus.OK) {
                     batch.complete(i, ds);
                 } else {

@@ -9,7 +9,6 @@ import dev.zarrdirect.kernels.InflateSplitPlan;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -55,49 +54,27 @@ final class InflateSplit {
      */
     static List<Integer> decode(DeviceWork w, String codec, CodecBatch batch, BatchItems items, List<Integer> which,
                                 int format, long maxRangeBytes) {
-        List<Integer> order = new ArrayList<>(which);
-        order.sort(Comparator.comparingLong(k -> InflateSplitPlan.rangeBytes(items.srcSize()[k], maxRangeBytes)));
         List<Integer> serial = new ArrayList<>();
-        List<Integer> group = new ArrayList<>();
         long budget = w.device.totalMemory() / CELL_SHARE_OF_MEMORY;
-        long cells = 0, range = 0;
-        for (int k : order) {
-            long r = InflateSplitPlan.rangeBytes(items.srcSize()[k], maxRangeBytes);
-            long need = InflateSplitPlan.cellBytes(items.srcSize()[k], items.dstSize()[k], maxRangeBytes);
-            if (!group.isEmpty() && (cells + need > budget || r != range)) {
-                serial.addAll(decodeGroup(w, codec, batch, items, group, format, range));
-                group.clear();
-                cells = 0;
-            }
-            group.add(k);
-            cells += need;
-            range = r;
-        }
-        if (!group.isEmpty()) {
-            serial.addAll(decodeGroup(w, codec, batch, items, group, format, range));
+        for (InflateSplitPlan.Group g : InflateSplitPlan.groups(which, k -> items.srcSize()[k], k -> items.dstSize()[k],
+                maxRangeBytes, budget)) {
+            serial.addAll(decodeGroup(w, codec, batch, items, g.streams(), format, g.rangeBytes()));
         }
         return serial;
     }
 
     private static List<Integer> decodeGroup(DeviceWork w, String codec, CodecBatch batch, BatchItems items,
                                              List<Integer> group, int format, long rangeBytes) {
-        int n = group.size();
-        long[] sa = new long[n], ss = new long[n], da = new long[n], ds = new long[n];
-        for (int j = 0; j < n; j++) {
-            int k = group.get(j);
-            sa[j] = items.srcAddr()[k];
-            ss[j] = items.srcSize()[k];
-            da[j] = items.dstAddr()[k];
-            ds[j] = items.dstSize()[k];
-        }
+        BatchItems g = items.subset(group);
+        int n = g.size();
         InflateSplitPlan plan;
         try {
-            plan = InflateSplitPlan.of(rangeBytes, ss, ds);
+            plan = InflateSplitPlan.of(rangeBytes, g.srcSize(), g.dstSize());
         } catch (IllegalArgumentException tooMany) {
             return group; // more records than a launch's grid: serially
         }
         int nseg = plan.segments();
-        ItemTable t = ItemTable.of(sa, ss, da, ds);
+        ItemTable t = g.table();
         long segsAt = align(t.byteSize()), firstAt = segsAt + plan.recordBytes(), countAt = firstAt + 4L * n;
         MemorySegment host = w.arena.allocate(countAt + 4L * n, 8);
         t.writeTo(host);
@@ -146,11 +123,10 @@ final class InflateSplit {
         List<Integer> serial = new ArrayList<>();
         for (int j = 0; j < n; j++) {
             int st = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * j);
-            int k = group.get(j);
             if (st == ZdStatus.OK) {
-                batch.complete(items.item()[k], ds[j]);
+                batch.complete(g.item()[j], g.dstSize()[j]);
             } else {
-                serial.add(k);
+                serial.add(group.get(j));
             }
         }
         if (TRACE && !serial.isEmpty()) {

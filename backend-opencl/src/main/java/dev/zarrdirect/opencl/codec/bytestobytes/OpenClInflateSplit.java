@@ -13,7 +13,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -40,26 +39,10 @@ final class OpenClInflateSplit {
     /** Decodes the batch items {@code idx} split; returns those left to the serial kernel. */
     static List<Integer> decode(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx,
                                 CodecBatch batch, int format, long maxRangeBytes, long[] written, String name) {
-        List<Integer> order = new ArrayList<>(idx);
-        order.sort(Comparator.comparingLong(i -> InflateSplitPlan.rangeBytes(batch.input(i).byteSize(), maxRangeBytes)));
         List<Integer> serial = new ArrayList<>();
-        List<Integer> group = new ArrayList<>();
-        long cells = 0, range = 0;
-        for (int i : order) {
-            long encoded = batch.input(i).byteSize();
-            long r = InflateSplitPlan.rangeBytes(encoded, maxRangeBytes);
-            long need = InflateSplitPlan.cellBytes(encoded, batch.output(i).byteSize(), maxRangeBytes);
-            if (!group.isEmpty() && (cells + need > CELL_BUDGET || r != range)) {
-                serial.addAll(decodeGroup(b, items, g, group, batch, format, range, written, name));
-                group.clear();
-                cells = 0;
-            }
-            group.add(i);
-            cells += need;
-            range = r;
-        }
-        if (!group.isEmpty()) {
-            serial.addAll(decodeGroup(b, items, g, group, batch, format, range, written, name));
+        for (InflateSplitPlan.Group group : InflateSplitPlan.groups(idx, i -> batch.input(i).byteSize(),
+                i -> batch.output(i).byteSize(), maxRangeBytes, CELL_BUDGET)) {
+            serial.addAll(decodeGroup(b, items, g, group.streams(), batch, format, group.rangeBytes(), written, name));
         }
         return serial;
     }
