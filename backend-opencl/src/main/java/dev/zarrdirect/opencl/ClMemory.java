@@ -122,6 +122,16 @@ public final class ClMemory {
         return baseAlignBytes;
     }
 
+    /** The most one buffer may take on this device ({@code CL_DEVICE_MAX_MEM_ALLOC_SIZE}). */
+    public long maxAllocBytes() {
+        return info.maxAllocBytes();
+    }
+
+    /** The device's global memory ({@code CL_DEVICE_GLOBAL_MEM_SIZE}; PoCL's is the host's). */
+    public long globalMemBytes() {
+        return info.globalMemBytes();
+    }
+
     /**
      * A sub-buffer of {@code parent} over {@code size} bytes from {@code origin} (a multiple of
      * {@link #baseAlignBytes()}) with the parent's access flags; released with {@link #releaseMem}.

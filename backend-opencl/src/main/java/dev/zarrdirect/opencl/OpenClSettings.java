@@ -5,6 +5,7 @@ import dev.zarrdirect.api.backend.CommonBackendSettings;
 import dev.zarrdirect.api.settings.Setting;
 import dev.zarrdirect.api.settings.SettingResolver;
 import dev.zarrdirect.api.settings.SettingType;
+import dev.zarrdirect.opencl.codec.bytestobytes.OpenClInflateCodec;
 import dev.zarrdirect.opencl.codec.bytestobytes.OpenClZstdCodec;
 
 import java.util.List;
@@ -18,9 +19,10 @@ import java.util.List;
  * @param zstdBuildOptions build options of the zstd program; null: none, {@code -cl-opt-disable} on PoCL
  * @param kernelsDir      a directory replacing the kernels jar's sources, or null
  * @param trackBuffers    record each allocation's stack for leak reports
+ * @param inflateSplitBytes largest range of a gzip or zlib stream decoded by many work-groups (0: one a stream)
  */
 public record OpenClSettings(String device, long zstdLocalSize, String zstdBuildOptions, String kernelsDir,
-                             boolean trackBuffers) {
+                             boolean trackBuffers, long inflateSplitBytes) {
 
     public static final Setting<String> DEVICE = Setting.derived(ClDevices.DEVICE_PROPERTY,
             SettingType.text("a device index or a substring of \"platform device\""), "the first GPU, else the first device",
@@ -35,9 +37,18 @@ public record OpenClSettings(String device, long zstdLocalSize, String zstdBuild
             SettingType.text("a directory (the kernels module's src/main/c)"), "the kernels jar's sources", "opencl",
             "read kernel sources from this directory instead of the jar (kernel development, tests)");
 
+    /**
+     * The largest range of a gzip or zlib stream that decodes split, as on CUDA
+     * ({@code zarrdirect.cuda.inflateSplitBytes}, {@code InflateSplitPlan}); 0 decodes every stream
+     * serially, one work-group each.
+     */
+    public static final Setting<Long> INFLATE_SPLIT = Setting.of(OpenClInflateCodec.SPLIT_BYTES_PROPERTY,
+            SettingType.byteSize(0, 1L << 27), 0L, "opencl",
+            "largest encoded range of a gzip or zlib stream decoded by many work-groups (0: one work-group a stream)");
+
     /** Every setting of the OpenCL backend. */
     public static final List<Setting<?>> SETTINGS = List.of(DEVICE, ZSTD_LOCAL_SIZE, ZSTD_BUILD_OPTIONS, KERNELS_DIR,
-            CommonBackendSettings.TRACK_BUFFERS);
+            CommonBackendSettings.TRACK_BUFFERS, INFLATE_SPLIT);
 
     /** From system properties, environment and defaults. */
     public static OpenClSettings fromSystem() {
@@ -47,7 +58,7 @@ public record OpenClSettings(String device, long zstdLocalSize, String zstdBuild
     /** Resolved by {@code r}: explicit, system property, environment, default. */
     public static OpenClSettings from(SettingResolver r) {
         return new OpenClSettings(r.get(DEVICE), r.get(ZSTD_LOCAL_SIZE), r.get(ZSTD_BUILD_OPTIONS), r.get(KERNELS_DIR),
-                r.get(CommonBackendSettings.TRACK_BUFFERS));
+                r.get(CommonBackendSettings.TRACK_BUFFERS), r.get(INFLATE_SPLIT));
     }
 
     /**

@@ -51,7 +51,7 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
         super(name, device, backend);
         this.kernel = kernel;
         this.format = format;
-        this.rangeBytes = Math.max(0, Long.getLong(SPLIT_BYTES_PROPERTY, 0)); // the plan keeps ranges within the kernels' bound
+        this.rangeBytes = backend == null ? 0 : backend.openClSettings().inflateSplitBytes();
     }
 
     /** Streams this codec decoded split and verified so far (the others went to the serial kernel). */

@@ -22,16 +22,17 @@ import java.util.List;
  * cells, verify the chain and lay the bytes out). A stream that does not verify, a corrupt one
  * included, is returned for the serial kernel, which gives it its status.
  *
- * <p>Groups of streams of one range size take at most {@link #CELL_BUDGET} bytes of cells (below
- * the allocation limit OpenCL devices commonly have), a larger stream alone. Segments whose cells
- * run out are decoded again, alone, with their stream's decoded size, when that fits the budget too.
+ * <p>Groups of streams of one range size take at most {@link #cellBudget} bytes of cells, a larger
+ * stream alone. Segments whose cells run out, or whose start proved false, are decoded again with
+ * cells of their own while those fit the budget too.
  */
 final class OpenClInflateSplit {
 
     static final long FIND_ITEMS = 128;
     static final long DECODE_ITEMS = 64;
     static final long FINISH_ITEMS = 1024;
-    static final long CELL_BUDGET = 1L << 30;
+    /** As on CUDA: cells of one group take at most this share of the device's memory. */
+    static final long CELL_SHARE_OF_MEMORY = 8;
 
     private OpenClInflateSplit() {
     }
@@ -40,11 +41,22 @@ final class OpenClInflateSplit {
     static List<Integer> decode(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx,
                                 CodecBatch batch, int format, long maxRangeBytes, long[] written, String name) {
         List<Integer> serial = new ArrayList<>();
+        long budget = cellBudget(b.memory());
         for (InflateSplitPlan.Group group : InflateSplitPlan.groups(idx, i -> batch.input(i).byteSize(),
-                i -> batch.output(i).byteSize(), maxRangeBytes, CELL_BUDGET)) {
-            serial.addAll(decodeGroup(b, items, g, group.streams(), batch, format, group.rangeBytes(), written, name));
+                i -> batch.output(i).byteSize(), maxRangeBytes, budget)) {
+            serial.addAll(decodeGroup(b, items, g, group.streams(), batch, format, group.rangeBytes(), budget,
+                    written, name));
         }
         return serial;
+    }
+
+    /**
+     * Bytes of cells one group of streams takes at most: an eighth of the device's memory, within
+     * what one buffer may be. It was a fixed 1 GiB, which on an H100 put each 66 MB stream of a
+     * call of 4 in a group of its own: four finishes of one work-group one after another.
+     */
+    static long cellBudget(ClMemory mem) {
+        return Math.max(1L << 20, Math.min(mem.maxAllocBytes(), mem.globalMemBytes() / CELL_SHARE_OF_MEMORY));
     }
 
     private static long align(long v, long a) {
@@ -57,7 +69,7 @@ final class OpenClInflateSplit {
 
     private static List<Integer> decodeGroup(OpenClBackend b, DeviceItems items, DeviceItems.Group g,
                                              List<Integer> group, CodecBatch batch, int format, long rangeBytes,
-                                             long[] written, String name) {
+                                             long budget, long[] written, String name) {
         int n = group.size();
         long[] encoded = new long[n], decoded = new long[n];
         for (int j = 0; j < n; j++) {
@@ -97,11 +109,11 @@ final class OpenClInflateSplit {
             List<ClMemory.Scratch> again = new ArrayList<>(); // closed after the finish, as the first cells
             try {
                 ClKernel.Arg[] io = t.io(g.inMem(), g.outMem());
-                long ev = find.enqueue(b.queue(), new long[]{nseg * lf}, new long[]{lf}, io[0], io[1], io[2],
+                // the queue is in order: the decode follows the find with no wait between them
+                find.enqueueUnawaited(b.queue(), new long[]{nseg * lf}, new long[]{lf}, io[0], io[1], io[2],
                         new ClKernel.Mem(segs), new ClKernel.U64(rangeBytes), new ClKernel.U32(format),
                         new ClKernel.U32(nseg));
-                b.await(ev, "zd_infs_find over " + nseg + " ranges");
-                ev = dec.enqueue(b.queue(), new long[]{nseg * ld}, new long[]{ld}, io[0], io[1], io[2],
+                long ev = dec.enqueue(b.queue(), new long[]{nseg * ld}, new long[]{ld}, io[0], io[1], io[2],
                         new ClKernel.Mem(cellMem.mem()), new ClKernel.Mem(segs), new ClKernel.U32(0), new ClKernel.U32(nseg));
                 b.await(ev, "zd_infs_decode over " + nseg + " ranges");
                 // segments whose cells ran out, or whose start proved false: again, with cells of
@@ -110,7 +122,7 @@ final class OpenClInflateSplit {
                 for (int round = 0; round < InflateSplitPlan.MAX_ROUNDS; round++) {
                     mem.read(segMem.mem(), 0, host, 0, plan.recordBytes());
                     long need = plan.markRetries(host, 0, have);
-                    if (need == have || 2 * need > CELL_BUDGET) {
+                    if (need == have || 2 * need > budget) {
                         break;
                     }
                     ClMemory.Scratch next = mem.scratch(2 * need, name + " split cells, again");
