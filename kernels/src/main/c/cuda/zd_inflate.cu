@@ -42,10 +42,10 @@ extern "C" __global__ void zd_gzip_decode_batch(const zd_u8 *src, const zd_u64 *
 }
 
 /* One deflate stream decoded by many blocks (inflate/zd_inflate_split.h): find (one block per
- * range record), decode (one block per record; retry: only those flagged ZD_INFS_F_RETRY), finish
- * (one block per stream; its records are segs[seg_first[c] .. + seg_count[c])). format:
- * ZD_INFS_FORMAT_*. Shared memory (static): ZD_INFS_FIND_LDS_BYTES, ZD_INFS_DECODE_LDS_BYTES,
- * ZD_INFS_FINISH_LDS_BYTES. */
+ * range record), decode (one block per record; retry: only those flagged ZD_INFS_F_RETRY), then
+ * the finish: chain (one block per stream; its records are segs[seg_first[c] .. + seg_count[c])),
+ * layout (one block per record), check (one thread per stream). format: ZD_INFS_FORMAT_*. Shared
+ * memory (static): ZD_INFS_{FIND,DECODE,CHAIN,LAYOUT}_LDS_BYTES. */
 #include "inflate/zd_inflate_split.h"
 
 extern "C" __global__ void zd_infs_find(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
@@ -66,14 +66,32 @@ extern "C" __global__ void zd_infs_decode(const zd_u8 *src, const zd_u64 *src_of
     zd_infs_decode_group(src + src_offsets[c], src_sizes[c], cells, segs, g, n_segs, retry, &lds);
 }
 
-extern "C" __global__ void zd_infs_finish(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
-                                          zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u64 *dst_sizes,
-                                          const zd_u16 *cells, zd_infs_seg *segs, const zd_u32 *seg_first,
-                                          const zd_u32 *seg_count, zd_u32 format, zd_u32 *status, zd_u32 n_streams) {
-    __shared__ zd_infs_finish_lds lds;
+extern "C" __global__ void zd_infs_chain(const zd_u64 *src_sizes, zd_u8 *dst, const zd_u64 *dst_offsets,
+                                         const zd_u64 *dst_sizes, const zd_u16 *cells, zd_infs_seg *segs,
+                                         const zd_u32 *seg_first, const zd_u32 *seg_count, zd_u32 format,
+                                         zd_u32 *status, zd_u32 n_streams) {
+    __shared__ zd_infs_chain_lds lds;
     zd_u32 c = blockIdx.x;
     if (c >= n_streams) return;
-    zd_u32 s = zd_infs_finish_group(src + src_offsets[c], src_sizes[c], format, dst + dst_offsets[c], dst_sizes[c],
-                                    cells, segs + seg_first[c], seg_count[c], &lds);
+    zd_u32 s = zd_infs_chain_group(src_sizes[c], format, dst + dst_offsets[c], dst_sizes[c], cells,
+                                   segs + seg_first[c], seg_count[c], &lds);
     if (threadIdx.x == 0) status[c] = s;
+}
+
+extern "C" __global__ void zd_infs_layout(zd_u8 *dst, const zd_u64 *dst_offsets, const zd_u16 *cells,
+                                          zd_infs_seg *segs, zd_u32 format, zd_u32 *status, zd_u32 n_segs) {
+    __shared__ zd_infs_layout_lds lds;
+    zd_u32 g = blockIdx.x;
+    if (g >= n_segs) return;
+    zd_u32 c = segs[g].stream;
+    zd_infs_layout_group(format, dst + dst_offsets[c], cells, &segs[g], &status[c], &lds);
+}
+
+extern "C" __global__ void zd_infs_check(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *dst_sizes,
+                                         const zd_infs_seg *segs, const zd_u32 *seg_first, const zd_u32 *seg_count,
+                                         zd_u32 format, zd_u32 *status, zd_u32 n_streams) {
+    zd_u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n_streams) return;
+    status[c] = zd_infs_check_thread(src + src_offsets[c], format, dst_sizes[c], segs + seg_first[c], seg_count[c],
+                                     status[c]);
 }

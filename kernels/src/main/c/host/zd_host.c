@@ -629,11 +629,22 @@ static void zd_host_infs_decode_body(void *p) {
                          (zd_infs_decode_lds *)a->lds);
 }
 
-static void zd_host_infs_finish_body(void *p) {
+static void zd_host_infs_chain_body(void *p) {
     zd_host_infs_args *a = (zd_host_infs_args *)p;
-    zd_u32 s = zd_infs_finish_group(a->src, a->src_len, a->format, a->dst, a->dst_len, a->cells, a->segs, a->n,
-                                    (zd_infs_finish_lds *)a->lds);
+    zd_u32 s = zd_infs_chain_group(a->src_len, a->format, a->dst, a->dst_len, a->cells, a->segs, a->n,
+                                   (zd_infs_chain_lds *)a->lds);
     if (zd_local_id() == 0u) a->status = s;
+}
+
+static void zd_host_infs_layout_body(void *p) {
+    zd_host_infs_args *a = (zd_host_infs_args *)p;
+    zd_infs_layout_group(a->format, a->dst, a->cells, &a->segs[zd_group_id()], &a->status,
+                         (zd_infs_layout_lds *)a->lds);
+}
+
+static void zd_host_infs_check_body(void *p) {
+    zd_host_infs_args *a = (zd_host_infs_args *)p;
+    a->status = zd_infs_check_thread(a->src, a->format, a->dst_len, a->segs, a->n, a->status);
 }
 
 static int zd_host_infs_launch(zd_host_body body, zd_host_infs_args *a, zd_u32 groups, zd_u32 local_size,
@@ -727,7 +738,11 @@ ZD_KERNEL zd_u32 zd_host_inflate_split(const zd_u8 *src, zd_u64 src_len, zd_u8 *
         a.retry = 1u;
         if (zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES) != 0) goto out;
     }
-    if (zd_host_infs_launch(zd_host_infs_finish_body, &a, 1u, local_size, ZD_INFS_FINISH_LDS_BYTES) != 0) goto out;
+    /* the finish, as the backends launch it: chain (a group per stream), layout (a group per
+       segment), check (an item per stream) */
+    if (zd_host_infs_launch(zd_host_infs_chain_body, &a, 1u, local_size, ZD_INFS_CHAIN_LDS_BYTES) != 0) goto out;
+    if (zd_host_infs_launch(zd_host_infs_layout_body, &a, n, local_size, ZD_INFS_LAYOUT_LDS_BYTES) != 0) goto out;
+    if (zd_host_infs_launch(zd_host_infs_check_body, &a, 1u, 1u, 8u) != 0) goto out;
     result = a.status;
     for (zd_u32 k = 0; k < n; k++)
         if (segs[k].flags & ZD_INFS_F_CHAIN) (*chain)++;

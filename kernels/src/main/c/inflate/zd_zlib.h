@@ -28,8 +28,19 @@ typedef struct {
 #define ZD_ZLIB_LDS_BYTES ((zd_u64)sizeof(zd_zlib_lds))
 ZD_STATIC_ASSERT(sizeof(zd_zlib_lds) <= 48u * 1024u, zd_zlib_lds_fits_48k);
 
-/* Cooperative: the Adler-32 of p[0..n), on every item. lanes: 2 * zd_local_size() words. */
-ZD_FUNC zd_u32 zd_adler32_group(const ZD_GLOBAL zd_u8 *p, zd_u64 n, ZD_LOCAL zd_u32 *lanes) {
+/*
+ * Cooperative: the Adler-32 of p[0..n), on every item. acc: 2 words of local memory. Each item sums
+ * a slice: its part of a is its bytes' sum, its part of b its own running sum plus that sum moved
+ * past the bytes after the slice; two local atomics add the parts (at most 1,024 parts, each below
+ * 65521: no overflow). Before, item 0 combined the items' parts in a loop after a barrier: on PoCL
+ * 3.1, called from zd_infs_layout_group, that loop read stale parts.
+ */
+ZD_FUNC zd_u32 zd_adler32_group(const ZD_GLOBAL zd_u8 *p, zd_u64 n, ZD_LOCAL zd_u32 *acc) {
+    if (zd_local_id() == 0u) {
+        acc[0] = 0u;
+        acc[1] = 0u;
+    }
+    ZD_BARRIER();
     zd_u32 lid = zd_local_id(), ls = zd_local_size();
     zd_u64 slice = ((n + ls - 1u) / ls + 63u) & ~(zd_u64)63u;
     zd_u64 a0 = zd_min_u64((zd_u64)lid * slice, n), a1 = zd_min_u64(a0 + slice, n);
@@ -44,28 +55,13 @@ ZD_FUNC zd_u32 zd_adler32_group(const ZD_GLOBAL zd_u8 *p, zd_u64 n, ZD_LOCAL zd_
         s %= ZD_ADLER_MOD;
         t %= ZD_ADLER_MOD;
     }
-    lanes[2u * lid] = (zd_u32)s;
-    lanes[2u * lid + 1u] = (zd_u32)t;
+    zd_atomic_add_u32_local(&acc[0], (zd_u32)s);
+    zd_atomic_add_u32_local(&acc[1], (zd_u32)((t + s * ((n - a1) % ZD_ADLER_MOD)) % ZD_ADLER_MOD));
     ZD_BARRIER();
-    zd_u32 r = 0u;
-    if (lid == 0u) {
-        zd_u64 a = 1u, b = n % ZD_ADLER_MOD;
-        for (zd_u32 i = 0; i < ls; i++) {
-            zd_u64 s1 = zd_min_u64(zd_min_u64((zd_u64)i * slice, n) + slice, n);
-            zd_u64 after = (n - s1) % ZD_ADLER_MOD;
-            a += lanes[2u * i];
-            b += lanes[2u * i + 1u] + (zd_u64)lanes[2u * i] * after;
-            a %= ZD_ADLER_MOD;
-            b %= ZD_ADLER_MOD;
-        }
-        lanes[0] = (zd_u32)((b << 16) | a);
-    }
-    /* published through local memory, not a private value that lives across the barrier (PoCL
-       3.1 lost such values: item 0 then returned 0) */
-    ZD_BARRIER();
-    r = lanes[0];
-    ZD_BARRIER();
-    return r;
+    zd_u32 a = (zd_u32)((1u + (zd_u64)acc[0]) % ZD_ADLER_MOD);
+    zd_u32 b = (zd_u32)((n % ZD_ADLER_MOD + (zd_u64)acc[1]) % ZD_ADLER_MOD);
+    ZD_BARRIER(); /* acc may be written again once every item has read it */
+    return (b << 16) | a;
 }
 
 /*

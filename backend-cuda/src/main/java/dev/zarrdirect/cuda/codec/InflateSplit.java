@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * Large deflate streams decoded by many thread blocks each: the kernels module's
  * {@code inflate/zd_inflate_split.h} (find block starts in ranges of the stream, decode the
- * segments between them into 16-bit cells, then verify the chain and lay the bytes out), with the
+ * segments between them into 16-bit cells, then verify the chain, lay the bytes out and check the
+ * sums: the tails of the segments in order, the rest of them at once), with the
  * ranges, records and retries of {@link InflateSplitPlan}. A stream that does not verify (or any
  * corrupt one) is left to the serial kernel, which gives it its status: this path completes only
  * streams whose bytes and checksum it verified.
@@ -26,12 +27,11 @@ final class InflateSplit {
 
     static final int FIND_THREADS = 128;
     static final int DECODE_THREADS = 64;
-    /**
-     * One block lays out a whole stream and sums its checksum: a 66 MB stream took 164 ms with 256
-     * threads on an H100 (Nsight Compute), as long as decoding it, so the block is as large as the
-     * kernels allow.
-     */
-    static final int FINISH_THREADS = 1024;
+    /** One block a stream lays out every segment's last 32 KiB in order: as large as the kernels allow. */
+    static final int CHAIN_THREADS = 1024;
+    /** One block a segment lays out the rest and sums it. */
+    static final int LAYOUT_THREADS = 256;
+    static final int CHECK_THREADS = 64;
     /**
      * Cells one group of streams takes at most, as a share of the device's memory (a stream that
      * needs more goes alone): each group is decoded, synchronised with and finished before the
@@ -112,14 +112,19 @@ final class InflateSplit {
                     .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
                     .u64(cells).u64(segs).u32(1).u32(nseg));
         }
-        w.launch("zd_infs_finish", n, FINISH_THREADS, 0, new KernelArgs()
-                .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
-                .u64(t.dstBase()).u64(table + t.dstOffsetsAt()).u64(table + t.dstSizesAt())
-                .u64(cells).u64(segs).u64(table + firstAt).u64(table + countAt).u32(format)
-                .u64(table + t.statusAt()).u32(n));
-        w.download(table + t.statusAt(), host, t.statusAt(), 4L * n);
-        w.sync("zd_infs_finish over " + n + " " + codec + " streams (" + nseg + " ranges of " + rangeBytes
-                + " bytes, " + rounds + " rounds of segments decoded again)");
+        long status = table + t.statusAt();
+        w.launch("zd_infs_chain", n, CHAIN_THREADS, 0, new KernelArgs()
+                .u64(table + t.srcSizesAt()).u64(t.dstBase()).u64(table + t.dstOffsetsAt()).u64(table + t.dstSizesAt())
+                .u64(cells).u64(segs).u64(table + firstAt).u64(table + countAt).u32(format).u64(status).u32(n));
+        w.launch("zd_infs_layout", nseg, LAYOUT_THREADS, 0, new KernelArgs()
+                .u64(t.dstBase()).u64(table + t.dstOffsetsAt()).u64(cells).u64(segs).u32(format).u64(status)
+                .u32(nseg));
+        w.launch("zd_infs_check", (n + CHECK_THREADS - 1) / CHECK_THREADS, CHECK_THREADS, 0, new KernelArgs()
+                .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.dstSizesAt()).u64(segs)
+                .u64(table + firstAt).u64(table + countAt).u32(format).u64(status).u32(n));
+        w.download(status, host, t.statusAt(), 4L * n);
+        w.sync("the finish (zd_infs_chain, zd_infs_layout, zd_infs_check) over " + n + " " + codec + " streams ("
+                + nseg + " ranges of " + rangeBytes + " bytes, " + rounds + " rounds of segments decoded again)");
         List<Integer> serial = new ArrayList<>();
         for (int j = 0; j < n; j++) {
             int st = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * j);

@@ -30,7 +30,9 @@ final class OpenClInflateSplit {
 
     static final long FIND_ITEMS = 128;
     static final long DECODE_ITEMS = 64;
-    static final long FINISH_ITEMS = 1024;
+    static final long CHAIN_ITEMS = 1024;
+    static final long LAYOUT_ITEMS = 256;
+    static final long CHECK_ITEMS = 64;
     /** As on CUDA: cells of one group take at most this share of the device's memory. */
     static final long CELL_SHARE_OF_MEMORY = 8;
 
@@ -85,8 +87,11 @@ final class OpenClInflateSplit {
         int nseg = plan.segments();
         ClKernel find = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_find");
         ClKernel dec = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_decode");
-        ClKernel fin = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_finish");
-        long lf = local(b, find, FIND_ITEMS), ld = local(b, dec, DECODE_ITEMS), ln = local(b, fin, FINISH_ITEMS);
+        ClKernel chain = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_chain");
+        ClKernel layout = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_layout");
+        ClKernel check = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_check");
+        long lf = local(b, find, FIND_ITEMS), ld = local(b, dec, DECODE_ITEMS), lc = local(b, chain, CHAIN_ITEMS);
+        long ll = local(b, layout, LAYOUT_ITEMS), lk = local(b, check, CHECK_ITEMS);
         ClMemory mem = b.memory();
         // three sub-buffers of one: their origins on the device's base address alignment
         long align = Math.max(64, mem.baseAlignBytes());
@@ -135,10 +140,18 @@ final class OpenClInflateSplit {
                             new ClKernel.Mem(cellArg), new ClKernel.Mem(segs), new ClKernel.U32(1), new ClKernel.U32(nseg));
                     b.await(ev, "zd_infs_decode again over " + nseg + " ranges");
                 }
-                ev = fin.enqueue(b.queue(), new long[]{n * ln}, new long[]{ln}, io[0], io[1], io[2], io[3], io[4], io[5],
+                // the finish: tails in order (a group a stream), the rest at once (a group a segment),
+                // the sums against the trailers (an item a stream); one wait for the three
+                chain.enqueueUnawaited(b.queue(), new long[]{n * lc}, new long[]{lc}, io[2], io[3], io[4], io[5],
                         new ClKernel.Mem(cellArg), new ClKernel.Mem(segs), new ClKernel.Mem(firsts),
                         new ClKernel.Mem(counts), new ClKernel.U32(format), t.status(), new ClKernel.U32(n));
-                b.await(ev, "zd_infs_finish over " + n + " streams");
+                layout.enqueueUnawaited(b.queue(), new long[]{nseg * ll}, new long[]{ll}, io[3], io[4],
+                        new ClKernel.Mem(cellArg), new ClKernel.Mem(segs), new ClKernel.U32(format), t.status(),
+                        new ClKernel.U32(nseg));
+                ev = check.enqueue(b.queue(), new long[]{(n + lk - 1) / lk * lk}, new long[]{lk}, io[0], io[1], io[5],
+                        new ClKernel.Mem(segs), new ClKernel.Mem(firsts), new ClKernel.Mem(counts),
+                        new ClKernel.U32(format), t.status(), new ClKernel.U32(n));
+                b.await(ev, "the finish (zd_infs_chain, zd_infs_layout, zd_infs_check) over " + n + " streams");
             } finally {
                 mem.releaseMem(segs);
                 mem.releaseMem(firsts);
