@@ -27,6 +27,18 @@ class OpenClSettingsTest {
     }
 
     @Test
+    void inflateSplitsOnGpusUnlessSetAndStaysOffOnOtherDevices() {
+        OpenClSettings d = parse(Map.of());
+        assertEquals(64 << 10, d.inflateSplitBytes(true));
+        assertEquals(0, d.inflateSplitBytes(false), "a CPU device leaves large streams to the host path");
+        OpenClSettings off = parse(Map.of("opencl.inflateSplitBytes", "0"));
+        assertEquals(0, off.inflateSplitBytes(true));
+        OpenClSettings on = parse(Map.of("opencl.inflateSplitBytes", "16k"));
+        assertEquals(16 << 10, on.inflateSplitBytes(false));
+        assertThrows(InvalidSettingException.class, () -> parse(Map.of("opencl.inflateSplitBytes", "256m")));
+    }
+
+    @Test
     void badValuesFailWhenTheBackendWouldStart() {
         var e = assertThrows(InvalidSettingException.class, () -> parse(Map.of("opencl.zstdLocalSize", "0")));
         assertEquals("zarrdirect.opencl.zstdLocalSize = \"0\": expected an integer 1..1024", e.getMessage());

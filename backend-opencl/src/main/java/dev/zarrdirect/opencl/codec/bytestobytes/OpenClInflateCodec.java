@@ -36,10 +36,8 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
     /**
      * The largest range, in encoded bytes, of a stream decoded by many work-groups
      * ({@link OpenClInflateSplit}); which streams split, in what ranges, is the CUDA backend's rule
-     * ({@link InflateSplitPlan}). Off (0)
-     * by default: on an H100 through NVIDIA's OpenCL, the 66 MB zlib chunks read 0.30 GB/s split in
-     * calls of 4 against 1.51 for CUDA in the same call, below the host path that the serial-run
-     * rule picks for them when streams are not split (docs/performance.md). 65536 turns it on.
+     * ({@link InflateSplitPlan}). The setting {@code OpenClSettings.INFLATE_SPLIT}: 64 KiB on a GPU,
+     * off (0) on other devices by default.
      */
     public static final String SPLIT_BYTES_PROPERTY = "zarrdirect.opencl.inflateSplitBytes";
     private final String kernel;
@@ -51,7 +49,7 @@ public final class OpenClInflateCodec extends OpenClDecodeOnlyCodec {
         super(name, device, backend);
         this.kernel = kernel;
         this.format = format;
-        this.rangeBytes = backend == null ? 0 : backend.openClSettings().inflateSplitBytes();
+        this.rangeBytes = backend == null ? 0 : backend.openClSettings().inflateSplitBytes(backend.isGpu());
     }
 
     /** Streams this codec decoded split and verified so far (the others went to the serial kernel). */
