@@ -38,7 +38,8 @@ import java.util.List;
  *                            probe loads the one of system properties or environment; an
  *                            explicit one is loaded when the backend opens)
  * @param trackBuffers        record each allocation's stack for leak reports
- * @param bloscScratchBytes   device scratch one blosc decode launch takes at most
+ * @param bloscScratchBytes   device scratch one blosc decode launch takes at most; {@link #DERIVED}:
+ *                            by the device's memory ({@link #bloscScratchBytes(long)})
  * @param inflateSplitBytes   range of a deflate stream decoded by many blocks (0: each stream by one)
  * @param zstd                the zstd kernel settings that were set (the device decides the rest)
  */
@@ -48,7 +49,7 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
                            String kernelImage, boolean trackBuffers, long bloscScratchBytes, long inflateSplitBytes,
                            ZstdKernelPolicy.Overrides zstd) {
 
-    /** {@link #poolRetainedBytes()}: derived from the device. */
+    /** {@link #poolRetainedBytes()}, {@link #bloscScratchBytes()}: derived from the device. */
     public static final long DERIVED = -1;
 
     public static final Setting<Long> POOL_RETAINED = Setting.derived(CudaBackend.POOL_RETAINED_PROPERTY,
@@ -86,11 +87,12 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
      * its groups: 512 MiB gives 2,048 groups of 256 KiB blocks (16 a SM on an H100) but 1,024 of the
      * 512 KiB blocks c-blosc writes for float32 lz4 (8 a SM). The kernel alone, 1 GiB of frames
      * c-blosc wrote in 512 KiB blocks: 124.6 GB/s at 16 groups a SM against 70.7 at 8 on an H200
-     * (docs/performance.md). Whether a read gains as much (each launch of a read in flight takes its
-     * own) is not measured yet, so the default stays.
+     * (docs/performance.md). A read of the whole ERA5-like blosc store in one call, same H100, the two
+     * alternating twice: 39.14 and 38.76 GB/s with 1 GiB against 35.09 and 36.53 with 512 MiB. Each
+     * launch a read keeps in flight takes its own, so 1 GiB only on devices of 32 GiB or more.
      */
-    public static final Setting<Long> BLOSC_SCRATCH = Setting.of("zarrdirect.cuda.bloscScratchBytes",
-            SettingType.byteSize(1L << 20, Long.MAX_VALUE), 512L << 20, "cuda",
+    public static final Setting<Long> BLOSC_SCRATCH = Setting.derived("zarrdirect.cuda.bloscScratchBytes",
+            SettingType.byteSize(1L << 20, Long.MAX_VALUE), "1g on a device of 32 GiB or more, else 512m", "cuda",
             "device scratch one blosc decode launch takes at most (shuffled blocks decode into it: at most this"
                     + " / block size groups)");
     /**
@@ -134,8 +136,14 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
         return new CudaSettings(pool == null ? DERIVED : pool, r.get(PINNED_RETAINED), r.get(BATCH_SIZE),
                 r.get(BATCH_BYTES), r.get(READER), r.get(READER_THREADS), r.get(READER_TASK_BYTES), r.get(READER_TRACE),
                 r.get(CUFILE_THREADS), r.get(CUFILE_BOUNCE_BYTES), r.get(CUFILE_STRICT), r.get(SCHEDULE),
-                r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS), r.get(BLOSC_SCRATCH), r.get(INFLATE_SPLIT),
+                r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS),
+                r.get(BLOSC_SCRATCH) == null ? DERIVED : r.get(BLOSC_SCRATCH), r.get(INFLATE_SPLIT),
                 ZstdKernelPolicy.Overrides.from(r));
+    }
+
+    /** The scratch one blosc launch takes at most on a device of {@code totalMemory} bytes. */
+    public long bloscScratchBytes(long totalMemory) {
+        return bloscScratchBytes != DERIVED ? bloscScratchBytes : totalMemory >= 32L << 30 ? 1L << 30 : 512L << 20;
     }
 
     /** The device pool's retained bytes on a device of {@code totalMemory} bytes. */

@@ -23,7 +23,9 @@ class CudaSettingsTest {
     void theDefaultsAreTheMeasuredValues() {
         CudaSettings d = CudaSettings.defaults();
         assertEquals(new CudaSettings(CudaSettings.DERIVED, 1L << 30, 128, 1L << 30, "auto", 8, 4L << 20, false, 8,
-                16L << 20, false, "auto", null, false, 512L << 20, 64L << 10, ZstdKernelPolicy.Overrides.NONE), d);
+                16L << 20, false, "auto", null, false, CudaSettings.DERIVED, 64L << 10, ZstdKernelPolicy.Overrides.NONE), d);
+        assertEquals(1L << 30, d.bloscScratchBytes(80L << 30), "1 GiB on an H100");
+        assertEquals(512L << 20, d.bloscScratchBytes(16L << 30), "512 MiB on a 16 GiB card");
         assertEquals(4L << 30, d.poolRetainedBytes(8L << 30), "at least 4 GiB");
         assertEquals(141L << 30 >> 2, d.poolRetainedBytes(141L << 30), "a quarter of an H200's memory");
     }
@@ -37,7 +39,7 @@ class CudaSettingsTest {
         assertEquals(512L << 20, s.batchBytes());
         assertEquals(64, s.batchSize());
         assertEquals("cufile", s.reader());
-        assertEquals(1L << 30, s.bloscScratchBytes());
+        assertEquals(1L << 30, s.bloscScratchBytes(8L << 30), "an explicit value holds on any device");
         assertEquals(0, s.inflateSplitBytes(), "0 turns splitting off");
         assertEquals(64L << 30, s.poolRetainedBytes(8L << 30));
         assertEquals(0L, s.zstd().deferBlocks());

@@ -88,7 +88,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
         super(backend, device, NAME);
         this.spec = spec;
         this.firstPass = firstPass;
-        this.scratchBytes = backend.cudaSettings().bloscScratchBytes();
+        this.scratchBytes = backend.cudaSettings().bloscScratchBytes(device.totalMemory());
     }
 
     /**
