@@ -42,6 +42,26 @@ public final class ByteShuffle {
                     dst.set(LE_LONG, dstOff + j * n + i, v);
                 }
             }
+        } else if (typesize == 2) {
+            // 8 elements: two 8-byte loads, the even bytes to stream 0 and the odd to stream 1
+            for (; i + 8 <= n; i += 8) {
+                long a = src.get(LE_LONG, srcOff + i * 2);
+                long b = src.get(LE_LONG, srcOff + i * 2 + 8);
+                dst.set(LE_LONG, dstOff + i, gather8(a) | gather8(b) << 32);
+                dst.set(LE_LONG, dstOff + n + i, gather8(a >>> 8) | gather8(b >>> 8) << 32);
+            }
+        } else if (typesize == 8) {
+            // 8 elements of 8 bytes are an 8 x 8 byte matrix: stream j is its column j
+            long[] m = new long[8];
+            for (; i + 8 <= n; i += 8) {
+                for (int r = 0; r < 8; r++) {
+                    m[r] = src.get(LE_LONG, srcOff + (i + r) * 8);
+                }
+                transposeBytes(m);
+                for (int j = 0; j < 8; j++) {
+                    dst.set(LE_LONG, dstOff + j * n + i, m[j]);
+                }
+            }
         } else {
             for (; i + 8 <= n; i += 8) {
                 for (int j = 0; j < typesize; j++) {
@@ -67,6 +87,37 @@ public final class ByteShuffle {
         x &= 0xFFFFFFFFL;
         x = (x | x << 16) & 0x0000FFFF0000FFFFL;
         return (x | x << 8) & 0x00FF00FF00FF00FFL;
+    }
+
+    /** The low byte of each 16-bit unit of {@code x} gathered into its 4 low bytes ({@link #spread8} undone). */
+    private static long gather8(long x) {
+        x &= 0x00FF00FF00FF00FFL;
+        x = (x | x >>> 8) & 0x0000FFFF0000FFFFL;
+        return (x | x >>> 16) & 0xFFFFFFFFL;
+    }
+
+    /**
+     * Transposes the 8 x 8 byte matrix whose row r is {@code m[r]} (byte c of a row is column c): in
+     * three rounds, 1-byte, 2-byte then 4-byte blocks trade places across the diagonal.
+     */
+    static void transposeBytes(long[] m) {
+        for (int r = 0; r < 8; r += 2) {
+            long t = ((m[r] >>> 8) ^ m[r + 1]) & 0x00FF00FF00FF00FFL;
+            m[r + 1] ^= t;
+            m[r] ^= t << 8;
+        }
+        for (int r = 0; r < 8; r += 4) {
+            for (int k = 0; k < 2; k++) {
+                long t = ((m[r + k] >>> 16) ^ m[r + k + 2]) & 0x0000FFFF0000FFFFL;
+                m[r + k + 2] ^= t;
+                m[r + k] ^= t << 16;
+            }
+        }
+        for (int k = 0; k < 4; k++) {
+            long t = ((m[k] >>> 32) ^ m[k + 4]) & 0xFFFFFFFFL;
+            m[k + 4] ^= t;
+            m[k] ^= t << 32;
+        }
     }
 
     /** The 2 low 16-bit units of {@code x} moved to the low half of each 32-bit unit. */
@@ -99,6 +150,26 @@ public final class ByteShuffle {
                 dst.set(LE_LONG, o + 8, spread16(lo01 >>> 32) | spread16(lo23 >>> 32) << 16);
                 dst.set(LE_LONG, o + 16, spread16(hi01) | spread16(hi23) << 16);
                 dst.set(LE_LONG, o + 24, spread16(hi01 >>> 32) | spread16(hi23 >>> 32) << 16);
+            }
+        } else if (typesize == 2) {
+            // netCDF-like int16: byte k of each stream to the low and high byte of element k
+            for (; i + 8 <= n; i += 8) {
+                long p0 = src.get(LE_LONG, srcOff + i);
+                long p1 = src.get(LE_LONG, srcOff + n + i);
+                long o = dstOff + i * 2;
+                dst.set(LE_LONG, o, spread8(p0) | spread8(p1) << 8);
+                dst.set(LE_LONG, o + 8, spread8(p0 >>> 32) | spread8(p1 >>> 32) << 8);
+            }
+        } else if (typesize == 8) {
+            long[] m = new long[8];
+            for (; i + 8 <= n; i += 8) {
+                for (int j = 0; j < 8; j++) {
+                    m[j] = src.get(LE_LONG, srcOff + j * n + i);
+                }
+                transposeBytes(m);
+                for (int r = 0; r < 8; r++) {
+                    dst.set(LE_LONG, dstOff + (i + r) * 8, m[r]);
+                }
             }
         } else {
             for (; i + 8 <= n; i += 8) {

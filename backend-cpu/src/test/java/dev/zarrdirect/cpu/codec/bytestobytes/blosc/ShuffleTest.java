@@ -67,6 +67,23 @@ class ShuffleTest {
     }
 
     @Test
+    void transposeOfAnEightByEightByteMatrixMovesRowRColumnCToRowCColumnR() {
+        for (int t = 0; t < 1000; t++) {
+            long[] m = new long[8];
+            for (int r = 0; r < 8; r++) {
+                m[r] = random.nextLong();
+            }
+            long[] y = m.clone();
+            ByteShuffle.transposeBytes(y);
+            for (int r = 0; r < 8; r++) {
+                for (int c = 0; c < 8; c++) {
+                    assertEquals((m[r] >>> (8 * c)) & 0xFF, (y[c] >>> (8 * r)) & 0xFF, "seed " + seed);
+                }
+            }
+        }
+    }
+
+    @Test
     void byteShuffleMatchesTheReferenceAndUnshuffleInvertsItForEveryTypesizeAndTail() {
         try (Arena arena = Arena.ofConfined()) {
             for (int typesize : new int[] {1, 2, 3, 4, 5, 8, 16, 17}) {
@@ -81,6 +98,12 @@ class ShuffleTest {
                             "typesize " + typesize + " n " + n + " seed " + seed);
                     ByteShuffle.unshuffle(mid, 0, back, 0, n, typesize);
                     assertArrayEquals(in, array(back), "typesize " + typesize + " n " + n + " seed " + seed);
+                    // at offsets, as a blosc block inside a frame is
+                    MemorySegment at = arena.allocate(n + 8);
+                    MemorySegment.copy(mid, 0, at, 3, n);
+                    MemorySegment out = arena.allocate(n + 8);
+                    ByteShuffle.unshuffle(at, 3, out, 5, n, typesize);
+                    assertArrayEquals(in, array(out.asSlice(5, n)), "offsets, typesize " + typesize + " n " + n);
                 }
             }
         }
