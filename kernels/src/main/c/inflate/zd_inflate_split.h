@@ -33,8 +33,8 @@
  *         (zlib) or CRC-32 (gzip) alone.
  *      c. check (zd_infs_check_thread, one item per stream): the segments' sums combined in order
  *         and compared with the trailer (gzip: ISIZE too).
- *      (One group laid out a whole stream in order before, and summed it: on an H100, 77 ms for a
- *      66 MB stream, about a third of its split decode.)
+ *      (One group laid out a whole stream in order before, and summed it: 77 ms for a group of
+ *      66 MB streams on an H200, some 40% of their split decode's time.)
  *
  * Any doubt gives ZD_STATUS_INFLATE_SPLIT_SERIAL for the stream: a start that was not a block
  * start, a segment whose cells ran out (the caller may retry it with more cells: ZD_INFS_F_RETRY),

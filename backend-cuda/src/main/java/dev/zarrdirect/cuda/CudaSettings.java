@@ -133,11 +133,12 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
     /** Resolved by {@code r}: explicit, system property, environment, default. */
     public static CudaSettings from(SettingResolver r) {
         Long pool = r.get(POOL_RETAINED);
+        Long bloscScratch = r.get(BLOSC_SCRATCH);
         return new CudaSettings(pool == null ? DERIVED : pool, r.get(PINNED_RETAINED), r.get(BATCH_SIZE),
                 r.get(BATCH_BYTES), r.get(READER), r.get(READER_THREADS), r.get(READER_TASK_BYTES), r.get(READER_TRACE),
                 r.get(CUFILE_THREADS), r.get(CUFILE_BOUNCE_BYTES), r.get(CUFILE_STRICT), r.get(SCHEDULE),
                 r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS),
-                r.get(BLOSC_SCRATCH) == null ? DERIVED : r.get(BLOSC_SCRATCH), r.get(INFLATE_SPLIT),
+                bloscScratch == null ? DERIVED : bloscScratch, r.get(INFLATE_SPLIT),
                 ZstdKernelPolicy.Overrides.from(r));
     }
 

@@ -323,4 +323,12 @@ public final class InflateSplitPlan {
 
     /** Rounds of {@link #markRetries} a group gets before its unverified streams go to the serial kernel. */
     public static final int MAX_ROUNDS = 4;
+
+    /**
+     * Cells one group of streams takes at most, as a share of the device's memory (a stream that
+     * needs more goes alone), on every backend: each group is decoded, synchronised with and
+     * finished before the next, so fewer groups keep more segments in flight. (OpenCL held a group
+     * to 1 GiB at first: on an H100 that put each 66 MB stream of a call of 4 in a group of its own.)
+     */
+    public static final long CELL_SHARE_OF_MEMORY = 8;
 }

@@ -21,7 +21,7 @@ import java.util.List;
  * streams whose bytes and checksum it verified.
  *
  * <p>Streams go through in groups of one range size whose cells take at most
- * 1/{@link #CELL_SHARE_OF_MEMORY} of the device's memory (a larger stream alone).
+ * 1/{@link InflateSplitPlan#CELL_SHARE_OF_MEMORY} of the device's memory (a larger stream alone).
  */
 final class InflateSplit {
 
@@ -32,12 +32,6 @@ final class InflateSplit {
     /** One block a segment lays out the rest and sums it. */
     static final int LAYOUT_THREADS = 256;
     static final int CHECK_THREADS = 64;
-    /**
-     * Cells one group of streams takes at most, as a share of the device's memory (a stream that
-     * needs more goes alone): each group is decoded, synchronised with and finished before the
-     * next, so fewer groups keep more segments in flight.
-     */
-    static final long CELL_SHARE_OF_MEMORY = 8;
     /**
      * {@code ZD_INFS_TRACE} set: each batch says how many streams split, and each stream that did
      * not verify where its chain broke, on stderr (as the host build traces its segments).
@@ -55,7 +49,7 @@ final class InflateSplit {
     static List<Integer> decode(DeviceWork w, String codec, CodecBatch batch, BatchItems items, List<Integer> which,
                                 int format, long maxRangeBytes) {
         List<Integer> serial = new ArrayList<>();
-        long budget = w.device.totalMemory() / CELL_SHARE_OF_MEMORY;
+        long budget = w.device.totalMemory() / InflateSplitPlan.CELL_SHARE_OF_MEMORY;
         for (InflateSplitPlan.Group g : InflateSplitPlan.groups(which, k -> items.srcSize()[k], k -> items.dstSize()[k],
                 maxRangeBytes, budget)) {
             serial.addAll(decodeGroup(w, codec, batch, items, g.streams(), format, g.rangeBytes()));

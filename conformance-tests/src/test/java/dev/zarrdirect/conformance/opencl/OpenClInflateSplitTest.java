@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class OpenClInflateSplitTest {
 
     private static final int CHUNK = 3 << 20;
-    /** Ranges of 16 KiB (splitting is off by default on OpenCL): a 3 MB chunk spans about 140, past the minimum of 64. */
+    /** Ranges of 16 KiB (splitting is off by default on CPU devices, PoCL's): a 3 MB chunk spans about 140, past the minimum of 64. */
     private static final String RANGE = "16384";
 
     private OpenClHarness h;

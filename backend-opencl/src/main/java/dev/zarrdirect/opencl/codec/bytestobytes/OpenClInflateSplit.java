@@ -33,8 +33,6 @@ final class OpenClInflateSplit {
     static final long CHAIN_ITEMS = 1024;
     static final long LAYOUT_ITEMS = 256;
     static final long CHECK_ITEMS = 64;
-    /** As on CUDA: cells of one group take at most this share of the device's memory. */
-    static final long CELL_SHARE_OF_MEMORY = 8;
 
     private OpenClInflateSplit() {
     }
@@ -52,13 +50,10 @@ final class OpenClInflateSplit {
         return serial;
     }
 
-    /**
-     * Bytes of cells one group of streams takes at most: an eighth of the device's memory, within
-     * what one buffer may be. It was a fixed 1 GiB, which on an H100 put each 66 MB stream of a
-     * call of 4 in a group of its own: four finishes of one work-group one after another.
-     */
+    /** Bytes of cells one group of streams takes at most: the plan's share of the device's memory, within one buffer. */
     static long cellBudget(ClMemory mem) {
-        return Math.max(1L << 20, Math.min(mem.maxAllocBytes(), mem.globalMemBytes() / CELL_SHARE_OF_MEMORY));
+        return Math.max(1L << 20, Math.min(mem.maxAllocBytes(),
+                mem.globalMemBytes() / InflateSplitPlan.CELL_SHARE_OF_MEMORY));
     }
 
     private static long align(long v, long a) {
