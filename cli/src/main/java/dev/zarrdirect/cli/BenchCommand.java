@@ -143,7 +143,13 @@ final class BenchCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "reading:  %s in calls of %d along dimension 0%s, %d passes after one warm-up%n",
                         sel, batch, ahead > 1 ? ", " + ahead + " queued at once" : "", passes);
                 out.flush();
+                String pathBefore = a.devicePath();
                 double main = report(out, ctx.backend().name(), timePasses(a, sel, ctx, null));
+                // a path that times its batches both ways says here which way they went
+                String pathAfter = a.devicePath();
+                if (!pathAfter.equals(pathBefore)) {
+                    out.printf(Locale.ROOT, "path:     after the passes: %s%n", pathAfter);
+                }
                 if (compareCpu && !ctx.device().isHost()) {
                     try (ZarrContext cpu = threads == null ? ZarrDirectCli.openContext("cpu") : ZarrDirectCli.openContext("cpu", threads)) {
                         ZarrArray onCpu = Zarr.openArray(cpu, store, "");

@@ -36,7 +36,9 @@ import java.util.List;
  *                         decoded on the host instead when it has fewer than this many runs per host
  *                         core: one device thread reads a deflate stream about 15 times slower than a
  *                         CPU core, so the device wins only with many streams at once (0..4096;
- *                         default 8; 0: always on the device)
+ *                         default 8; 0: always on the device). A batch with runs enough goes the way
+ *                         its size of batch was timed faster, the device or the host (both are timed
+ *                         on its first batches, and rechecked now and then)
  */
 public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch,
                            boolean trace, boolean hostDecodeOverlap, int serialRunsPerCore) {
@@ -74,7 +76,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
     public static final Setting<Integer> SERIAL_RUNS_PER_CORE = Setting.of("zarrdirect.serialRunsPerCore",
             SettingType.intRange(0, 4096), 8, "core",
             "device batches whose codecs inflate each chunk (or blosc block) serially (gzip, zlib, blosc zlib) "
-                    + "decode on the host when they have fewer runs than this per host core; 0: always on the device");
+                    + "decode on the host when they have fewer runs than this per host core, and larger ones go the way "
+                    + "timed faster (device or host); 0: always on the device");
 
     /** Every setting of this record, in component order. */
     public static final List<Setting<?>> SETTINGS = List.of(DECODE_DEPTH, DEVICE_BATCH_SIZE, DEVICE_BATCH_BYTES,

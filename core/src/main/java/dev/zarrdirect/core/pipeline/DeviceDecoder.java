@@ -102,6 +102,11 @@ public final class DeviceDecoder {
     private final List<String> serialStages;
     /** Serial runs a batch needs to decode on the device; fewer go to the host. */
     private final long serialMinRuns;
+    /**
+     * Where the batches with runs enough for the device go, timed both ways: null when the chain has
+     * no serial runs (the device always wins there) or no host chain to compare with.
+     */
+    private final PathChoice pathChoice;
     /** Scratch of the host decodes, one per chunk decoding at once, kept while this decoder lives. */
     private final java.util.concurrent.ConcurrentLinkedQueue<HostScratch> hostScratch =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -144,14 +149,16 @@ public final class DeviceDecoder {
      * than when the fetch has ended: host-decoded batches with {@code zarrdirect.hostDecodeOverlap}.
      */
     public boolean overlapsFetches() {
-        return hostChain != null && overlap;
+        // a batch that decodes on the device never signals early: its fetch's end lets the next one start
+        return hostDecodeChain != null && overlap;
     }
 
     /** Where the stages run, for {@code devicePath}: on the device, or decoded on the host during the fetch. */
     public String describePath() {
         return hostChain == null ? "batched decode on " + device + (serialRunsPerChunk == 0 ? ""
                 : " (a batch of fewer than " + serialMinRuns + " serial runs, " + serialRunsPerChunk
-                + " a chunk, decodes on the host: " + String.join(", ", serialStages) + ")")
+                + " a chunk, decodes on the host: " + String.join(", ", serialStages) + "; larger ones go the way"
+                + " timed faster: " + pathChoice.describe() + ")")
                 : "batched on " + device + ": decoded on the host during each batch's fetch (all cores, pinned "
                 + "memory, " + (overlap ? "two batches at once, copied to the device while they decode"
                 : "one batch at a time, one copy a batch") + ") because " + hostFallbacks() + " run on the CPU";
@@ -241,6 +248,7 @@ public final class DeviceDecoder {
                 ? serialRuns(stages, spec.byteSize(), serial) : 0;
         this.serialStages = List.copyOf(serial);
         this.serialMinRuns = (long) serialRunsPerCore * Runtime.getRuntime().availableProcessors();
+        this.pathChoice = serialRunsPerChunk > 0 ? new PathChoice(PathChoice.Path.DEVICE) : null;
         this.maxEncoded = CodecChain.maxEncodedBytes(a2b.maxEncodedSize(a2bSpec), b2b);
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
         // decoded size from the input's size alone; reading a size out of device memory is not.
@@ -309,6 +317,10 @@ public final class DeviceDecoder {
         private final String readDetail;
         /** The slices hold decoded chunks (decoded on the host during the fetch). */
         private final boolean decoded;
+        /** The way {@link PathChoice} sent this batch, to be told its time; null when it did not choose. */
+        private PathChoice.Path way;
+        /** When the fetch started ({@link System#nanoTime}). */
+        private long startNanos;
 
         private Fetched(List<Task> present, List<Task> missing, List<Buffer> slices, long encodedBytes,
                         List<Buffer> owned, long allocNanos, long readNanos, String readDetail) {
@@ -407,10 +419,21 @@ public final class DeviceDecoder {
         if (present.isEmpty()) {
             return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
         }
-        if (hostChain != null || fewSerialRuns(present.size())) {
-            return overlap ? fetchDecodedOverlapped(store, present, missing, total, started)
-                    : fetchDecodedOnHost(store, groups, present, missing, total);
-        }
+        boolean onHost = hostChain != null || fewSerialRuns(present.size());
+        PathChoice.Path way = onHost || pathChoice == null ? null : pathChoice.next(present.size());
+        long start = System.nanoTime();
+        Fetched f = onHost || way == PathChoice.Path.HOST
+                ? overlap ? fetchDecodedOverlapped(store, present, missing, total, started)
+                : fetchDecodedOnHost(store, groups, present, missing, total)
+                : fetchEncoded(store, groups, present, missing, total);
+        f.way = way;
+        f.startNanos = start;
+        return f;
+    }
+
+    /** {@link #fetch} of a batch the device decodes: its encoded bytes into device memory. */
+    private Fetched fetchEncoded(Store store, List<Range> groups, List<Task> present, List<Task> missing, long total) {
+        List<Buffer> owned = new ArrayList<>();
         try {
             long t0 = System.nanoTime();
             Buffer encoded = track(owned, backend.allocateUninitialized(device, MemoryKind.DEVICE, Math.max(1, total)));
@@ -672,6 +695,13 @@ public final class DeviceDecoder {
      * tensor; each place's {@code at} is relative to it), and fills the boxes of chunks never written.
      */
     public void decode(Fetched f, Buffer dest, long destOffset, long[] destShape, long[] destByteStrides) {
+        decodeBatch(f, dest, destOffset, destShape, destByteStrides);
+        if (f.way != null) {
+            pathChoice.ended(f.way, f.present.size(), f.present.size() * spec.byteSize(), f.startNanos, System.nanoTime());
+        }
+    }
+
+    private void decodeBatch(Fetched f, Buffer dest, long destOffset, long[] destShape, long[] destByteStrides) {
         int es = spec.dataType().byteSize();
         if (!f.missing.isEmpty()) {
             List<Region> fills = new ArrayList<>();

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.zarrdirect.core.pipeline;
+
+import java.util.Locale;
+import java.util.TreeMap;
+
+/**
+ * Picks, batch by batch, whether a device decoder's batch decodes on the device or on the host, by
+ * timing both. It serves chains whose device stages inflate serially (gzip, zlib, blosc with zlib),
+ * where no fixed rule holds: which side wins moves with the host's cores, the device, the chunk size
+ * and how the batches are read (an H100 against 16 cores read an int16 shuffle + zlib store 0.70x
+ * cpu+copy in calls of 4 on the device, yet 2.32x in 2-step windows of the same store).
+ *
+ * <p>What it times is a batch's cost to the read: from its fetch's start, or from the end of the
+ * batch that ended before it when that is later, to its decode's end. With batches queued that is
+ * the interval between their ends (what a reader waits per batch); with one batch at a time it is
+ * the whole batch. Two queued batches may end close together, so a batch is charged at least its
+ * own time over the batches that ended while it ran, itself included.
+ *
+ * <p>A path's figure is the lowest cost per decoded byte among its last {@value #WINDOW} batches
+ * of a size: the first batches each way are slow for reasons that pass (pools filled, code
+ * compiled; on an H100 host the host path's first three batches of 16 chunks of 8.3 MB took 1024,
+ * 71 and 471 ms, later ones about 70), and the lowest is the one they do not raise. Figures are
+ * kept apart for each size of batch (powers of two of its chunks: whole-array reads and small
+ * windows may go different ways).
+ *
+ * <p>For each size the first {@value #MIN_SAMPLES} batches go the way {@code prior} says, the
+ * next {@value #MIN_SAMPLES} the other way; from then on each batch goes the way of the lower
+ * figure, and now and then one goes the other way to keep its figure current. How often follows
+ * what a recheck costs: a way r times slower costs r - 1 batches more, so it is rechecked once in
+ * {@value #RECHECK_SHARE} x (r - 1) batches (at least {@value #MIN_GAP}, at most
+ * {@value #MAX_GAP}): about 1/{@value #RECHECK_SHARE} of the time goes to rechecks. (On an H100
+ * the device read a zlib store 6x faster than the host in 2-step windows, where a recheck every
+ * 64 batches cost 10%.) Thread-safe.
+ */
+final class PathChoice {
+
+    /** Where a batch decodes. */
+    enum Path { DEVICE, HOST }
+
+    /** Batches of each path a size times before its batches go the faster way. */
+    static final int MIN_SAMPLES = 2;
+
+    /** A path's figure is the lowest of its last this many batches of the size. */
+    static final int WINDOW = 4;
+
+    /** Rechecks cost about one batch in this many: the gap is this times what a recheck costs in batches. */
+    static final int RECHECK_SHARE = 32;
+
+    /** The fewest batches between two rechecks of a size. */
+    static final int MIN_GAP = 8;
+
+    /** The most batches between two rechecks of a size. */
+    static final int MAX_GAP = 1024;
+
+    /** Batches between rechecks when the losing way is {@code ratio} times slower: see the class comment. */
+    static long gap(double ratio) {
+        // less a hair, so that a ratio timed as 4.0000001 gives the gap of 4
+        double g = Math.ceil((ratio - 1) * RECHECK_SHARE - 1e-3);
+        return (long) Math.clamp(Double.isNaN(g) ? MAX_GAP : g, MIN_GAP, MAX_GAP);
+    }
+
+    private final Path prior;
+    /** Per size class (floor of log2 of the batch's chunks). */
+    private final TreeMap<Integer, Size> sizes = new TreeMap<>();
+    /** End of the last batch that ended, any size or path: where the next one's cost starts at the earliest. */
+    private long lastEnd = Long.MIN_VALUE;
+    /** Ends of the last batches, any size or path, for the batches that ended while one ran. */
+    private final long[] ends = new long[32];
+    private int endCount;
+
+    /** @param prior the way batches go until both have been timed */
+    PathChoice(Path prior) {
+        this.prior = prior;
+    }
+
+    /** Per-size state: the last costs of each path, and batches issued each way. */
+    private static final class Size {
+        final double[][] costs = new double[2][WINDOW];
+        final int[] counted = new int[2];
+        final int[] issued = new int[2];
+        /** Batches that went the faster way since the last recheck. */
+        long sinceRecheck;
+
+        /** The lowest nanoseconds per decoded byte in the window; infinite when nothing is counted. */
+        double figure(Path p) {
+            int n = Math.min(counted[p.ordinal()], WINDOW);
+            double best = Double.POSITIVE_INFINITY;
+            for (int i = 0; i < n; i++) {
+                best = Math.min(best, costs[p.ordinal()][i]);
+            }
+            return best;
+        }
+    }
+
+    private static int sizeClass(int chunks) {
+        return 31 - Integer.numberOfLeadingZeros(Math.max(1, chunks));
+    }
+
+    private static Path other(Path p) {
+        return p == Path.DEVICE ? Path.HOST : Path.DEVICE;
+    }
+
+    /** The way a batch of {@code chunks} chunks goes; counts it as issued that way. */
+    synchronized Path next(int chunks) {
+        Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
+        Path second = other(prior);
+        Path way;
+        if (s.issued[prior.ordinal()] < MIN_SAMPLES) {
+            way = prior;
+        } else if (s.issued[second.ordinal()] < MIN_SAMPLES) {
+            way = second;
+        } else if (s.counted[prior.ordinal()] < MIN_SAMPLES || s.counted[second.ordinal()] < MIN_SAMPLES) {
+            // the probes are still in flight (or failed): the prior way until they are counted
+            way = prior;
+        } else {
+            Path winner = s.figure(Path.HOST) < s.figure(Path.DEVICE) ? Path.HOST : Path.DEVICE;
+            way = winner;
+            if (++s.sinceRecheck >= gap(s.figure(other(winner)) / s.figure(winner))) {
+                way = other(winner);
+                s.sinceRecheck = 0;
+            }
+        }
+        s.issued[way.ordinal()]++;
+        return way;
+    }
+
+    /**
+     * A batch of {@code chunks} chunks and {@code decodedBytes} bytes that went {@code way} has
+     * ended: fetched from {@code startNanos}, decoded by {@code endNanos} ({@link System#nanoTime}).
+     */
+    synchronized void ended(Path way, int chunks, long decodedBytes, long startNanos, long endNanos) {
+        long from = lastEnd == Long.MIN_VALUE ? startNanos : Math.max(startNanos, lastEnd);
+        lastEnd = lastEnd == Long.MIN_VALUE ? endNanos : Math.max(lastEnd, endNanos);
+        int overlapping = 1;
+        for (int i = 0; i < Math.min(endCount, ends.length); i++) {
+            if (ends[i] > startNanos) {
+                overlapping++;
+            }
+        }
+        ends[endCount++ % ends.length] = endNanos;
+        long cost = Math.max(endNanos - from, (endNanos - startNanos) / overlapping);
+        Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
+        int p = way.ordinal();
+        s.costs[p][s.counted[p]++ % WINDOW] = Math.max(0, cost) / (double) Math.max(1, decodedBytes);
+    }
+
+    /** The figures so far, per size: e.g. "batches of 16-31 chunks: device 1.87 GB/s, host 2.65 GB/s". */
+    synchronized String describe() {
+        if (sizes.isEmpty()) {
+            return "no batch timed yet";
+        }
+        StringBuilder b = new StringBuilder();
+        sizes.forEach((k, s) -> {
+            if (!b.isEmpty()) {
+                b.append("; ");
+            }
+            b.append("batches of ").append(k == 0 ? "1" : (1 << k) + "-" + ((2 << k) - 1)).append(" chunks:");
+            for (Path p : Path.values()) {
+                double c = s.figure(p);
+                b.append(' ').append(p.name().toLowerCase(Locale.ROOT)).append(' ')
+                        .append(Double.isInfinite(c) ? "untimed" : String.format(Locale.ROOT, "%.2f GB/s", 1 / c));
+            }
+        });
+        return b.toString();
+    }
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# GPU machine (.device packed, carry [".device"]): device batches of deflate streams go the way timed
+# faster (PathChoice, issue #24), against cpu+copy in the same call. Stores: the int16 shuffle + zlib
+# stores of make_netcdf_like_store.py (2 MB chunks [1, 1, 721, 1440], and 8.3 MB chunks
+# [1, 1, 1442, 2880] with 4 channels), and TensorStore's zlib level 1 v2 store (66 MB streams,
+# ZLIB_STEPS steps, default 4). For each: calls of 4 steps, the whole array in one call, 2-step
+# windows 4 queued; PASSES passes (default 6: the first batches of each size are the probes, and
+# bench prints where the batches went after the passes). FORCED=1 adds the 8 MB store with every
+# batch on the device (zarrdirect.serialRunsPerCore=0) and every batch on the host (4096).
+# OPENCL=1 adds OpenCL's 2-step windows on the zlib and 8 MB stores with 1 and 4 command queues
+# (zarrdirect.opencl.queues), and CUDA's in the same call.
+set -u
+cd "$(dirname "$0")/../.."
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+Z="bash .device/run main dev.zarrdirect.cli.ZarrDirectCli"
+passes=${PASSES:-6}
+python3 benchmarks/python/make_netcdf_like_store.py /tmp/st --steps 24 >/tmp/mk1.txt 2>&1 || tail -5 /tmp/mk1.txt
+python3 benchmarks/python/make_netcdf_like_store.py /tmp/st8 --steps 24 --channels 4 --lat 1442 --lon 2880 \
+  >/tmp/mk2.txt 2>&1 || tail -5 /tmp/mk2.txt
+python3 benchmarks/python/make_era5_stores.py /tmp/stz --steps "${ZLIB_STEPS:-4}" --layouts zlib-v2 >/tmp/mk3.txt 2>&1 \
+  || tail -5 /tmp/mk3.txt
+bench() { # label, array, bench options
+  local label=$1 a=$2
+  shift 2
+  echo "--- $label"
+  timeout 200 $Z bench "$a" "$@" 2>&1 | grep -E "^(reading|result|speedup|path:)"
+}
+for A in /tmp/st/netcdf-int16.zarr/x /tmp/st8/netcdf-int16.zarr/x /tmp/stz/era5-zlib-v2.zarr/x; do
+  echo "=== $A"
+  bench "calls of 4 steps" "$A" --backend cuda --compare-cpu --passes "$passes"
+  bench "the whole array in one call" "$A" --backend cuda --compare-cpu --batch 24 --passes "$passes"
+  bench "2-step windows, 4 queued" "$A" --backend cuda --compare-cpu --batch 2 --ahead 4 --passes "$passes"
+done
+if [ "${FORCED:-0}" = 1 ]; then
+  A=/tmp/st8/netcdf-int16.zarr/x
+  for rule in 0 4096; do
+    for how in "" "--batch 24" "--batch 2 --ahead 4"; do
+      # shellcheck disable=SC2086
+      bench "8 MB store, serialRunsPerCore=$rule ${how:-calls of 4}" "$A" --backend cuda $how --passes "$passes" \
+        --compare-cpu --set zarrdirect.serialRunsPerCore=$rule
+    done
+  done
+fi
+if [ "${OPENCL:-0}" = 1 ]; then
+  for q in 1 4; do
+    bench "opencl, $q queues, zlib store, 2-step windows, 4 queued" /tmp/stz/era5-zlib-v2.zarr/x --backend opencl \
+      --batch 2 --ahead 4 --passes "$passes" --set zarrdirect.opencl.queues=$q
+    bench "opencl, $q queues, 8 MB int16 store, 2-step windows, 4 queued" /tmp/st8/netcdf-int16.zarr/x \
+      --backend opencl --batch 2 --ahead 4 --passes "$passes" --set zarrdirect.opencl.queues=$q
+  done
+  bench "cuda, zlib store, 2-step windows, 4 queued" /tmp/stz/era5-zlib-v2.zarr/x --backend cuda --batch 2 --ahead 4 \
+    --passes "$passes"
+  bench "cuda, 8 MB int16 store, 2-step windows, 4 queued" /tmp/st8/netcdf-int16.zarr/x --backend cuda --batch 2 \
+    --ahead 4 --passes "$passes"
+fi
