@@ -81,7 +81,6 @@ public final class ClMemory {
     private final ClDevices.Info info;
     private final Device device;
     private final long context;
-    private final long queue;
     private final boolean hasFillBuffer;
     private final long baseAlignBytes;
     private final Map<Long, Live> live = new ConcurrentHashMap<>();
@@ -94,13 +93,12 @@ public final class ClMemory {
     private final AtomicLong ids = new AtomicLong();
     private volatile boolean tracking;
 
-    /** Memory of {@code backend} in {@code context}; transfers go through the in-order {@code queue}. */
-    ClMemory(OpenClBackend backend, ClDevices.Info info, long context, long queue, boolean tracking) {
+    /** Memory of {@code backend} in {@code context}; transfers go through the calling thread's queue of the backend. */
+    ClMemory(OpenClBackend backend, ClDevices.Info info, long context, boolean tracking) {
         this.backend = backend;
         this.info = info;
         this.device = info.device();
         this.context = context;
-        this.queue = queue;
         this.tracking = tracking;
         this.hasFillBuffer = CL.getICD().clEnqueueFillBuffer != 0 && !info.version().startsWith("OpenCL 1.0")
                 && !info.version().startsWith("OpenCL 1.1");
@@ -251,7 +249,7 @@ public final class ClMemory {
         long mem = createMem(bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, "HOST_PINNED memory");
         try (MemoryStack stack = MemoryStack.stackPush()) {
             IntBuffer err = stack.mallocInt(1);
-            long ptr = nclEnqueueMapBuffer(queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, Math.max(1, bytes), 0, 0,
+            long ptr = nclEnqueueMapBuffer(backend.laneQueue(), mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, Math.max(1, bytes), 0, 0,
                     0, org.lwjgl.system.MemoryUtil.memAddress(err));
             if (err.get(0) != 0) {
                 clReleaseMemObject(mem);
@@ -321,7 +319,7 @@ public final class ClMemory {
     private void unmapAndRelease(long mem, long ptr) {
         try (MemoryStack stack = MemoryStack.stackPush()) {
             PointerBuffer ev = stack.mallocPointer(1);
-            int rc = nclEnqueueUnmapMemObject(queue, mem, ptr, 0, 0, org.lwjgl.system.MemoryUtil.memAddress(ev));
+            int rc = nclEnqueueUnmapMemObject(backend.laneQueue(), mem, ptr, 0, 0, org.lwjgl.system.MemoryUtil.memAddress(ev));
             if (rc == 0) {
                 clWaitForEvents(ev.get(0));
                 clReleaseEvent(ev.get(0));
@@ -461,7 +459,7 @@ public final class ClMemory {
             return;
         }
         if (src.isNative()) {
-            ClErrors.check(nclEnqueueWriteBuffer(queue, mem, CL_TRUE, memOff, n, src.address() + srcOff, 0, 0, 0),
+            ClErrors.check(nclEnqueueWriteBuffer(backend.laneQueue(), mem, CL_TRUE, memOff, n, src.address() + srcOff, 0, 0, 0),
                     "clEnqueueWriteBuffer", "of " + n + " bytes to offset " + memOff + " on " + device);
             backend.counters().blockingWrites.incrementAndGet();
             backend.counters().bytesWritten.addAndGet(n);
@@ -487,7 +485,7 @@ public final class ClMemory {
             throw new IllegalArgumentException("cannot read device memory into a read-only segment " + dst);
         }
         if (dst.isNative()) {
-            ClErrors.check(nclEnqueueReadBuffer(queue, mem, CL_TRUE, memOff, n, dst.address() + dstOff, 0, 0, 0),
+            ClErrors.check(nclEnqueueReadBuffer(backend.laneQueue(), mem, CL_TRUE, memOff, n, dst.address() + dstOff, 0, 0, 0),
                     "clEnqueueReadBuffer", "of " + n + " bytes from offset " + memOff + " on " + device);
             backend.counters().blockingReads.incrementAndGet();
             backend.counters().bytesRead.addAndGet(n);
@@ -524,7 +522,7 @@ public final class ClMemory {
         }
         try (MemoryStack stack = MemoryStack.stackPush()) {
             PointerBuffer ev = stack.mallocPointer(1);
-            ClErrors.check(clEnqueueCopyBuffer(queue, src, dst, srcOff, dstOff, n, null, ev), "clEnqueueCopyBuffer",
+            ClErrors.check(clEnqueueCopyBuffer(backend.laneQueue(), src, dst, srcOff, dstOff, n, null, ev), "clEnqueueCopyBuffer",
                     "of " + n + " bytes on " + device);
             backend.await(ev.get(0), "clEnqueueCopyBuffer of " + n + " bytes");
         }
@@ -546,7 +544,7 @@ public final class ClMemory {
             var pat = stack.malloc((int) p);
             MemorySegment.copy(pattern, 0, MemorySegment.ofBuffer(pat), 0, p);
             PointerBuffer ev = stack.mallocPointer(1);
-            ClErrors.check(org.lwjgl.opencl.CL12.nclEnqueueFillBuffer(queue, mem,
+            ClErrors.check(org.lwjgl.opencl.CL12.nclEnqueueFillBuffer(backend.laneQueue(), mem,
                             org.lwjgl.system.MemoryUtil.memAddress(pat), p, off, total, 0, 0,
                             org.lwjgl.system.MemoryUtil.memAddress(ev)),
                     "clEnqueueFillBuffer", "of " + total + " bytes at " + off + " on " + device);

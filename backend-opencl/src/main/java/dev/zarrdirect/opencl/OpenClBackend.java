@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import static org.lwjgl.opencl.CL10.*;
 
 /**
- * One OpenCL device: a context, one in-order command queue, the built programs, and the
+ * One OpenCL device: a context, in-order command queues, the built programs, and the
  * {@link Backend} methods, which check that the backend is open and hand the work to one of its
  * parts:
  * <ul>
@@ -35,8 +35,11 @@ import static org.lwjgl.opencl.CL10.*;
  *
  * <h2>Synchronisation</h2>
  * Every method returns when its work is complete: copies are blocking reads and writes or wait on
- * their event, launches wait on theirs. Commands of different threads share the in-order queue;
- * each waits on its own event, never on the whole queue.
+ * their event, launches wait on theirs, so nothing one thread enqueues is left for another to
+ * follow. Each thread keeps to one of {@code zarrdirect.opencl.queues} in-order queues (given out
+ * in turn as threads first use the backend): a thread's own commands stay in order (a launch that
+ * is not waited for is followed by one that is), and the threads of different queues run at once.
+ * Each command waits on its own event, never on a whole queue.
  *
  * <h2>Leaks</h2>
  * {@link #liveBuffers()} and {@link #assertNoLiveBuffers()} report buffers not yet closed, with the
@@ -58,7 +61,10 @@ public final class OpenClBackend implements Backend {
     private final ClDevices.Info info;
     private final Device device;
     private final long context;
-    private final long queue;
+    /** The in-order queues; a thread keeps to {@code queues[lane]}. */
+    private final long[] queues;
+    private final ThreadLocal<long[]> lane = new ThreadLocal<>();
+    private final java.util.concurrent.atomic.AtomicInteger nextLane = new java.util.concurrent.atomic.AtomicInteger();
     private final ProgramCache programs;
     private final int localSize;
     private final int computeUnits;
@@ -84,7 +90,7 @@ public final class OpenClBackend implements Backend {
         this.info = info;
         this.device = info.device();
         long ctx = 0;
-        long q = 0;
+        long[] qs = new long[settings.queues()];
         boolean ok = false;
         try (MemoryStack stack = MemoryStack.stackPush()) {
             IntBuffer err = stack.mallocInt(1);
@@ -92,13 +98,17 @@ public final class OpenClBackend implements Backend {
             // a driver may start its compiler here (PoCL: LLVM), which replaces signal handlers
             ctx = SignalHandlers.keep(() -> clCreateContext(props, info.id(), null, 0, err));
             ClErrors.check(err.get(0), "clCreateContext", "for " + info);
-            q = clCreateCommandQueue(ctx, info.id(), 0, err);
-            ClErrors.check(err.get(0), "clCreateCommandQueue", "for " + info);
+            for (int i = 0; i < qs.length; i++) {
+                qs[i] = clCreateCommandQueue(ctx, info.id(), 0, err);
+                ClErrors.check(err.get(0), "clCreateCommandQueue", "(" + (i + 1) + " of " + qs.length + ") for " + info);
+            }
             ok = true;
         } finally {
             if (!ok) {
-                if (q != 0) {
-                    clReleaseCommandQueue(q);
+                for (long q : qs) {
+                    if (q != 0) {
+                        clReleaseCommandQueue(q);
+                    }
                 }
                 if (ctx != 0) {
                     clReleaseContext(ctx);
@@ -106,11 +116,11 @@ public final class OpenClBackend implements Backend {
             }
         }
         this.context = ctx;
-        this.queue = q;
+        this.queues = qs;
         this.programs = new ProgramCache(ctx, info.id(), device.toString(), counters);
         this.localSize = (int) Math.min(64, Long.highestOneBit(Math.max(1, info.maxWorkGroupSize())));
         this.computeUnits = (int) Math.max(1, Math.min(1 << 16, ClDevices.deviceLong(info.id(), CL_DEVICE_MAX_COMPUTE_UNITS)));
-        this.memory = new ClMemory(this, info, ctx, q, settings.trackBuffers());
+        this.memory = new ClMemory(this, info, ctx, settings.trackBuffers());
         this.regions = new ClRegions(this, memory, localSize);
         this.codecs = new OpenClCodecProvider(this);
     }
@@ -167,10 +177,28 @@ public final class OpenClBackend implements Backend {
         return context;
     }
 
-    /** The in-order {@code cl_command_queue}. */
+    /**
+     * The calling thread's in-order {@code cl_command_queue}: the same one on every call from this
+     * thread, so its commands run in the order it enqueued them.
+     */
     public long queue() {
         checkOpen();
-        return queue;
+        return laneQueue();
+    }
+
+    /** {@link #queue()} without the check that the backend is open: for releasing memory while it closes. */
+    long laneQueue() {
+        long[] q = lane.get();
+        if (q == null) {
+            q = new long[]{queues[Math.floorMod(nextLane.getAndIncrement(), queues.length)]};
+            lane.set(q);
+        }
+        return q[0];
+    }
+
+    /** How many command queues the backend has ({@code zarrdirect.opencl.queues}). */
+    public int queueCount() {
+        return queues.length;
     }
 
     /** The {@code cl_device_id}. */
@@ -351,7 +379,7 @@ public final class OpenClBackend implements Backend {
     /** Enqueues {@code kernel} and waits for it. */
     public void launch(ClKernel kernel, long[] global, long[] local, ClKernel.Arg... args) {
         checkOpen();
-        long ev = kernel.enqueue(queue, global, local, args);
+        long ev = kernel.enqueue(queue(), global, local, args);
         await(ev, "kernel " + kernel.name());
     }
 
@@ -453,7 +481,9 @@ public final class OpenClBackend implements Backend {
         memory.releasePools();
         regions.close();
         programs.close();
-        clReleaseCommandQueue(queue);
+        for (long q : queues) {
+            clReleaseCommandQueue(q);
+        }
         clReleaseContext(context);
     }
 

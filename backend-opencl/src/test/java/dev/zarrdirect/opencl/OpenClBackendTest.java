@@ -190,6 +190,71 @@ class OpenClBackendTest {
     }
 
     @Test
+    void eachThreadKeepsToOneQueueAndThreadsSpreadOverThem() throws Exception {
+        int n = backend.queueCount();
+        assertEquals(OpenClSettings.QUEUES.defaultValue(), n);
+        long mine = backend.queue();
+        assertEquals(mine, backend.queue(), "one thread, one queue");
+        java.util.Set<Long> seen = new java.util.HashSet<>(List.of(mine));
+        for (int t = 1; t < n; t++) {
+            long[] q = new long[2];
+            Thread th = Thread.ofPlatform().start(() -> {
+                q[0] = backend.queue();
+                q[1] = backend.queue();
+            });
+            th.join();
+            assertEquals(q[0], q[1], "thread " + t);
+            seen.add(q[0]);
+        }
+        assertEquals(n, seen.size(), "the first " + n + " threads take every queue once");
+    }
+
+    @Test
+    void threadsOnDifferentQueuesCopyFillAndLaunchWithoutSeeingEachOthersWork() throws Exception {
+        // each thread writes, fills, copies on the device and reads back in a loop, on its own
+        // queue; a command that ran before the one it follows on another thread would show here
+        long seed = System.nanoTime();
+        int threads = backend.queueCount() + 1;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                done.add(pool.submit(() -> {
+                    SplittableRandom r = new SplittableRandom(seed + id);
+                    for (int round = 0; round < 25; round++) {
+                        int len = r.nextInt(1, 1 << 18);
+                        byte[] data = random(r, len);
+                        String where = "seed " + seed + " thread " + id + " round " + round + " n=" + len;
+                        try (Buffer host = backend.allocateUninitialized(Device.CPU, MemoryKind.HOST_PINNED, len);
+                             Buffer a = backend.allocateUninitialized(backend.device(), MemoryKind.DEVICE, len);
+                             Buffer b = backend.allocateUninitialized(backend.device(), MemoryKind.DEVICE, len)) {
+                            MemorySegment.copy(MemorySegment.ofArray(data), 0, host.segment(), 0, len);
+                            backend.copy(host, 0, a, 0, len);
+                            backend.fill(b, 0, len, MemorySegment.ofArray(new byte[]{(byte) id}));
+                            int half = len / 2;
+                            backend.copy(a, 0, b, 0, half);
+                            byte[] got = readAll(b);
+                            for (int i = 0; i < len; i++) {
+                                byte want = i < half ? data[i] : (byte) id;
+                                if (got[i] != want) {
+                                    fail(where + ": byte " + i + " is " + got[i] + ", expected " + want);
+                                }
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void copyChecksRangesAndNamesTheBuffer() {
         try (Buffer dev = backend.allocate(backend.device(), MemoryKind.DEVICE, 100);
              Buffer host = backend.allocate(Device.CPU, MemoryKind.HOST, 100)) {

@@ -39,6 +39,14 @@ class OpenClSettingsTest {
     }
 
     @Test
+    void queuesDefaultToFourAndAreBounded() {
+        assertEquals(4, parse(Map.of()).queues());
+        assertEquals(1, parse(Map.of("opencl.queues", "1")).queues());
+        assertThrows(InvalidSettingException.class, () -> parse(Map.of("opencl.queues", "0")));
+        assertThrows(InvalidSettingException.class, () -> parse(Map.of("opencl.queues", "65")));
+    }
+
+    @Test
     void badValuesFailWhenTheBackendWouldStart() {
         var e = assertThrows(InvalidSettingException.class, () -> parse(Map.of("opencl.zstdLocalSize", "0")));
         assertEquals("zarrdirect.opencl.zstdLocalSize = \"0\": expected an integer 1..1024", e.getMessage());
