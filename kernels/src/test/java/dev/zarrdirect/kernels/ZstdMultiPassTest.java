@@ -170,12 +170,15 @@ class ZstdMultiPassTest {
     /**
      * Frames of 100 KB to 1.1 MB through every way of running the execute pass, in groups of 4 and
      * 32 items. The default suite: each way of running it (an Exec and a group size) on
-     * {@link #SAMPLE_PER_STRATUM} of the 12 frames, every frame at least once.
+     * {@value #GROUP_FRAMES_A_WAY} of the 12 frames, every frame at least once (17 ways).
      */
     @Test
     void groupsOfSeveralItems() throws Throwable {
-        Sweep.sampled("zstd multi-pass groups", () -> groupsOfSeveralItems(Sweep.sample(SAMPLE_PER_STRATUM, 0x6E0L)));
+        Sweep.sampled("zstd multi-pass groups", () -> groupsOfSeveralItems(Sweep.sample(GROUP_FRAMES_A_WAY, 0x6E0L)));
     }
+
+    /** Frames each way of {@link #groupsOfSeveralItems()} decodes in the default suite (two took 41 s on 2 cores). */
+    static final int GROUP_FRAMES_A_WAY = 1;
 
     /** The full tier: every frame every way (180 decodes). */
     @Test
@@ -222,10 +225,27 @@ class ZstdMultiPassTest {
     /**
      * Several groups execute the blocks of the same frames at once, as on a GPU: a block whose
      * matches reach into earlier blocks waits for them, whichever group runs them. Frames of 1 MiB
-     * (and a 256 KiB ERA5-like field), every way of building a block, groups of 16 items.
+     * (and a 256 KiB ERA5-like field), every way of building a block, groups of 16 items. The
+     * default suite: each way on {@value #CONCURRENT_FRAMES_A_WAY} of the 5 frames, every frame at
+     * least once (all of them took 140 s of a 2-core machine's suite).
      */
     @Test
-    void concurrentGroupsShareTheBlocksOfAFrame() {
+    void concurrentGroupsShareTheBlocksOfAFrame() throws Throwable {
+        Sweep.sampled("zstd multi-pass concurrent groups",
+                () -> concurrentGroupsShareTheBlocksOfAFrame(Sweep.sample(CONCURRENT_FRAMES_A_WAY, 0xC0C0L)));
+    }
+
+    /** The full tier: every frame every way. */
+    @Test
+    @Tag(Sweep.FULL)
+    void concurrentGroupsShareTheBlocksOfAFrameFullSweep() {
+        concurrentGroupsShareTheBlocksOfAFrame(Sweep.ALL);
+    }
+
+    /** Frames each way of {@link #concurrentGroupsShareTheBlocksOfAFrame()} decodes in the default suite. */
+    static final int CONCURRENT_FRAMES_A_WAY = 1;
+
+    static void concurrentGroupsShareTheBlocksOfAFrame(Sweep.Selection sel) {
         Random rnd = new Random(SEED ^ 0x51C0L);
         List<byte[]> frames = new ArrayList<>();
         List<byte[]> originals = new ArrayList<>();
@@ -240,20 +260,30 @@ class ZstdMultiPassTest {
             originals.add(d);
             frames.add(compress(d, levels[k], true, true, false));
         }
-        int[] lens = originals.stream().mapToInt(b -> b.length).toArray();
-        List<String> wrong = new ArrayList<>();
-        for (Exec exec : new Exec[] {new Exec(WINDOW | JUMP | SAME_ROUND | CG, 4), new Exec(WINDOW | CG, 3),
+        Exec[] execs = {new Exec(WINDOW | JUMP | SAME_ROUND | CG, 4), new Exec(WINDOW | CG, 3),
                 new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2), new Exec(WINDOW | JUMP | CG | PAIRS, 2),
                 new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 2), new Exec(WINDOW | JUMP | CG | DEFER | SEQ, 4),
-                new Exec(WINDOW | SAME_ROUND | CG | DEFER, 3)}) {
-            Result r = decodeMp(frames, lens, (exec.flags() & PAIRS) != 0 ? 32 : 16, exec);
+                new Exec(WINDOW | SAME_ROUND | CG | DEFER, 3)};
+        List<List<Integer>> dealt = sel.deal(execs.length, frames.size());
+        List<String> wrong = new ArrayList<>();
+        int decodes = 0;
+        for (int k = 0; k < execs.length; k++) {
+            Exec exec = execs[k];
+            List<Integer> mine = dealt.get(k);
+            List<byte[]> fs = mine.stream().map(frames::get).toList();
+            int[] lens = mine.stream().mapToInt(i -> originals.get(i).length).toArray();
+            Result r = decodeMp(fs, lens, (exec.flags() & PAIRS) != 0 ? 32 : 16, exec);
             if (!r.guardsIntact()) wrong.add("guards, " + exec);
-            for (int i = 0; i < frames.size(); i++) {
+            for (int j = 0; j < mine.size(); j++) {
+                int i = mine.get(j);
                 // the frames carry checksums: wrong bytes from the execute pass show as a fallback
-                if (r.status()[i] != 0 || r.mode()[i] != MODE_RUN || !Arrays.equals(originals.get(i), r.out()[i]))
-                    wrong.add("frame " + i + " (" + exec + "): status " + r.status()[i] + ", mode " + r.mode()[i]);
+                if (r.status()[j] != 0 || r.mode()[j] != MODE_RUN || !Arrays.equals(originals.get(i), r.out()[j]))
+                    wrong.add("frame " + i + " (" + kinds[i] + ", " + exec + "): status " + r.status()[j] + ", mode " + r.mode()[j]);
             }
+            decodes += mine.size();
         }
+        System.out.println("zstd multi-pass concurrent groups (" + sel.describe() + "): " + decodes + " decodes of "
+                + execs.length * frames.size());
         assertEquals(List.of(), wrong, "seed=" + SEED);
     }
 
