@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -226,26 +227,28 @@ class ZstdMultiPassTest {
      * Several groups execute the blocks of the same frames at once, as on a GPU: a block whose
      * matches reach into earlier blocks waits for them, whichever group runs them. Frames of 1 MiB
      * (and a 256 KiB ERA5-like field), every way of building a block, groups of 16 items. The
-     * default suite: each way on {@value #CONCURRENT_FRAMES_A_WAY} of the 5 frames, every frame at
-     * least once (all of them took 140 s of a 2-core machine's suite).
+     * default suite: {@value #CONCURRENT_WAYS} of the 8 ways, each on one of the 5 frames, picked
+     * by the sweep's seed (every way on every frame took 140 s of a 2-core machine's suite, every
+     * way on one frame 38 s).
      */
     @Test
     void concurrentGroupsShareTheBlocksOfAFrame() throws Throwable {
         Sweep.sampled("zstd multi-pass concurrent groups",
-                () -> concurrentGroupsShareTheBlocksOfAFrame(Sweep.sample(CONCURRENT_FRAMES_A_WAY, 0xC0C0L)));
+                () -> concurrentGroupsShareTheBlocksOfAFrame(Sweep.sample(CONCURRENT_WAYS, 0xC0C0L), Sweep.sample(1, 0xC0C1L)));
     }
 
     /** The full tier: every frame every way. */
     @Test
     @Tag(Sweep.FULL)
     void concurrentGroupsShareTheBlocksOfAFrameFullSweep() {
-        concurrentGroupsShareTheBlocksOfAFrame(Sweep.ALL);
+        concurrentGroupsShareTheBlocksOfAFrame(Sweep.ALL, Sweep.ALL);
     }
 
-    /** Frames each way of {@link #concurrentGroupsShareTheBlocksOfAFrame()} decodes in the default suite. */
-    static final int CONCURRENT_FRAMES_A_WAY = 1;
+    /** Ways of {@link #concurrentGroupsShareTheBlocksOfAFrame()} the default suite runs, one frame each. */
+    static final int CONCURRENT_WAYS = 4;
 
-    static void concurrentGroupsShareTheBlocksOfAFrame(Sweep.Selection sel) {
+    /** Runs the ways {@code waySel} picks (one stratum of 8), each on the frames {@code frameSel} deals it. */
+    static void concurrentGroupsShareTheBlocksOfAFrame(Sweep.Selection waySel, Sweep.Selection frameSel) {
         Random rnd = new Random(SEED ^ 0x51C0L);
         List<byte[]> frames = new ArrayList<>();
         List<byte[]> originals = new ArrayList<>();
@@ -264,10 +267,13 @@ class ZstdMultiPassTest {
                 new Exec(JUMP | CG, 4), new Exec(SAME_ROUND, 2), new Exec(WINDOW | JUMP | CG | PAIRS, 2),
                 new Exec(WINDOW | JUMP | CG | PAIRS | SEQ, 2), new Exec(WINDOW | JUMP | CG | DEFER | SEQ, 4),
                 new Exec(WINDOW | SAME_ROUND | CG | DEFER, 3)};
-        List<List<Integer>> dealt = sel.deal(execs.length, frames.size());
+        List<List<Integer>> dealt = frameSel.deal(execs.length, frames.size());
+        List<Integer> ways = waySel.of(IntStream.range(0, execs.length)
+                .mapToObj(k -> new Sweep.Case("way", new byte[] {(byte) k})).toList())
+                .stream().map(c -> (int) c.frame()[0]).toList();
         List<String> wrong = new ArrayList<>();
         int decodes = 0;
-        for (int k = 0; k < execs.length; k++) {
+        for (int k : ways) {
             Exec exec = execs[k];
             List<Integer> mine = dealt.get(k);
             List<byte[]> fs = mine.stream().map(frames::get).toList();
@@ -282,7 +288,7 @@ class ZstdMultiPassTest {
             }
             decodes += mine.size();
         }
-        System.out.println("zstd multi-pass concurrent groups (" + sel.describe() + "): " + decodes + " decodes of "
+        System.out.println("zstd multi-pass concurrent groups (" + waySel.describe() + "): " + decodes + " decodes of "
                 + execs.length * frames.size());
         assertEquals(List.of(), wrong, "seed=" + SEED);
     }
