@@ -146,10 +146,12 @@ public final class DeviceDecoder {
     /**
      * True when the caller may start the next batch's fetch as soon as this decoder signals that every
      * chunk of the current one has started decoding ({@link #fetch(Store, List, Runnable)}), rather
-     * than when the fetch has ended: host-decoded batches with {@code zarrdirect.hostDecodeOverlap}.
+     * than when the fetch has ended: host-decoded batches with {@code zarrdirect.hostDecodeOverlap},
+     * which every decoder with a host chain may have (a batch of few serial runs, or one that
+     * {@link PathChoice} sends to the host). A batch that decodes on the device never signals: its
+     * fetch's end lets the next one start.
      */
     public boolean overlapsFetches() {
-        // a batch that decodes on the device never signals early: its fetch's end lets the next one start
         return hostDecodeChain != null && overlap;
     }
 

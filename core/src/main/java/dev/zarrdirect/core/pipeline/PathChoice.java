@@ -30,8 +30,8 @@ import java.util.TreeMap;
  * what a recheck costs: a way r times slower costs r - 1 batches more, so it is rechecked once in
  * {@value #RECHECK_SHARE} x (r - 1) batches (at least {@value #MIN_GAP}, at most
  * {@value #MAX_GAP}): about 1/{@value #RECHECK_SHARE} of the time goes to rechecks. (On an H100
- * the device read a zlib store 6x faster than the host in 2-step windows, where a recheck every
- * 64 batches cost 10%.) Thread-safe.
+ * the device read a zlib store 7x faster than the host in 2-step windows: each recheck of the host
+ * showed as a pass at a third of the others when they came every 64 batches.) Thread-safe.
  */
 final class PathChoice {
 
@@ -55,7 +55,7 @@ final class PathChoice {
 
     /** Batches between rechecks when the losing way is {@code ratio} times slower: see the class comment. */
     static long gap(double ratio) {
-        // less a hair, so that a ratio timed as 4.0000001 gives the gap of 4
+        // less a hair, so that a ratio of 4 timed as 4.0000001 still gives 96
         double g = Math.ceil((ratio - 1) * RECHECK_SHARE - 1e-3);
         return (long) Math.clamp(Double.isNaN(g) ? MAX_GAP : g, MIN_GAP, MAX_GAP);
     }
@@ -67,7 +67,7 @@ final class PathChoice {
     private long lastEnd = Long.MIN_VALUE;
     /** Ends of the last batches, any size or path, for the batches that ended while one ran. */
     private final long[] ends = new long[32];
-    private int endCount;
+    private long endCount;
 
     /** @param prior the way batches go until both have been timed */
     PathChoice(Path prior) {
@@ -77,14 +77,14 @@ final class PathChoice {
     /** Per-size state: the last costs of each path, and batches issued each way. */
     private static final class Size {
         final double[][] costs = new double[2][WINDOW];
-        final int[] counted = new int[2];
-        final int[] issued = new int[2];
+        final long[] counted = new long[2];
+        final long[] issued = new long[2];
         /** Batches that went the faster way since the last recheck. */
         long sinceRecheck;
 
         /** The lowest nanoseconds per decoded byte in the window; infinite when nothing is counted. */
         double figure(Path p) {
-            int n = Math.min(counted[p.ordinal()], WINDOW);
+            int n = (int) Math.min(counted[p.ordinal()], WINDOW);
             double best = Double.POSITIVE_INFINITY;
             for (int i = 0; i < n; i++) {
                 best = Math.min(best, costs[p.ordinal()][i]);
@@ -133,19 +133,19 @@ final class PathChoice {
         long from = lastEnd == Long.MIN_VALUE ? startNanos : Math.max(startNanos, lastEnd);
         lastEnd = lastEnd == Long.MIN_VALUE ? endNanos : Math.max(lastEnd, endNanos);
         int overlapping = 1;
-        for (int i = 0; i < Math.min(endCount, ends.length); i++) {
+        for (int i = 0; i < Math.min(endCount, (long) ends.length); i++) {
             if (ends[i] > startNanos) {
                 overlapping++;
             }
         }
-        ends[endCount++ % ends.length] = endNanos;
+        ends[(int) (endCount++ % ends.length)] = endNanos;
         long cost = Math.max(endNanos - from, (endNanos - startNanos) / overlapping);
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
         int p = way.ordinal();
-        s.costs[p][s.counted[p]++ % WINDOW] = Math.max(0, cost) / (double) Math.max(1, decodedBytes);
+        s.costs[p][(int) (s.counted[p]++ % WINDOW)] = Math.max(0, cost) / (double) Math.max(1, decodedBytes);
     }
 
-    /** The figures so far, per size: e.g. "batches of 16-31 chunks: device 1.87 GB/s, host 2.65 GB/s". */
+    /** The figures so far, per size: e.g. "batches of 16-31 chunks: device 1.87 GB/s host 2.65 GB/s". */
     synchronized String describe() {
         if (sizes.isEmpty()) {
             return "no batch timed yet";
