@@ -16,6 +16,7 @@ public final class ZdStatus {
     public static final int BAD_ARGUMENT = dev.zarrdirect.kernels.ZdStatus.BAD_ARGUMENT.code();
     public static final int BLOSC_CODEC_UNSUPPORTED = dev.zarrdirect.kernels.ZdStatus.BLOSC_CODEC_UNSUPPORTED.code();
     public static final int BLOSC_BLOCK_TOO_LARGE = dev.zarrdirect.kernels.ZdStatus.BLOSC_BLOCK_TOO_LARGE.code();
+    public static final int BLOSC_VERSION_UNSUPPORTED = dev.zarrdirect.kernels.ZdStatus.BLOSC_VERSION_UNSUPPORTED.code();
     public static final int CORRUPT_OUTPUT_OVERFLOW = dev.zarrdirect.kernels.ZdStatus.CORRUPT_OUTPUT_OVERFLOW.code();
     public static final int INFLATE_SPLIT_SERIAL = dev.zarrdirect.kernels.ZdStatus.INFLATE_SPLIT_SERIAL.code();
 

@@ -51,7 +51,7 @@ class DeviceReadConformanceTest {
      * Fails naming each buffer of the device backend still open once a check's reads are done and
      * their tensors closed: a read, failed or not, must give back all it took.
      */
-    private static void assertNoLiveBuffers(Backend backend) {
+    static void assertNoLiveBuffers(Backend backend) {
         switch (backend) {
             case dev.zarrdirect.opencl.OpenClBackend b -> b.assertNoLiveBuffers();
             case dev.zarrdirect.cuda.CudaBackend b -> b.assertNoLiveBuffers();

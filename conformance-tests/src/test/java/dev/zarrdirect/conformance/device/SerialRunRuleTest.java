@@ -3,7 +3,9 @@ package dev.zarrdirect.conformance.device;
 
 import dev.zarrdirect.api.DataType;
 import dev.zarrdirect.api.Tensor;
+import dev.zarrdirect.api.buffer.Buffer;
 import dev.zarrdirect.api.buffer.HostBuffer;
+import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.core.ReadSettings;
 import dev.zarrdirect.core.Selection;
 import dev.zarrdirect.core.Zarr;
@@ -12,11 +14,13 @@ import dev.zarrdirect.core.ZarrContext;
 import dev.zarrdirect.core.metadata.ArrayMetadata;
 import dev.zarrdirect.core.metadata.CodecMetadata;
 import dev.zarrdirect.core.metadata.FillValue;
+import dev.zarrdirect.core.plan.ReadPlanner;
 import dev.zarrdirect.core.registry.BackendRegistry;
 import dev.zarrdirect.core.store.memory.MemoryStore;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,7 +82,8 @@ class SerialRunRuleTest {
                 for (int[] rule : new int[][] {{0, 1}, {0, 48}, {def, 1}, {def, 48}, {4096, 48}}) {
                     int runsPerCore = rule[0], batch = rule[1];
                     ReadSettings rs = ReadSettings.defaults().withSerialRunsPerCore(runsPerCore).withDeviceBatchSize(batch);
-                    try (ZarrContext dev = ZarrContext.builder().backend(name).threads(2).readSettings(rs).open()) {
+                    try (ZarrContext dev = ZarrContext.builder().backend(name).threads(2).readSettings(rs)
+                            .set("zarrdirect.trackBuffers", "true").open()) {
                         ZarrArray onDev = Zarr.openArray(dev, store, "a");
                         String path = onDev.devicePath();
                         String what = name + " " + codecs.get(1).name() + " serialRunsPerCore=" + runsPerCore
@@ -90,25 +95,58 @@ class SerialRunRuleTest {
                         long runs = 37L * (codecs.get(1).name().equals("blosc") ? 10 : 1);
                         boolean timed = runsPerCore == def && batch == 48
                                 && runs >= (long) def * Runtime.getRuntime().availableProcessors();
+                        // where a batch has four rounds of chunks for the host's cores, a split (the
+                        // first chunks on the host, the rest on the device) is tried too
+                        boolean splits = timed && 48 >= 4 * Runtime.getRuntime().availableProcessors();
                         if (timed) {
                             // batches of runs enough for the device go the way timed faster: these
-                            // reads take both ways (three batches each before it decides)
-                            for (int i = 0; i < 2 * (3 + 1); i++) {
+                            // reads take both ways (two batches each), then the split (two more)
+                            for (int i = 0; i < 8; i++) {
                                 sels.add(Selection.all(shape));
                             }
                         }
-                        for (Selection sel : sels) {
-                            try (Tensor expect = onCpu.read(sel); Tensor got = onDev.readToDevice(sel);
+                        for (int r = 0; r < sels.size(); r++) {
+                            Selection sel = sels.get(r);
+                            if (timed && r == 4) {
+                                // the next batches are the split's probes (where it splits): a corrupt
+                                // chunk among its first chunks (the host's part), then among its last
+                                // (the device's), fails the read naming it, as on the CPU; the probe is
+                                // tried again by the reads after
+                                for (long bad : new long[] {0, 47}) {
+                                    String key = "a/" + w.metadata().chunkKey(new long[] {bad, 0, 0});
+                                    MemorySegment good = store.get(key, java.lang.foreign.Arena.global()).orElseThrow();
+                                    byte[] junk = new byte[(int) good.byteSize()];
+                                    rnd.nextBytes(junk);
+                                    store.set(key, MemorySegment.ofArray(junk));
+                                    RuntimeException cpuError = assertThrows(RuntimeException.class, () -> onCpu.read(sel).close());
+                                    RuntimeException devError = assertThrows(RuntimeException.class,
+                                            () -> onDev.readToDevice(sel).close(), what + ": chunk " + bad + " corrupt");
+                                    assertEquals(cpuError.getClass(), devError.getClass(), what + ": " + devError);
+                                    assertTrue(String.valueOf(devError.getMessage()).contains("[" + bad + ", 0, 0]"),
+                                            what + ": " + devError);
+                                    store.set(key, good);
+                                }
+                            }
+                            // into a poisoned destination: a device pool hands back the last read's
+                            // memory, which would hide chunks that a read leaves unwritten
+                            try (Tensor expect = onCpu.read(sel);
+                                 Buffer got = dev.backend().allocateUninitialized(dev.backend().defaultDevice(),
+                                         MemoryKind.DEVICE, expect.byteSize());
                                  HostBuffer back = HostBuffer.allocate(expect.byteSize())) {
-                                dev.backend().copy(got.buffer(), got.byteOffset(), back, 0, expect.byteSize());
+                                dev.backend().fill(got, 0, expect.byteSize(), MemorySegment.ofArray(new byte[] {(byte) 0xA7}));
+                                onDev.readIntoAsync(onDev.plan(List.of(new ReadPlanner.Request(sel.start(), sel.stop(),
+                                        new long[sel.start().length])), sel.shape()), got).join();
+                                dev.backend().copy(got, 0, back, 0, expect.byteSize());
                                 long m = expect.segment().mismatch(back.segment());
                                 assertEquals(-1, m, what + " " + sel + ": first difference at byte " + m);
                             }
                         }
+                        DeviceReadConformanceTest.assertNoLiveBuffers(dev.backend());
                         if (timed) {
                             String after = onDev.devicePath();
-                            assertTrue(after.matches("(?s).*batches of 32-63 chunks: device [0-9.]+ GB/s host [0-9.]+ GB/s.*"),
-                                    what + ": both ways timed, then " + after);
+                            assertTrue(after.matches("(?s).*batches of 32-63 chunks: device [0-9.]+ GB/s host [0-9.]+ GB/s"
+                                            + (splits ? " split [0-9.]+ GB/s" : "") + ".*"),
+                                    what + ": both ways timed" + (splits ? ", and the split" : "") + ", then " + after);
                         }
                     }
                 }
