@@ -250,8 +250,7 @@ public final class DeviceDecoder {
                 ? serialRuns(stages, spec.byteSize(), serial) : 0;
         this.serialStages = List.copyOf(serial);
         this.serialMinRuns = (long) serialRunsPerCore * Runtime.getRuntime().availableProcessors();
-        this.pathChoice = serialRunsPerChunk > 0
-                ? new PathChoice(PathChoice.Path.DEVICE, Runtime.getRuntime().availableProcessors()) : null;
+        this.pathChoice = serialRunsPerChunk > 0 ? new PathChoice(PathChoice.Path.DEVICE) : null;
         this.maxEncoded = CodecChain.maxEncodedBytes(a2b.maxEncodedSize(a2bSpec), b2b);
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
         // decoded size from the input's size alone; reading a size out of device memory is not.
@@ -324,10 +323,6 @@ public final class DeviceDecoder {
         private PathChoice.Path way;
         /** When the fetch started ({@link System#nanoTime}). */
         private long startNanos;
-        /** Chunks of the whole batch, the host part of a split one included. */
-        private int batchChunks;
-        /** A split batch's first chunks, decoding on the host meanwhile; null for other batches. */
-        private java.util.concurrent.CompletableFuture<Fetched> hostPart;
         /** Where to tell that the batch was dropped, until it is decoded; null when nobody is waiting. */
         private PathChoice choice;
 
@@ -349,9 +344,9 @@ public final class DeviceDecoder {
             this.decoded = decoded;
         }
 
-        /** Tasks of this batch, present and missing (a split batch's host part included). */
+        /** Tasks of this batch, present and missing. */
         public int taskCount() {
-            return Math.max(present.size(), batchChunks) + missing.size();
+            return present.size() + missing.size();
         }
 
         /** Encoded bytes this batch moved (the gaps of coalesced ranges included). */
@@ -378,20 +373,9 @@ public final class DeviceDecoder {
             PathChoice c = choice;
             choice = null;
             if (c != null) {
-                c.dropped(way, batchChunks);
+                c.dropped(way, present.size());
             }
-            try {
-                closeAll(owned);
-            } finally {
-                java.util.concurrent.CompletableFuture<Fetched> h = hostPart;
-                hostPart = null;
-                if (h != null) {
-                    Fetched got = awaitHostPart(h, null);
-                    if (got != null) {
-                        got.close();
-                    }
-                }
-            }
+            closeAll(owned);
         }
     }
 
@@ -445,102 +429,24 @@ public final class DeviceDecoder {
             return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
         }
         boolean onHost = hostChain != null || fewSerialRuns(present.size());
-        PathChoice.Decision d = onHost || pathChoice == null ? null : pathChoice.next(present.size());
+        PathChoice.Path way = onHost || pathChoice == null ? null : pathChoice.next(present.size());
         long start = System.nanoTime();
-        PathChoice.Path way = onHost ? PathChoice.Path.HOST : d == null ? PathChoice.Path.DEVICE : d.way();
         Fetched f;
         try {
-            f = switch (way) {
-                case HOST -> fetchOnHost(store, groups, present, missing, total, started);
-                case SPLIT -> fetchSplit(store, groups, missing, d.hostChunks(), started);
-                case DEVICE -> fetchEncoded(store, groups, present, missing, total);
-            };
+            f = onHost || way == PathChoice.Path.HOST
+                    ? overlap ? fetchDecodedOverlapped(store, present, missing, total, started)
+                    : fetchDecodedOnHost(store, groups, present, missing, total)
+                    : fetchEncoded(store, groups, present, missing, total);
         } catch (RuntimeException | Error e) {
-            if (d != null) {
-                pathChoice.dropped(d.way(), present.size());
+            if (way != null) {
+                pathChoice.dropped(way, present.size());
             }
             throw e;
         }
-        f.way = d == null ? null : d.way();
-        f.choice = d == null ? null : pathChoice;
+        f.way = way;
+        f.choice = way == null ? null : pathChoice;
         f.startNanos = start;
-        f.batchChunks = present.size();
         return f;
-    }
-
-    private Fetched fetchOnHost(Store store, List<Range> groups, List<Task> present, List<Task> missing, long total,
-                                Runnable started) {
-        return overlap ? fetchDecodedOverlapped(store, present, missing, total, started)
-                : fetchDecodedOnHost(store, groups, present, missing, total);
-    }
-
-    /** Virtual threads that run the host parts of split batches (each then decodes on all cores). */
-    private static final java.util.concurrent.ExecutorService HOST_PARTS =
-            java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("zarr-direct-host-part-", 0).factory());
-
-    /**
-     * {@link #fetch} of a batch split by {@link PathChoice}: the ranges of its first {@code hostChunks}
-     * chunks are read and decoded on the host (all cores, as {@link #fetchOnHost}) while the rest are
-     * fetched for the device, which decodes them meanwhile; {@link #decode} then waits for the host
-     * part and places it.
-     */
-    private Fetched fetchSplit(Store store, List<Range> groups, List<Task> missing, int hostChunks, Runnable started) {
-        List<Range> hostRanges = new ArrayList<>();
-        List<Range> deviceRanges = new ArrayList<>();
-        int taken = 0;
-        for (Range g : groups) {
-            if (taken < hostChunks) {
-                hostRanges.add(g);
-                taken += g.tasks().size();
-            } else {
-                deviceRanges.add(g);
-            }
-        }
-        List<Task> hostTasks = new ArrayList<>();
-        long hostTotal = 0;
-        for (Range g : hostRanges) {
-            hostTasks.addAll(g.tasks());
-            hostTotal += g.length();
-        }
-        List<Task> deviceTasks = new ArrayList<>();
-        long deviceTotal = 0;
-        for (Range g : deviceRanges) {
-            deviceTasks.addAll(g.tasks());
-            deviceTotal += g.length();
-        }
-        if (deviceRanges.isEmpty()) {
-            return fetchOnHost(store, hostRanges, hostTasks, missing, hostTotal, started);
-        }
-        long ht = hostTotal;
-        java.util.concurrent.CompletableFuture<Fetched> host = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> fetchOnHost(store, hostRanges, hostTasks, List.of(), ht, started), HOST_PARTS);
-        Fetched device;
-        try {
-            device = fetchEncoded(store, deviceRanges, deviceTasks, missing, deviceTotal);
-        } catch (RuntimeException | Error e) {
-            Fetched got = awaitHostPart(host, e);
-            if (got != null) {
-                got.close();
-            }
-            throw e;
-        }
-        device.hostPart = host;
-        return device;
-    }
-
-    /**
-     * The host part of a split batch once it has ended; null when it failed, its failure then added
-     * to {@code failure} as suppressed (when not null).
-     */
-    private static Fetched awaitHostPart(java.util.concurrent.CompletableFuture<Fetched> host, Throwable failure) {
-        try {
-            return host.join();
-        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-            if (failure != null) {
-                failure.addSuppressed(e.getCause() == null ? e : e.getCause());
-            }
-            return null;
-        }
     }
 
     /** {@link #fetch} of a batch the device decodes: its encoded bytes into device memory. */
@@ -807,73 +713,20 @@ public final class DeviceDecoder {
      * tensor; each place's {@code at} is relative to it), and fills the boxes of chunks never written.
      */
     public void decode(Fetched f, Buffer dest, long destOffset, long[] destShape, long[] destByteStrides) {
-        java.util.concurrent.CompletableFuture<Fetched> host = f.hostPart;
-        f.hostPart = null;
         // from here the batch is this call's to report: timed when it ends, dropped when it fails
-        // (close() tells a batch that never gets here)
+        // (close() tells of a batch that never gets here)
         PathChoice choice = f.choice;
         f.choice = null;
         try {
-            decodeParts(f, host, dest, destOffset, destShape, destByteStrides);
+            decodeBatch(f, dest, destOffset, destShape, destByteStrides);
         } catch (RuntimeException | Error e) {
             if (choice != null) {
-                choice.dropped(f.way, f.batchChunks);
+                choice.dropped(f.way, f.present.size());
             }
             throw e;
         }
         if (choice != null) {
-            choice.ended(f.way, f.batchChunks, f.batchChunks * spec.byteSize(), f.startNanos, System.nanoTime());
-        }
-    }
-
-    /** {@link #decode}: the batch, or a split one's device part then its host part. */
-    private void decodeParts(Fetched f, java.util.concurrent.CompletableFuture<Fetched> host, Buffer dest,
-                             long destOffset, long[] destShape, long[] destByteStrides) {
-        if (host == null) {
-            decodeBatch(f, dest, destOffset, destShape, destByteStrides);
-        } else {
-            // the device part, then the host part, which decoded meanwhile; a failure of either is
-            // thrown after both have ended (the other's, if any, suppressed in it)
-            Throwable failure = null;
-            try {
-                decodeBatch(f, dest, destOffset, destShape, destByteStrides);
-            } catch (RuntimeException | Error e) {
-                failure = e;
-            }
-            Fetched h;
-            try {
-                h = host.join();
-            } catch (java.util.concurrent.CompletionException e) {
-                Throwable cause = e.getCause() == null ? e : e.getCause();
-                if (failure == null) {
-                    failure = cause;
-                } else {
-                    failure.addSuppressed(cause);
-                }
-                h = null;
-            }
-            if (h != null) {
-                try (Fetched part = h) {
-                    if (failure == null) {
-                        placeDecoded(part, dest, destOffset, destShape, destByteStrides, spec.dataType().byteSize());
-                    }
-                } catch (RuntimeException | Error e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
-                }
-            }
-            if (failure instanceof RuntimeException re) {
-                throw re;
-            }
-            if (failure instanceof Error er) {
-                throw er;
-            }
-            if (failure != null) {
-                throw new ZarrDirectException("the host part of a split batch failed: " + failure, failure);
-            }
+            choice.ended(f.way, f.present.size(), f.present.size() * spec.byteSize(), f.startNanos, System.nanoTime());
         }
     }
 

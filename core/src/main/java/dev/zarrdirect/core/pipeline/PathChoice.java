@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.pipeline;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
 
@@ -28,15 +26,8 @@ import java.util.TreeMap;
  *
  * <p>For each size the first {@value #MIN_SAMPLES} batches go the way {@code prior} says, the
  * next {@value #MIN_SAMPLES} the other way; from then on each batch goes the way of the lower
- * figure, and now and then one goes another way to keep its figure current.
- *
- * <p>A third way splits a batch: its first chunks decode on the host while the rest decode on the
- * device, in the shares of the two ways' rates, the host's a whole number of rounds of
- * {@code lanes} chunks (one a core). It is tried ({@value #MIN_SAMPLES} batches) once both
- * ways are timed, where a batch has at least {@value #SPLIT_MIN_ROUNDS} rounds of chunks and
- * each side would get one round at least, and is kept when its figure is the lowest: many
- * chunks whose two ways are close (2 MB int16 zlib chunks, 246 a batch, on an H100 and 16 cores:
- * device 3.6, host 2.9 GB/s) should read at about the sum. How often follows
+ * figure, and now and then one goes the other way to keep its figure current. A batch that fails
+ * is not counted, nor issued: a probe that failed is tried again. How often follows
  * what a recheck costs: a way r times slower costs r - 1 batches more, so it is rechecked once in
  * {@value #RECHECK_SHARE} x (r - 1) batches (at least {@value #MIN_GAP}, at most
  * {@value #MAX_GAP}): about 1/{@value #RECHECK_SHARE} of the time goes to rechecks. (On an H100
@@ -45,20 +36,8 @@ import java.util.TreeMap;
  */
 final class PathChoice {
 
-    /** Where a batch decodes: the device, the host, or its first chunks on the host and the rest on the device. */
-    enum Path { DEVICE, HOST, SPLIT }
-
-    /**
-     * Where a batch goes.
-     *
-     * @param way        the way
-     * @param hostChunks how many of its first chunks decode on the host: 0 for the device, all for the host
-     */
-    record Decision(Path way, int hostChunks) {
-    }
-
-    /** A batch splits only when it has at least this many rounds of {@code lanes} chunks. */
-    static final int SPLIT_MIN_ROUNDS = 4;
+    /** Where a batch decodes. */
+    enum Path { DEVICE, HOST }
 
     /** Batches of each path a size times before its batches go the faster way. */
     static final int MIN_SAMPLES = 2;
@@ -83,8 +62,6 @@ final class PathChoice {
     }
 
     private final Path prior;
-    /** Chunks the host decodes at once (its cores): the host's share of a split batch is a multiple. */
-    private final int lanes;
     /** Per size class (floor of log2 of the batch's chunks). */
     private final TreeMap<Integer, Size> sizes = new TreeMap<>();
     /** End of the last batch that ended, any size or path: where the next one's cost starts at the earliest. */
@@ -93,27 +70,18 @@ final class PathChoice {
     private final long[] ends = new long[32];
     private long endCount;
 
-    /**
-     * @param prior the way batches go until both have been timed: {@link Path#DEVICE} or {@link Path#HOST}
-     * @param lanes chunks the host decodes at once (its cores)
-     */
-    PathChoice(Path prior, int lanes) {
-        if (prior == Path.SPLIT) {
-            throw new IllegalArgumentException("the prior way is the device or the host");
-        }
+    /** @param prior the way batches go until both have been timed */
+    PathChoice(Path prior) {
         this.prior = prior;
-        this.lanes = Math.max(1, lanes);
     }
 
     /** Per-size state: the last costs of each path, and batches issued each way. */
     private static final class Size {
-        final double[][] costs = new double[3][WINDOW];
-        final long[] counted = new long[3];
-        final long[] issued = new long[3];
-        /** Batches that went the fastest way since the last recheck. */
+        final double[][] costs = new double[2][WINDOW];
+        final long[] counted = new long[2];
+        final long[] issued = new long[2];
+        /** Batches that went the faster way since the last recheck. */
         long sinceRecheck;
-        /** Rechecks so far: they take the slower ways in turn. */
-        long rechecks;
 
         /** The lowest nanoseconds per decoded byte in the window; infinite when nothing is counted. */
         double figure(Path p) {
@@ -134,27 +102,11 @@ final class PathChoice {
         return p == Path.DEVICE ? Path.HOST : Path.DEVICE;
     }
 
-    /**
-     * The host's share of a split batch of {@code chunks} chunks by the two ways' figures: a whole
-     * number of rounds, in the ratio of their rates; 0 when a side would get less than one round.
-     */
-    private int hostShare(Size s, int chunks) {
-        double rh = 1 / s.figure(Path.HOST);
-        double rd = 1 / s.figure(Path.DEVICE);
-        double share = rh / (rh + rd);
-        if (Double.isNaN(share) || chunks < SPLIT_MIN_ROUNDS * lanes) {
-            return 0;
-        }
-        int k = (int) Math.round(share * chunks / lanes) * lanes;
-        return k >= lanes && chunks - k >= lanes ? k : 0;
-    }
-
     /** The way a batch of {@code chunks} chunks goes; counts it as issued that way. */
-    synchronized Decision next(int chunks) {
+    synchronized Path next(int chunks) {
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
         Path second = other(prior);
         Path way;
-        int split = 0;
         if (s.issued[prior.ordinal()] < MIN_SAMPLES) {
             way = prior;
         } else if (s.issued[second.ordinal()] < MIN_SAMPLES) {
@@ -163,32 +115,15 @@ final class PathChoice {
             // the probes are still in flight (or failed): the prior way until they are counted
             way = prior;
         } else {
-            split = hostShare(s, chunks);
-            Path two = s.figure(Path.HOST) < s.figure(Path.DEVICE) ? Path.HOST : Path.DEVICE;
-            if (split > 0 && s.issued[Path.SPLIT.ordinal()] < MIN_SAMPLES) {
-                way = Path.SPLIT;
-            } else if (split > 0 && s.counted[Path.SPLIT.ordinal()] < MIN_SAMPLES) {
-                way = two;
-            } else {
-                Path winner = split > 0 && s.figure(Path.SPLIT) < s.figure(two) ? Path.SPLIT : two;
-                way = winner;
-                // the slower ways in turn (the split's share follows both other figures)
-                List<Path> slower = new ArrayList<>();
-                for (Path p : split > 0 ? Path.values() : new Path[] {Path.DEVICE, Path.HOST}) {
-                    if (p != winner) {
-                        slower.add(p);
-                    }
-                }
-                Path check = slower.get((int) (s.rechecks % slower.size()));
-                if (++s.sinceRecheck >= gap(s.figure(check) / s.figure(winner))) {
-                    way = check;
-                    s.sinceRecheck = 0;
-                    s.rechecks++;
-                }
+            Path winner = s.figure(Path.HOST) < s.figure(Path.DEVICE) ? Path.HOST : Path.DEVICE;
+            way = winner;
+            if (++s.sinceRecheck >= gap(s.figure(other(winner)) / s.figure(winner))) {
+                way = other(winner);
+                s.sinceRecheck = 0;
             }
         }
         s.issued[way.ordinal()]++;
-        return new Decision(way, way == Path.HOST ? chunks : way == Path.SPLIT ? split : 0);
+        return way;
     }
 
     /**
@@ -235,9 +170,6 @@ final class PathChoice {
             b.append("batches of ").append(k == 0 ? "1" : (1 << k) + "-" + ((2 << k) - 1)).append(" chunks:");
             for (Path p : Path.values()) {
                 double c = s.figure(p);
-                if (p == Path.SPLIT && Double.isInfinite(c)) {
-                    continue;
-                }
                 b.append(' ').append(p.name().toLowerCase(Locale.ROOT)).append(' ')
                         .append(Double.isInfinite(c) ? "untimed" : String.format(Locale.ROOT, "%.2f GB/s", 1 / c));
             }

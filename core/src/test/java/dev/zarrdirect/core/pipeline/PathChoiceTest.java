@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -21,9 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with batch times given here (the reads that go both ways: conformance-tests' SerialRunRuleTest).
  */
 class PathChoiceTest {
-
-    /** Host lanes so many that no batch of these tests has rounds enough to split. */
-    static final int NO_SPLIT = 1 << 20;
 
     /** A clock of the test's own: batches run one after another, each taking what its path costs. */
     private static final class Reader {
@@ -35,20 +31,12 @@ class PathChoiceTest {
             this.choice = choice;
         }
 
-        final List<Integer> hostChunks = new ArrayList<>();
-
-        /**
-         * One batch, read alone: fetch, decode, next. Nanoseconds per byte by path; a split batch
-         * takes as long as the slower of its two parts.
-         */
+        /** One batch, read alone: fetch, decode, next. Nanoseconds per byte by path. */
         void batch(int chunks, long bytes, double deviceNsPerByte, double hostNsPerByte) {
-            PathChoice.Decision d = choice.next(chunks);
-            Path way = d.way();
+            Path way = choice.next(chunks);
             ways.add(way);
-            hostChunks.add(d.hostChunks());
             long start = now;
-            double onHost = bytes * (double) d.hostChunks() / chunks;
-            now += (long) Math.max(onHost * hostNsPerByte, (bytes - onHost) * deviceNsPerByte);
+            now += (long) (bytes * (way == Path.DEVICE ? deviceNsPerByte : hostNsPerByte));
             choice.ended(way, chunks, bytes, start, now);
             now += 1000;
         }
@@ -76,7 +64,7 @@ class PathChoiceTest {
 
     @Test
     void theFirstBatchesGoThePriorWayThenTheOtherThenTheFasterOne() {
-        Reader r = new Reader(new PathChoice(Path.DEVICE, NO_SPLIT));
+        Reader r = new Reader(new PathChoice(Path.DEVICE));
         int n = 40;
         for (int i = 0; i < n; i++) {
             r.batch(16, 100 << 20, 0.5, 0.35);
@@ -95,7 +83,7 @@ class PathChoiceTest {
 
     @Test
     void whenTheDeviceIsFasterItKeepsTheBatchesAfterTheProbes() {
-        Reader r = new Reader(new PathChoice(Path.DEVICE, NO_SPLIT));
+        Reader r = new Reader(new PathChoice(Path.DEVICE));
         for (int i = 0; i < 300; i++) {
             r.batch(256, 64 << 20, 0.1, 0.4);
         }
@@ -115,12 +103,12 @@ class PathChoiceTest {
     void slowFirstBatchesDoNotDecide() {
         // the first batch each way fills the pools, and the host's third is slow too (an H100 host's
         // host path took 1024, 71 and 471 ms for its first three): the lowest of the window decides
-        PathChoice c = new PathChoice(Path.DEVICE, NO_SPLIT);
+        PathChoice c = new PathChoice(Path.DEVICE);
         long now = 0;
         List<Path> ways = new ArrayList<>();
         int hostSeen = 0;
         for (int i = 0; i < 10; i++) {
-            Path way = c.next(8).way();
+            Path way = c.next(8);
             ways.add(way);
             long ms = way == Path.DEVICE ? (ways.indexOf(Path.DEVICE) == i ? 300 : 77)
                     : switch (hostSeen++) { case 0 -> 1024; case 2 -> 471; default -> 71; };
@@ -134,9 +122,9 @@ class PathChoiceTest {
     void twoBatchesThatEndTogetherAreNotFree() {
         // two batches fetched at once, each taking 100 ms, end half a millisecond apart: the second is
         // charged half of its time, not the half millisecond
-        PathChoice c = new PathChoice(Path.DEVICE, NO_SPLIT);
-        Path a = c.next(64).way();
-        Path b = c.next(64).way();
+        PathChoice c = new PathChoice(Path.DEVICE);
+        Path a = c.next(64);
+        Path b = c.next(64);
         c.ended(a, 64, 1_000_000, 0, 100_000_000);
         c.ended(b, 64, 1_000_000, 0, 100_500_000);
         String d = c.describe();
@@ -145,7 +133,7 @@ class PathChoiceTest {
 
     @Test
     void theRechecksFollowAChange() {
-        Reader r = new Reader(new PathChoice(Path.DEVICE, NO_SPLIT));
+        Reader r = new Reader(new PathChoice(Path.DEVICE));
         int probes = 2 * PathChoice.MIN_SAMPLES;
         for (int i = 0; i < probes + 20; i++) {
             r.batch(4, 10 << 20, 0.2, 0.3);
@@ -163,7 +151,7 @@ class PathChoiceTest {
     @Test
     void sizesOfBatchGoTheirOwnWays() {
         // small batches are faster on the host, large ones on the device: both are learned
-        Reader r = new Reader(new PathChoice(Path.DEVICE, NO_SPLIT));
+        Reader r = new Reader(new PathChoice(Path.DEVICE));
         for (int i = 0; i < 30; i++) {
             r.batch(8, 16 << 20, 0.6, 0.3);
             r.batch(512, 1 << 30, 0.1, 0.3);
@@ -178,80 +166,42 @@ class PathChoiceTest {
         // apart on the device and 20 ms apart on the host; the intervals decide, not the 50 ms. The
         // first batches of the pipeline wait longer (nothing ended before them), so the device's
         // probes look slow and the host wins at first: the first recheck puts that right
-        PathChoice c = new PathChoice(Path.DEVICE, NO_SPLIT);
+        PathChoice c = new PathChoice(Path.DEVICE);
         long end = 100_000_000;
         for (int i = 0; i < 20; i++) {
-            Path way = c.next(32).way();
+            Path way = c.next(32);
             end += way == Path.DEVICE ? 10_000_000 : 20_000_000;
             c.ended(way, 32, 1 << 20, end - 50_000_000, end);
         }
         String d = c.describe();
         assertTrue(d.contains("device 0.10 GB/s") && d.contains("host 0.05 GB/s"), d);
-        assertEquals(Path.DEVICE, c.next(32).way(), d);
+        assertEquals(Path.DEVICE, c.next(32), d);
     }
 
     @Test
-    void largeBatchesOfCloseWaysSplitInWholeRoundsAndKeepTheSplitWhenItIsFaster() {
-        // 256 chunks, 16 lanes; the device 3.57 GB/s, the host 2.94: a split reads at about the sum
-        Reader r = new Reader(new PathChoice(Path.DEVICE, 16));
-        for (int i = 0; i < 30; i++) {
-            r.batch(256, 512L << 20, 0.28, 0.34);
-        }
-        assertEquals(List.of(Path.DEVICE, Path.DEVICE, Path.HOST, Path.HOST, Path.SPLIT, Path.SPLIT),
-                r.ways.subList(0, 6));
-        // the host's share in rates: 2.94 / (3.57 + 2.94) of 256 = 115.6, so 7 rounds of 16
-        assertEquals(112, r.hostChunks.get(4));
-        assertEquals(Path.SPLIT, r.ways.getLast(), r.choice.describe());
-        assertEquals(112, r.hostChunks.getLast());
-        String d = r.choice.describe();
-        assertTrue(d.matches(".*device 3\\.57 GB/s host 2\\.94 GB/s split 6\\.[0-9]+ GB/s.*"), d);
-    }
-
-    @Test
-    void aSplitThatIsSlowerIsDropped() {
-        // the model of the test makes a split no faster than its slower part: here the host's share
-        // (the slower per byte) takes longer than the device alone would, so the device keeps them
-        PathChoice c = new PathChoice(Path.DEVICE, 16);
+    void aProbeThatFailsIsTriedAgain() {
+        PathChoice c = new PathChoice(Path.DEVICE);
         long now = 0;
         List<Path> ways = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-            PathChoice.Decision d = c.next(256);
-            ways.add(d.way());
-            long t = switch (d.way()) {
-                case DEVICE -> 100_000_000;
-                case HOST -> 120_000_000;
-                case SPLIT -> 150_000_000;
-            };
-            c.ended(d.way(), 256, 1L << 29, now, now + t);
-            now += t + 1;
+        for (int i = 0; i < 8; i++) {
+            Path way = c.next(16);
+            ways.add(way);
+            if (i == 2 || i == 3) {
+                // the host's first two probes fail (a corrupt chunk): they are not counted, nor issued
+                c.dropped(way, 16);
+                continue;
+            }
+            c.ended(way, 16, 1 << 20, now, now + (way == Path.DEVICE ? 2_000_000 : 1_000_000));
+            now += 3_000_000;
         }
-        assertTrue(ways.subList(0, 6).contains(Path.SPLIT), ways.toString());
-        // after the probes, the device; the host and the split only as rechecks (every 8th here), in turn
-        List<Path> after = ways.subList(6, ways.size());
-        assertEquals(List.of(Path.HOST, Path.SPLIT), after.stream().filter(w -> w != Path.DEVICE).toList(),
-                ways + " " + c.describe());
-    }
-
-    @Test
-    void batchesOfFewRoundsOrOneFarFasterWayDoNotSplit() {
-        // 48 chunks on 16 lanes: three rounds, below SPLIT_MIN_ROUNDS
-        Reader few = new Reader(new PathChoice(Path.DEVICE, 16));
-        for (int i = 0; i < 20; i++) {
-            few.batch(48, 96L << 20, 0.3, 0.3);
-        }
-        assertFalse(few.ways.contains(Path.SPLIT), few.ways.toString());
-        // 256 chunks, the device 40 times faster: the host's share would be under one round
-        Reader far = new Reader(new PathChoice(Path.DEVICE, 16));
-        for (int i = 0; i < 20; i++) {
-            far.batch(256, 512L << 20, 0.05, 2.0);
-        }
-        assertFalse(far.ways.contains(Path.SPLIT), far.ways.toString());
-        assertThrows(IllegalArgumentException.class, () -> new PathChoice(Path.SPLIT, 16));
+        assertEquals(List.of(Path.DEVICE, Path.DEVICE, Path.HOST, Path.HOST, Path.HOST, Path.HOST, Path.HOST, Path.HOST),
+                ways, c.describe());
+        assertTrue(c.describe().contains("host 1.05 GB/s"), c.describe());
     }
 
     @Test
     void manyThreadsAtOnceLeaveTheCountsWhole() throws Exception {
-        PathChoice c = new PathChoice(Path.HOST, NO_SPLIT);
+        PathChoice c = new PathChoice(Path.HOST);
         AtomicLong clock = new AtomicLong();
         int threads = 4;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -261,7 +211,7 @@ class PathChoiceTest {
                 hosts.add(pool.submit(() -> {
                     int host = 0;
                     for (int i = 0; i < 2000; i++) {
-                        Path way = c.next(64).way();
+                        Path way = c.next(64);
                         long start = clock.getAndAdd(10);
                         host += way == Path.HOST ? 1 : 0;
                         c.ended(way, 64, 1000, start, clock.addAndGet(way == Path.HOST ? 30 : 10));
