@@ -14,7 +14,8 @@
  * {@code crc32c} and (decode only) {@code zstd} for {@code opencl:N}.
  *
  * <h2>Parts of a backend</h2>
- * {@link dev.zarrdirect.opencl.OpenClBackend} holds the context, the queue, the programs and the
+ * {@link dev.zarrdirect.opencl.OpenClBackend} holds the context, the command queues (each thread
+ * keeps to one of them, {@code zarrdirect.opencl.queues}), the programs and the
  * {@code Backend} methods; it hands memory to its {@link dev.zarrdirect.opencl.ClMemory}
  * ({@code cl_mem}s, sub-buffers, reads, writes and copies, pinned memory, tracking of open buffers)
  * and region work to its {@link dev.zarrdirect.opencl.ClRegions} (fills, batched region copies and
