@@ -26,13 +26,13 @@ import java.util.TreeMap;
  *
  * <p>For each size the first {@value #MIN_SAMPLES} batches go the way {@code prior} says, the
  * next {@value #MIN_SAMPLES} the other way; from then on each batch goes the way of the lower
- * figure, and now and then one goes the other way to keep its figure current. A batch that fails
- * is not counted, nor issued: a probe that failed is tried again. How often follows
+ * figure, and now and then one goes the other way to keep its figure current. How often follows
  * what a recheck costs: a way r times slower costs r - 1 batches more, so it is rechecked once in
  * {@value #RECHECK_SHARE} x (r - 1) batches (at least {@value #MIN_GAP}, at most
  * {@value #MAX_GAP}): about 1/{@value #RECHECK_SHARE} of the time goes to rechecks. (On an H100
  * the device read a zlib store 7x faster than the host in 2-step windows: each recheck of the host
- * showed as a pass at a third of the others when they came every 64 batches.) Thread-safe.
+ * showed as a pass at a third of the others when they came every 64 batches.) A batch that fails
+ * is neither counted nor issued, so a probe that failed is tried again. Thread-safe.
  */
 final class PathChoice {
 
