@@ -192,7 +192,7 @@ class OpenClBackendTest {
     @Test
     void eachThreadKeepsToOneQueueAndThreadsSpreadOverThem() throws Exception {
         int n = backend.queueCount();
-        assertEquals(OpenClSettings.QUEUES.defaultValue(), n);
+        assertEquals(backend.openClSettings().queues(), n);
         long mine = backend.queue();
         assertEquals(mine, backend.queue(), "one thread, one queue");
         java.util.Set<Long> seen = new java.util.HashSet<>(List.of(mine));
