@@ -324,6 +324,17 @@ public final class InflateSplitPlan {
     /** Rounds of {@link #markRetries} a group gets before its unverified streams go to the serial kernel. */
     public static final int MAX_ROUNDS = 4;
 
+    /** Items a group of the find launch (one group a range), on every backend. */
+    public static final int FIND_ITEMS = 128;
+    /** Items a group of the decode launch (one group a segment). */
+    public static final int DECODE_ITEMS = 64;
+    /** Items a group of the chain launch: one group a stream lays every segment's last 32 KiB out in order, so as many as the kernels allow. */
+    public static final int CHAIN_ITEMS = 1024;
+    /** Items a group of the layout launch (one group a segment: the rest of it, and its sum). */
+    public static final int LAYOUT_ITEMS = 256;
+    /** Items a group of the check launch (one item a stream). */
+    public static final int CHECK_ITEMS = 64;
+
     /**
      * Cells one group of streams takes at most, as a share of the device's memory (a stream that
      * needs more goes alone), on every backend: each group is decoded, synchronised with and

@@ -25,13 +25,6 @@ import java.util.List;
  */
 final class InflateSplit {
 
-    static final int FIND_THREADS = 128;
-    static final int DECODE_THREADS = 64;
-    /** One block a stream lays out every segment's last 32 KiB in order: as large as the kernels allow. */
-    static final int CHAIN_THREADS = 1024;
-    /** One block a segment lays out the rest and sums it. */
-    static final int LAYOUT_THREADS = 256;
-    static final int CHECK_THREADS = 64;
     /**
      * {@code ZD_INFS_TRACE} set: each batch says how many streams split, and each stream that did
      * not verify where its chain broke, on stderr (as the host build traces its segments).
@@ -80,10 +73,10 @@ final class InflateSplit {
         long table = w.upload(host);
         long segs = table + segsAt;
         long cells = w.scratch(2 * plan.cells());
-        w.launch("zd_infs_find", nseg, FIND_THREADS, 0, new KernelArgs()
+        w.launch("zd_infs_find", nseg, InflateSplitPlan.FIND_ITEMS, 0, new KernelArgs()
                 .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
                 .u64(segs).u64(rangeBytes).u32(format).u32(nseg));
-        w.launch("zd_infs_decode", nseg, DECODE_THREADS, 0, new KernelArgs()
+        w.launch("zd_infs_decode", nseg, InflateSplitPlan.DECODE_ITEMS, 0, new KernelArgs()
                 .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
                 .u64(cells).u64(segs).u32(0).u32(nseg));
         // segments whose cells ran out, or whose start proved false: again, after the others, with
@@ -102,18 +95,18 @@ final class InflateSplit {
             cells = bigger;
             have = need;
             w.driver.memcpyHtoDAsync(segs, host.address() + segsAt, plan.recordBytes(), w.stream);
-            w.launch("zd_infs_decode", nseg, DECODE_THREADS, 0, new KernelArgs()
+            w.launch("zd_infs_decode", nseg, InflateSplitPlan.DECODE_ITEMS, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
                     .u64(cells).u64(segs).u32(1).u32(nseg));
         }
         long status = table + t.statusAt();
-        w.launch("zd_infs_chain", n, CHAIN_THREADS, 0, new KernelArgs()
+        w.launch("zd_infs_chain", n, InflateSplitPlan.CHAIN_ITEMS, 0, new KernelArgs()
                 .u64(table + t.srcSizesAt()).u64(t.dstBase()).u64(table + t.dstOffsetsAt()).u64(table + t.dstSizesAt())
                 .u64(cells).u64(segs).u64(table + firstAt).u64(table + countAt).u32(format).u64(status).u32(n));
-        w.launch("zd_infs_layout", nseg, LAYOUT_THREADS, 0, new KernelArgs()
+        w.launch("zd_infs_layout", nseg, InflateSplitPlan.LAYOUT_ITEMS, 0, new KernelArgs()
                 .u64(t.dstBase()).u64(table + t.dstOffsetsAt()).u64(cells).u64(segs).u32(format).u64(status)
                 .u32(nseg));
-        w.launch("zd_infs_check", (n + CHECK_THREADS - 1) / CHECK_THREADS, CHECK_THREADS, 0, new KernelArgs()
+        w.launch("zd_infs_check", (n + InflateSplitPlan.CHECK_ITEMS - 1) / InflateSplitPlan.CHECK_ITEMS, InflateSplitPlan.CHECK_ITEMS, 0, new KernelArgs()
                 .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.dstSizesAt()).u64(segs)
                 .u64(table + firstAt).u64(table + countAt).u32(format).u64(status).u32(n));
         w.download(status, host, t.statusAt(), 4L * n);

@@ -28,12 +28,6 @@ import java.util.List;
  */
 final class OpenClInflateSplit {
 
-    static final long FIND_ITEMS = 128;
-    static final long DECODE_ITEMS = 64;
-    static final long CHAIN_ITEMS = 1024;
-    static final long LAYOUT_ITEMS = 256;
-    static final long CHECK_ITEMS = 64;
-
     private OpenClInflateSplit() {
     }
 
@@ -85,8 +79,9 @@ final class OpenClInflateSplit {
         ClKernel chain = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_chain");
         ClKernel layout = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_layout");
         ClKernel check = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_check");
-        long lf = local(b, find, FIND_ITEMS), ld = local(b, dec, DECODE_ITEMS), lc = local(b, chain, CHAIN_ITEMS);
-        long ll = local(b, layout, LAYOUT_ITEMS), lk = local(b, check, CHECK_ITEMS);
+        long lf = local(b, find, InflateSplitPlan.FIND_ITEMS), ld = local(b, dec, InflateSplitPlan.DECODE_ITEMS);
+        long lc = local(b, chain, InflateSplitPlan.CHAIN_ITEMS), ll = local(b, layout, InflateSplitPlan.LAYOUT_ITEMS);
+        long lk = local(b, check, InflateSplitPlan.CHECK_ITEMS);
         ClMemory mem = b.memory();
         // three sub-buffers of one: their origins on the device's base address alignment
         long align = Math.max(64, mem.baseAlignBytes());
