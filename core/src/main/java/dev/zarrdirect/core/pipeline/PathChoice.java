@@ -31,8 +31,14 @@ import java.util.TreeMap;
  * {@value #RECHECK_SHARE} x (r - 1) batches (at least {@value #MIN_GAP}, at most
  * {@value #MAX_GAP}): about 1/{@value #RECHECK_SHARE} of the time goes to rechecks. (On an H100
  * the device read a zlib store 7x faster than the host in 2-step windows: each recheck of the host
- * showed as a pass at a third of the others when they came every 64 batches.) A batch that fails
- * is neither counted nor issued, so a probe that failed is tried again. Thread-safe.
+ * showed as a pass at a third of the others when they came every 64 batches.) While the losing way
+ * has fewer than {@value #WINDOW} batches and is less than {@value #CLOSE} times slower, it is
+ * rechecked every {@value #EARLY_GAP} batches instead: two slow first batches can make the faster
+ * way look that much slower (on an H100 the host path read an int16 zlib store's calls of 4 at 2.3
+ * GB/s once settled but lost its probes to the device's 1.9, and with rechecks 8 batches apart
+ * the batches took some 20 of them to move), and a recheck of a way that close costs less than
+ * half a batch. A batch that fails is neither counted nor issued, so a probe that failed is tried
+ * again. Thread-safe.
  */
 final class PathChoice {
 
@@ -53,6 +59,12 @@ final class PathChoice {
 
     /** The most batches between two rechecks of a size. */
     static final int MAX_GAP = 1024;
+
+    /** A losing way less than this many times slower is rechecked every {@link #EARLY_GAP} batches until its window is full. */
+    static final double CLOSE = 1.5;
+
+    /** Batches between rechecks of a close losing way whose window is not full yet. */
+    static final int EARLY_GAP = 2;
 
     /** Batches between rechecks when the losing way is {@code ratio} times slower: see the class comment. */
     static long gap(double ratio) {
@@ -116,9 +128,12 @@ final class PathChoice {
             way = prior;
         } else {
             Path winner = s.figure(Path.HOST) < s.figure(Path.DEVICE) ? Path.HOST : Path.DEVICE;
+            Path loser = other(winner);
+            double ratio = s.figure(loser) / s.figure(winner);
+            long gap = ratio < CLOSE && s.issued[loser.ordinal()] < WINDOW ? EARLY_GAP : gap(ratio);
             way = winner;
-            if (++s.sinceRecheck >= gap(s.figure(other(winner)) / s.figure(winner))) {
-                way = other(winner);
+            if (++s.sinceRecheck >= gap) {
+                way = loser;
                 s.sinceRecheck = 0;
             }
         }
