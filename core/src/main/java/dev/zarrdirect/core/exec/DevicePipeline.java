@@ -421,7 +421,7 @@ final class DevicePipeline implements AutoCloseable {
                 return null;
             }
             long t0 = System.nanoTime();
-            DeviceDecoder.Fetched got = job.decoder.fetch(job.store, batch, started);
+            DeviceDecoder.Fetched got = job.decoder.fetch(job.store, batch, started, job.dest, job.destShape, job.byteStrides);
             if (engine.listening()) {
                 long t1 = System.nanoTime();
                 l.span(job.id, "alloc " + index, t0, t0 + got.allocNanos(), got.encodedBytes() + " bytes");
