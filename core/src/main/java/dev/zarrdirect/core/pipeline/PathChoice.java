@@ -36,9 +36,9 @@ import java.util.TreeMap;
  * rechecked every {@value #EARLY_GAP} batches instead: two slow first batches can make the faster
  * way look that much slower (on an H100 the host path read an int16 zlib store's calls of 4 at 2.3
  * GB/s once settled but lost its probes to the device's 1.9, and with rechecks 8 batches apart
- * the batches took some 20 of them to move), and a recheck of a way that close costs less than
- * half a batch. A batch that fails is neither counted nor issued, so a probe that failed is tried
- * again. Thread-safe.
+ * the batches moved to it only in the sixth of 8 passes), and a recheck of a way that close costs
+ * less than half a batch. A batch that fails is neither counted nor issued, so a probe that
+ * failed is tried again. Thread-safe.
  */
 final class PathChoice {
 
