@@ -42,8 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A fuzz target per parser of untrusted bytes (issue #25): Zarr v3 {@code zarr.json}, Zarr v2
  * {@code .zarray}, {@code .zattrs} and {@code .zmetadata}, the shard index (through whole and
  * partial reads of a damaged shard), zstd, blosc, gzip and zlib frames, and a zip archive's central
- * directory. Each mutates valid seeds for a few seconds ({@link Fuzz}; {@code -Dzd.fuzz.seconds=60}
- * for a longer run) and accepts only success or a documented
+ * directory. Each mutates valid seeds for a second and a half under a new seed a run ({@link Fuzz};
+ * {@code -Dzd.fuzz.seconds=60} for a longer run, {@code -Dzd.seed=N} to repeat one) and accepts only success or a documented
  * {@link dev.zarrdirect.api.ZarrDirectException}. The core tests run with a capped heap, so a
  * parser that allocates what the input declares fails here.
  */
