@@ -4,7 +4,8 @@
 
   python3 src/test/cuda/zd_inflate_gen.py /tmp/zdinf [--distinct 8] [--min-mib 1] [--max-mib 4]
 
-For each data kind (field: ERA5-like float32, as zd_bench_data.h makes; text; runs; random; zeros)
+For each data kind (field: ERA5-like float32, as zd_bench_data.h makes; text; runs; random; zeros;
+shuffled16: int16 values byte-shuffled, as netCDF-like stores hold them)
 it makes --distinct chunks of 1-4 MiB and compresses each as gzip (level 5, GzipCodec's default),
 zlib (level 1, numcodecs' default) and raw deflate (level 6); the check replicates them to the
 batch sizes it times. Also writes edge cases (empty, 1 byte, odd sizes, multi-member gzip, header
@@ -43,8 +44,21 @@ def runs(n, rnd):
     return bytes(out[:n])
 
 
+def shuffled16(n, rnd):
+    """int16 packed values of a smooth field, byte-shuffled as numcodecs.shuffle writes them: the
+    high bytes compress, the low ones hardly (make_netcdf_like_store.py's chunks)."""
+    k = (n + 1) // 2
+    phase = rnd.random() * 6.283
+    v = array.array('h', (max(-32768, min(32767, int(9000 * math.sin(phase + i * 0.0007)
+                                                   + 3000 * math.sin(i * 0.013) + rnd.gauss(0, 60))))
+                          for i in range(k)))
+    b = v.tobytes()
+    return (b[0::2] + b[1::2])[:n]
+
+
+# new kinds go last: the generator's draws for the kinds before them stay the same
 KINDS = {'field': field, 'text': text, 'runs': runs,
-         'random': lambda n, r: r.randbytes(n), 'zeros': lambda n, r: bytes(n)}
+         'random': lambda n, r: r.randbytes(n), 'zeros': lambda n, r: bytes(n), 'shuffled16': shuffled16}
 
 
 def deflate(d, level, wbits, strategy=zlib.Z_DEFAULT_STRATEGY):
