@@ -9,7 +9,11 @@
 # bench prints where the batches went after the passes). FORCED=1 adds the 8 MB store with every
 # batch on the device (zarrdirect.serialRunsPerCore=0) and every batch on the host (4096).
 # OPENCL=1 adds OpenCL's 2-step windows on the zlib and 8 MB stores with 1 and 4 command queues
-# (zarrdirect.opencl.queues), and CUDA's in the same call.
+# (zarrdirect.opencl.queues), and CUDA's in the same call. FLOAT=1 adds TensorStore's zlib level 1
+# v2 store of 256 steps of [4, 256, 512] float32 (2 MB streams, about 1 MB encoded): calls of 64
+# steps, the whole array, 32-step windows 4 queued. RANGES="8192 16384" adds the 2 MB stores with
+# every batch on the device, split in ranges of at most each size (zarrdirect.cuda.inflateSplitBytes).
+# STORES="2 8 z" picks the int16 2 MB, int16 8.3 MB and zlib 66 MB stores (default: all three).
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -26,11 +30,34 @@ bench() { # label, array, bench options
   echo "--- $label"
   timeout 200 $Z bench "$a" "$@" 2>&1 | grep -E "^(reading|result|speedup|path:)"
 }
-for A in /tmp/st/netcdf-int16.zarr/x /tmp/st8/netcdf-int16.zarr/x /tmp/stz/era5-zlib-v2.zarr/x; do
+declare -A path=([2]=/tmp/st/netcdf-int16.zarr/x [8]=/tmp/st8/netcdf-int16.zarr/x [z]=/tmp/stz/era5-zlib-v2.zarr/x)
+for s in ${STORES:-2 8 z}; do
+  A=${path[$s]}
   echo "=== $A"
   bench "calls of 4 steps" "$A" --backend cuda --compare-cpu --passes "$passes"
   bench "the whole array in one call" "$A" --backend cuda --compare-cpu --batch 24 --passes "$passes"
   bench "2-step windows, 4 queued" "$A" --backend cuda --compare-cpu --batch 2 --ahead 4 --passes "$passes"
+done
+F=/tmp/stf/era5-zlib-v2.zarr/x
+if [ "${FLOAT:-0}" = 1 ] || [ -n "${RANGES:-}" ]; then
+  python3 benchmarks/python/make_era5_stores.py /tmp/stf --steps 256 --channels 4 --lat 256 --lon 512 \
+    --layouts zlib-v2 >/tmp/mk4.txt 2>&1 || tail -5 /tmp/mk4.txt
+fi
+if [ "${FLOAT:-0}" = 1 ]; then
+  echo "=== $F"
+  bench "calls of 64 steps" "$F" --backend cuda --compare-cpu --batch 64 --passes "$passes"
+  bench "the whole array in one call" "$F" --backend cuda --compare-cpu --batch 256 --passes "$passes"
+  bench "32-step windows, 4 queued" "$F" --backend cuda --compare-cpu --batch 32 --ahead 4 --passes "$passes"
+fi
+for r in ${RANGES:-}; do
+  for how in "" "--batch 24" "--batch 2 --ahead 4"; do
+    bench "int16 2 MB, every batch on the device, ranges of at most $r, ${how:-calls of 4}" /tmp/st/netcdf-int16.zarr/x \
+      --backend cuda $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0 --set zarrdirect.cuda.inflateSplitBytes=$r
+  done
+  for how in "--batch 64" "--batch 256" "--batch 32 --ahead 4"; do
+    bench "float 2 MB, every batch on the device, ranges of at most $r, $how" "$F" \
+      --backend cuda $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0 --set zarrdirect.cuda.inflateSplitBytes=$r
+  done
 done
 if [ "${FORCED:-0}" = 1 ]; then
   A=/tmp/st8/netcdf-int16.zarr/x

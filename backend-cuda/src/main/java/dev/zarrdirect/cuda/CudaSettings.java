@@ -97,7 +97,7 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
                     + " / block size groups)");
     /**
      * The largest range of a gzip or zlib stream that decodes split ({@code InflateSplitPlan}: 64
-     * ranges of at least 32 KiB, a power of two, up to this): block starts found in each range, the
+     * ranges of at least 8 KiB, a power of two, up to this): block starts found in each range, the
      * segments between them decoded by thread blocks of their own, then verified as a chain
      * (kernels' {@code inflate/zd_inflate_split.h}); a stream that does not verify decodes
      * serially. 0 decodes every stream serially, one thread block each.

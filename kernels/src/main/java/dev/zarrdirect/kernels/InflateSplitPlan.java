@@ -30,13 +30,16 @@ public final class InflateSplitPlan {
     /** Ranges a stream must span to split: fewer leave too few segments to beat the serial kernel. */
     public static final long MIN_SPLIT_RANGES = 64;
     /**
-     * The smallest range (unless the setting is smaller), so streams below 64 of it (2 MiB
-     * encoded, 4 MiB decoded) decode serially. Measured (docs/performance.md): 2 MB int16 chunks
-     * split in 16 KiB ranges read slower than the serial kernel for a whole array (H100, 2.36
-     * against 3.11 GB/s) and than the host in calls of 4; 8.3 MB int16 chunks split in 32 KiB
-     * ranges read 1.08x cpu+copy in calls of 4, 1.61x for the whole array and 2.91x in windows.
+     * The smallest range (unless the setting is smaller), so streams below 64 of it (512 KiB
+     * encoded, 1 MiB decoded) decode serially. Measured on an H100 (docs/performance.md, "Small
+     * streams split"), every batch on the device: a TensorStore zlib store of 2 MB float32 chunks
+     * (1.07 MB encoded) read its whole array at 1.46 GB/s serially, 2.46 in 8 KiB ranges and 3.14
+     * in 16 KiB ranges (65 a stream), against cpu+copy 1.75; calls of 64 chunks 0.38, 1.86, 2.07
+     * (cpu+copy 1.71). The 2 MB int16 chunks (1.4 MB encoded) read 2.68 GB/s in calls of 4 split
+     * in 8 KiB ranges against 0.66 serially. It was 32 KiB until the false starts were mended,
+     * when 2 MB int16 chunks split read slower than the serial kernel (some streams went serial).
      */
-    public static final long MIN_RANGE_BYTES = 32L << 10;
+    public static final long MIN_RANGE_BYTES = 8L << 10;
     /**
      * Cells a range gets, as a multiple of its share of the stream's decoded bytes: on the 66 MB
      * zlib store with twice the share, every group of streams needed a second decode launch (80 ms

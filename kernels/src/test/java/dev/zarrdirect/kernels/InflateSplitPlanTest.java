@@ -18,9 +18,13 @@ class InflateSplitPlanTest {
     void streamsOfSixtyFourRangesSplitInRangesOfAPowerOfTwo() {
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(29_000 * K, 64 * K)); // a 66 MB float32 chunk, zlib 1
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(5_400 * K, 64 * K)); // an 8.3 MB int16 chunk
-        assertFalse(InflateSplitPlan.splits(1_400 * K, 64 * K), "a 2 MB int16 chunk decodes serially");
-        assertFalse(InflateSplitPlan.splits(2048 * K - 1, 64 * K));
-        assertTrue(InflateSplitPlan.splits(2048 * K, 64 * K));
+        assertTrue(InflateSplitPlan.splits(1_400 * K, 64 * K), "a 2 MB int16 chunk splits");
+        assertEquals(16 * K, InflateSplitPlan.rangeBytes(1_400 * K, 64 * K), "in 16 KiB ranges, 88 of them");
+        assertEquals(16 * K, InflateSplitPlan.rangeBytes(1_070 * K, 64 * K), "a 2 MB float32 chunk of zlib 1: 67");
+        assertFalse(InflateSplitPlan.splits(512 * K - 1, 64 * K), "below 64 ranges of 8 KiB: serial");
+        assertTrue(InflateSplitPlan.splits(512 * K, 64 * K));
+        assertEquals(8 * K, InflateSplitPlan.rangeBytes(512 * K, 64 * K));
+        assertEquals(8 * K, InflateSplitPlan.rangeBytes(1024 * K - 1, 64 * K));
         assertEquals(32 * K, InflateSplitPlan.rangeBytes(2048 * K, 64 * K));
         assertFalse(InflateSplitPlan.splits(1L << 40, 0), "0 turns splitting off");
         // a larger setting: ranges of a power of two, 64 to 128 of them, chunks of an array alike
@@ -28,10 +32,13 @@ class InflateSplitPlanTest {
         assertEquals(128 * K, InflateSplitPlan.rangeBytes(8192 * K, 1024 * K));
         assertEquals(128 * K, InflateSplitPlan.rangeBytes(9000 * K, 1024 * K));
         assertEquals(128, InflateSplitPlan.ranges(16383 * K - 64, InflateSplitPlan.rangeBytes(16383 * K - 64, 1024 * K)));
-        // a setting below the smallest range is taken as it is (the GPU tests use 16 KiB)
+        // the GPU tests' setting of 16 KiB: the same smallest range, ranges up to 16 KiB
         assertEquals(16 * K, InflateSplitPlan.rangeBytes(1400 * K, 16 * K));
-        assertTrue(InflateSplitPlan.splits(1024 * K, 16 * K));
-        assertFalse(InflateSplitPlan.splits(1024 * K - 1, 16 * K));
+        assertEquals(16 * K, InflateSplitPlan.rangeBytes(4096 * K, 16 * K));
+        // a setting below the smallest range is taken as it is
+        assertEquals(4 * K, InflateSplitPlan.rangeBytes(1400 * K, 4 * K));
+        assertTrue(InflateSplitPlan.splits(256 * K, 4 * K));
+        assertFalse(InflateSplitPlan.splits(256 * K - 1, 4 * K));
         assertEquals(KernelContract.ZD_INFS_MAX_SEG_BYTES, InflateSplitPlan.rangeBytes(1L << 40, 1L << 40));
     }
 
@@ -44,9 +51,13 @@ class InflateSplitPlanTest {
         long int16 = 8_305_920;
         assertTrue(InflateSplitPlan.splits(5_530_000, int16, 64 * K));
         assertEquals(64 * K, InflateSplitPlan.serialRunBytes(int16, 64 * K), "twice its ranges, 32 KiB at a ratio of 2");
-        // a 3 MB chunk of 2.5 MB encoded: enough encoded bytes, but the rule (1.5 MB at a ratio of 2) took it for serial
-        assertFalse(InflateSplitPlan.splits(2_500_000, 3_000_000, 64 * K));
-        assertEquals(3_000_000, InflateSplitPlan.serialRunBytes(3_000_000, 64 * K));
+        // a 1 MB chunk of 600 KB encoded: enough encoded bytes, but the rule (500 KB at a ratio of 2) took it for serial
+        assertFalse(InflateSplitPlan.splits(600_000, 1_000_000, 64 * K));
+        assertEquals(1_000_000, InflateSplitPlan.serialRunBytes(1_000_000, 64 * K));
+        // a 2 MB int16 chunk of 1.4 MB encoded splits in 16 KiB ranges; the rule, at a ratio of 2,
+        // takes it for 8 KiB ranges and counts runs of 16 KiB
+        assertTrue(InflateSplitPlan.splits(1_400_000, 2_076_480, 64 * K));
+        assertEquals(16 * K, InflateSplitPlan.serialRunBytes(2_076_480, 64 * K));
         // zeros: a large stream of few encoded bytes stays serial too
         assertFalse(InflateSplitPlan.splits(100 * K, big, 64 * K));
         assertEquals(big, InflateSplitPlan.serialRunBytes(big, 0));
