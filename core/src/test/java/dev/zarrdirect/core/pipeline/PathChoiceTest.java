@@ -147,6 +147,28 @@ class PathChoiceTest {
     }
 
     @Test
+    void aLoserUpToFourTimesSlowerIsTimedAgainWithinEightBatches() {
+        // the device's two probes were cold (timed at 0.55 GB/s where it reads 2.7) and lost to the
+        // host's 1.7, 3x faster: the device is timed again 8 batches later, and then wins
+        Reader r = new Reader(new PathChoice(Path.DEVICE));
+        int[] deviceSeen = {0};
+        for (int i = 0; i < 24; i++) {
+            Path way = r.choice.next(32);
+            r.ways.add(way);
+            long start = r.now;
+            double gbps = way == Path.HOST ? 1.7 : deviceSeen[0]++ < 2 ? 0.55 : 2.7;
+            r.now += (long) ((64 << 20) / gbps);
+            r.choice.ended(way, 32, 64 << 20, start, r.now);
+        }
+        int firstRecheck = 2 * PathChoice.MIN_SAMPLES + PathChoice.MIN_GAP - 1;
+        assertEquals(Path.DEVICE, r.ways.get(firstRecheck), r.ways.toString());
+        assertEquals(List.of(Path.HOST, Path.HOST, Path.HOST, Path.HOST), r.ways.subList(firstRecheck - 4, firstRecheck),
+                r.ways.toString());
+        assertEquals(List.of(Path.DEVICE, Path.DEVICE, Path.DEVICE), r.ways.subList(r.ways.size() - 3, r.ways.size()),
+                r.ways + " " + r.choice.describe());
+    }
+
+    @Test
     void twoBatchesThatEndTogetherAreNotFree() {
         // two batches fetched at once, each taking 100 ms, end half a millisecond apart: the second is
         // charged half of its time, not the half millisecond
