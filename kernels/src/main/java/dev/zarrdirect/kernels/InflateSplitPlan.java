@@ -34,10 +34,11 @@ public final class InflateSplitPlan {
      * encoded, 1 MiB decoded) decode serially. Measured on an H100 (docs/performance.md, "Small
      * streams split"), every batch on the device: a TensorStore zlib store of 2 MB float32 chunks
      * (1.07 MB encoded) read its whole array at 1.46 GB/s serially, 2.46 in 8 KiB ranges and 3.14
-     * in 16 KiB ranges (65 a stream), against cpu+copy 1.75; calls of 64 chunks 0.38, 1.86, 2.07
+     * in 16 KiB ranges (66 a stream), against cpu+copy 1.75; calls of 64 chunks 0.38, 1.86, 2.07
      * (cpu+copy 1.71). The 2 MB int16 chunks (1.4 MB encoded) read 2.68 GB/s in calls of 4 split
-     * in 8 KiB ranges against 0.66 serially. It was 32 KiB until the false starts were mended,
-     * when 2 MB int16 chunks split read slower than the serial kernel (some streams went serial).
+     * in 8 KiB ranges against 0.66 serially. It was 32 KiB after runs from before the false starts
+     * were mended, when 2 MB int16 chunks split read slower than the serial kernel (perhaps because
+     * some of their streams went serial then).
      */
     public static final long MIN_RANGE_BYTES = 8L << 10;
     /**
