@@ -13,7 +13,8 @@
 # v2 store of 256 steps of [4, 256, 512] float32 (2 MB streams, about 1 MB encoded): calls of 64
 # steps, the whole array, 32-step windows 4 queued. RANGES="8192 16384" adds the 2 MB stores with
 # every batch on the device, split in ranges of at most each size (zarrdirect.cuda.inflateSplitBytes).
-# STORES="2 8 z" picks the int16 2 MB, int16 8.3 MB and zlib 66 MB stores (default: all three).
+# STORES="2 8 z" picks the int16 2 MB, int16 8.3 MB and zlib 66 MB stores (default: all three;
+# STORES=" " none).
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -50,6 +51,7 @@ if [ "${FLOAT:-0}" = 1 ]; then
   bench "32-step windows, 4 queued" "$F" --backend cuda --compare-cpu --batch 32 --ahead 4 --passes "$passes"
 fi
 for r in ${RANGES:-}; do
+  # shellcheck disable=SC2086 # $how is options
   for how in "" "--batch 24" "--batch 2 --ahead 4"; do
     bench "int16 2 MB, every batch on the device, ranges of at most $r, ${how:-calls of 4}" /tmp/st/netcdf-int16.zarr/x \
       --backend cuda $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0 --set zarrdirect.cuda.inflateSplitBytes=$r
