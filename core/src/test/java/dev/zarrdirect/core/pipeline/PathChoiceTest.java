@@ -40,6 +40,19 @@ class PathChoiceTest {
             choice.ended(way, chunks, bytes, start, now);
             now += 1000;
         }
+
+        /**
+         * One batch read alone at {@code gbps.apply(way, n)} GB/s, n being how many batches went
+         * that way before it (so a way's first batches can be slower, as cold ones are).
+         */
+        void batch(int chunks, long bytes, java.util.function.ToDoubleBiFunction<Path, Integer> gbps) {
+            Path way = choice.next(chunks);
+            int before = (int) ways.stream().filter(w -> w == way).count();
+            ways.add(way);
+            long start = now;
+            now += (long) (bytes / gbps.applyAsDouble(way, before));
+            choice.ended(way, chunks, bytes, start, now);
+        }
     }
 
     /** Indexes among a size's batches, after {@code probes} probes, of the rechecks below {@code n}, {@code gap} apart. */
@@ -125,14 +138,8 @@ class PathChoiceTest {
         // the host path's first two batches are slow (pools, compiled code): timed at 1.5 GB/s where
         // it reads 2.4 once settled, it loses its probes to the device's 1.9, and must win soon after
         Reader r = new Reader(new PathChoice(Path.DEVICE));
-        int[] hostSeen = {0};
         for (int i = 0; i < 12; i++) {
-            Path way = r.choice.next(16);
-            r.ways.add(way);
-            long start = r.now;
-            double nsPerByte = way == Path.DEVICE ? 1 / 1.9 : hostSeen[0]++ < 2 ? 1 / 1.5 : 1 / 2.4;
-            r.now += (long) ((133 << 20) * nsPerByte);
-            r.choice.ended(way, 16, 133 << 20, start, r.now);
+            r.batch(16, 133 << 20, (way, n) -> way == Path.DEVICE ? 1.9 : n < 2 ? 1.5 : 2.4);
         }
         assertEquals(List.of(Path.DEVICE, Path.DEVICE, Path.HOST, Path.HOST, Path.DEVICE, Path.HOST),
                 r.ways.subList(0, 6), "probes, then a recheck of the host 2 batches later: " + r.ways);
@@ -151,14 +158,8 @@ class PathChoiceTest {
         // the device's two probes were cold (timed at 0.55 GB/s where it reads 2.7) and lost to the
         // host's 1.7, 3x faster: the device is timed again 8 batches later, and then wins
         Reader r = new Reader(new PathChoice(Path.DEVICE));
-        int[] deviceSeen = {0};
         for (int i = 0; i < 24; i++) {
-            Path way = r.choice.next(32);
-            r.ways.add(way);
-            long start = r.now;
-            double gbps = way == Path.HOST ? 1.7 : deviceSeen[0]++ < 2 ? 0.55 : 2.7;
-            r.now += (long) ((64 << 20) / gbps);
-            r.choice.ended(way, 32, 64 << 20, start, r.now);
+            r.batch(32, 64 << 20, (way, n) -> way == Path.HOST ? 1.7 : n < 2 ? 0.55 : 2.7);
         }
         int firstRecheck = 2 * PathChoice.MIN_SAMPLES + PathChoice.MIN_GAP - 1;
         assertEquals(Path.DEVICE, r.ways.get(firstRecheck), r.ways.toString());
