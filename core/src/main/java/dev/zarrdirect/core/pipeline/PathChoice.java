@@ -18,13 +18,11 @@ import java.util.TreeMap;
  * own time over the way's batches that ended while it ran, itself included. Each way's batches
  * count apart, so that batches decoding both ways at once do not cut each other's costs short (on
  * an H100 a host batch that ended just after device batches was once timed at 8.98 GB/s, more than
- * the host's cores decode).
- *
- * <p>When batches are in flight together (a whole array in several batches, queued windows), a way
- * less than {@value #SHARE} times slower takes the next batch while it has none in flight and the
- * faster way has one: the host's cores and the device then decode at once. One pass of a 2 MB
- * int16 zlib store's whole array read 7.12 GB/s on an H100 when that happened by chance, against
- * 5.88 for the device's batches alone and 3.22 for the CPU backend and a copy.
+ * the host's cores decode). Sending one read's batches both ways on purpose (a way up to 2.5x
+ * slower taking a batch whenever it had none in flight and the faster one had) was tried on an
+ * H100 and not kept: a 2 MB int16 zlib store's whole array read 4.87 GB/s, 1.53x cpu+copy, where
+ * the device alone had read 5.03 (1.57x), and a float32 store's windows 1.42x where they had read
+ * 1.60x.
  *
  * <p>A path's figure is the lowest cost per decoded byte among its last {@value #WINDOW} batches
  * of a size: the first batches each way are slow for reasons that pass (pools filled, code
@@ -82,12 +80,6 @@ final class PathChoice {
     /** A losing way less than this many times slower is rechecked every {@link #MIN_GAP} batches until its window is full. */
     static final double FAR = 4;
 
-    /**
-     * A losing way less than this many times slower takes a batch when it has none in flight and
-     * the faster way has one: the two decode at once (see the class comment).
-     */
-    static final double SHARE = 2.5;
-
     /** Batches between rechecks when the losing way is {@code ratio} times slower: see the class comment. */
     static long gap(double ratio) {
         // less a hair, so that a ratio of 4 timed as 4.0000001 still gives 96
@@ -103,8 +95,6 @@ final class PathChoice {
     /** Per path, ends of its last batches, any size, for the batches that ended while one ran. */
     private final long[][] ends = new long[2][32];
     private final long[] endCount = new long[2];
-    /** Per path, batches issued that have neither ended nor been dropped. */
-    private final int[] inFlight = new int[2];
 
     /** @param prior the way batches go until both have been timed */
     PathChoice(Path prior) {
@@ -160,14 +150,9 @@ final class PathChoice {
             if (++s.sinceRecheck >= gap) {
                 way = loser;
                 s.sinceRecheck = 0;
-            } else if (ratio < SHARE && inFlight[winner.ordinal()] > 0 && inFlight[loser.ordinal()] == 0) {
-                // batches in flight together: the slower way is idle while the faster one is busy
-                way = loser;
-                s.sinceRecheck = 0;
             }
         }
         s.issued[way.ordinal()]++;
-        inFlight[way.ordinal()]++;
         return way;
     }
 
@@ -177,7 +162,6 @@ final class PathChoice {
      */
     synchronized void ended(Path way, int chunks, long decodedBytes, long startNanos, long endNanos) {
         int p = way.ordinal();
-        inFlight[p] = Math.max(0, inFlight[p] - 1);
         long from = lastEnd[p] == Long.MIN_VALUE ? startNanos : Math.max(startNanos, lastEnd[p]);
         lastEnd[p] = lastEnd[p] == Long.MIN_VALUE ? endNanos : Math.max(lastEnd[p], endNanos);
         int overlapping = 1;
@@ -198,7 +182,6 @@ final class PathChoice {
      * as issued that way, so a probe that failed is tried again.
      */
     synchronized void dropped(Path way, int chunks) {
-        inFlight[way.ordinal()] = Math.max(0, inFlight[way.ordinal()] - 1);
         Size s = sizes.get(sizeClass(chunks));
         if (s != null && s.issued[way.ordinal()] > 0) {
             s.issued[way.ordinal()]--;

@@ -170,35 +170,6 @@ class PathChoiceTest {
     }
 
     @Test
-    void batchesInFlightTogetherGoBothWaysWhenTheSlowerWayIsIdle() {
-        // timed one at a time: the device at 5.9 GB/s, the host at 3.3 (1.8x slower)
-        Reader r = new Reader(new PathChoice(Path.DEVICE));
-        for (int i = 0; i < 6; i++) {
-            r.batch(128, 256 << 20, (way, n) -> way == Path.DEVICE ? 5.9 : 3.3);
-        }
-        assertEquals(Path.DEVICE, r.ways.getLast(), r.choice.describe());
-        // a read of three batches at once: the first to the device, the second to the idle host,
-        // the third to the device again (the host has one)
-        PathChoice c = r.choice;
-        List<Path> read = List.of(c.next(128), c.next(128), c.next(128));
-        assertEquals(List.of(Path.DEVICE, Path.HOST, Path.DEVICE), read);
-        long t = r.now;
-        c.ended(Path.DEVICE, 128, 256 << 20, t, t + 60_000_000);
-        c.ended(Path.DEVICE, 128, 256 << 20, t, t + 90_000_000);
-        c.ended(Path.HOST, 128, 256 << 20, t, t + 80_000_000);
-        // one at a time again: nothing in flight, so the faster way
-        assertEquals(Path.DEVICE, c.next(128));
-        c.dropped(Path.DEVICE, 128);
-        // a way too much slower never shares: the host 4x slower
-        Reader far = new Reader(new PathChoice(Path.DEVICE));
-        for (int i = 0; i < 6; i++) {
-            far.batch(128, 256 << 20, (way, n) -> way == Path.DEVICE ? 8 : 2);
-        }
-        assertEquals(List.of(Path.DEVICE, Path.DEVICE, Path.DEVICE),
-                List.of(far.choice.next(128), far.choice.next(128), far.choice.next(128)), far.choice.describe());
-    }
-
-    @Test
     void aWaysCostIsNotCutShortByTheOtherWaysBatches() {
         // a device batch and a host batch at once: the device's ends at 50 ms, the host's at 100 ms;
         // the host is charged its 100 ms, not the 50 after the device's end
@@ -315,7 +286,7 @@ class PathChoiceTest {
                         Path way = c.next(64);
                         long start = clock.getAndAdd(10);
                         host += way == Path.HOST ? 1 : 0;
-                        c.ended(way, 64, 1000, start, clock.addAndGet(way == Path.HOST ? 40 : 10));
+                        c.ended(way, 64, 1000, start, clock.addAndGet(way == Path.HOST ? 30 : 10));
                     }
                     return host;
                 }));
@@ -324,8 +295,7 @@ class PathChoiceTest {
             for (Future<Integer> f : hosts) {
                 host += f.get();
             }
-            // the device is four times faster here (too far to share batches): after the probes,
-            // only the rechecks go to the host
+            // the device is three times faster here: after the probes, only the rechecks go to the host
             int n = threads * 2000;
             assertTrue(host < n / 10, host + " of " + n + " batches on the host: " + c.describe());
         } finally {
