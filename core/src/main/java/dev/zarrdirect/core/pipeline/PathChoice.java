@@ -21,8 +21,8 @@ import java.util.TreeMap;
  * the host's cores decode). Sending one read's batches both ways on purpose (a way up to 2.5x
  * slower taking a batch whenever it had none in flight and the faster one had) was tried on an
  * H100 and not kept: a 2 MB int16 zlib store's whole array read 4.87 GB/s, 1.53x cpu+copy, where
- * the device alone had read 5.03 (1.57x), and a float32 store's windows 1.42x where they had read
- * 1.60x.
+ * the choice without it had read 5.03 (1.57x, the call before, another host of the kind), and a
+ * float32 store's windows 1.42x where they had read 1.60x.
  *
  * <p>A path's figure is the lowest cost per decoded byte among its last {@value #WINDOW} batches
  * of a size: the first batches each way are slow for reasons that pass (pools filled, code
