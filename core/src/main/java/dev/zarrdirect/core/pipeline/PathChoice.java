@@ -11,18 +11,19 @@ import java.util.TreeMap;
  * and how the batches are read (an H100 against 16 cores read an int16 shuffle + zlib store 0.70x
  * cpu+copy in calls of 4 on the device, yet 2.32x in 2-step windows of the same store).
  *
- * <p>What it times is a batch's cost to its way: from its fetch's start, or from the end of the
- * way's batch that ended before it when that is later, to its decode's end. With batches queued that
- * is the interval between their ends (what a reader waits per batch); with one batch at a time it is
+ * <p>What it times is a batch's cost to the read: from its fetch's start, or from the end of the
+ * batch that ended before it when that is later, to its decode's end. With batches queued that is
+ * the interval between their ends (what a reader waits per batch); with one batch at a time it is
  * the whole batch. Two queued batches may end close together, so a batch is charged at least its
- * own time over the way's batches that ended while it ran, itself included. Each way's batches
- * count apart, so that batches decoding both ways at once do not cut each other's costs short (on
- * an H100 a host batch that ended just after device batches was once timed at 8.98 GB/s, more than
- * the host's cores decode). Sending one read's batches both ways on purpose (a way up to 2.5x
- * slower taking a batch whenever it had none in flight and the faster one had) was tried on an
- * H100 and not kept: a 2 MB int16 zlib store's whole array read 4.87 GB/s, 1.53x cpu+copy, where
- * the choice without it had read 5.03 (1.57x, the call before, another host of the kind), and a
- * float32 store's windows 1.42x where they had read 1.60x.
+ * own time over the batches that ended while it ran, itself included. A batch that overlaps the
+ * other way's is charged short (on an H100 a host batch that ended just after device batches was
+ * timed at 8.98 GB/s, more than the host's cores decode). Timing each way against its own batches
+ * only, with a way up to 2.5x slower sent a batch whenever it had none in flight and the faster one
+ * had (both ways at once on purpose), was tried on an H100 and not kept: a 2 MB int16 zlib store's
+ * whole array read 1.53x cpu+copy where this rule had read 1.57x the call before, and a float32
+ * store's windows 1.42x where 1.60x. Timed apart, a lone recheck in a queue is charged its whole
+ * time rather than the interval since the batch before it, which makes the losing way look slower
+ * than it would run queued.
  *
  * <p>A path's figure is the lowest cost per decoded byte among its last {@value #WINDOW} batches
  * of a size: the first batches each way are slow for reasons that pass (pools filled, code
@@ -90,11 +91,11 @@ final class PathChoice {
     private final Path prior;
     /** Per size class (floor of log2 of the batch's chunks). */
     private final TreeMap<Integer, Size> sizes = new TreeMap<>();
-    /** Per path, end of its last batch, any size: where its next one's cost starts at the earliest. */
-    private final long[] lastEnd = {Long.MIN_VALUE, Long.MIN_VALUE};
-    /** Per path, ends of its last batches, any size, for the batches that ended while one ran. */
-    private final long[][] ends = new long[2][32];
-    private final long[] endCount = new long[2];
+    /** End of the last batch that ended, any size or path: where the next one's cost starts at the earliest. */
+    private long lastEnd = Long.MIN_VALUE;
+    /** Ends of the last batches, any size or path, for the batches that ended while one ran. */
+    private final long[] ends = new long[32];
+    private long endCount;
 
     /** @param prior the way batches go until both have been timed */
     PathChoice(Path prior) {
@@ -161,19 +162,18 @@ final class PathChoice {
      * ended: fetched from {@code startNanos}, decoded by {@code endNanos} ({@link System#nanoTime}).
      */
     synchronized void ended(Path way, int chunks, long decodedBytes, long startNanos, long endNanos) {
-        int p = way.ordinal();
-        long from = lastEnd[p] == Long.MIN_VALUE ? startNanos : Math.max(startNanos, lastEnd[p]);
-        lastEnd[p] = lastEnd[p] == Long.MIN_VALUE ? endNanos : Math.max(lastEnd[p], endNanos);
+        long from = lastEnd == Long.MIN_VALUE ? startNanos : Math.max(startNanos, lastEnd);
+        lastEnd = lastEnd == Long.MIN_VALUE ? endNanos : Math.max(lastEnd, endNanos);
         int overlapping = 1;
-        long[] mine = ends[p];
-        for (int i = 0; i < Math.min(endCount[p], (long) mine.length); i++) {
-            if (mine[i] > startNanos) {
+        for (int i = 0; i < Math.min(endCount, (long) ends.length); i++) {
+            if (ends[i] > startNanos) {
                 overlapping++;
             }
         }
-        mine[(int) (endCount[p]++ % mine.length)] = endNanos;
+        ends[(int) (endCount++ % ends.length)] = endNanos;
         long cost = Math.max(endNanos - from, (endNanos - startNanos) / overlapping);
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
+        int p = way.ordinal();
         s.costs[p][(int) (s.counted[p]++ % WINDOW)] = Math.max(0, cost) / (double) Math.max(1, decodedBytes);
     }
 
