@@ -272,8 +272,7 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
         } else if (st == ZdStatus.BLOSC_VERSION_UNSUPPORTED) {
             // not corrupt: a format this reader does not read, the CPU codec's class of error
             batch.fail(i, new dev.zarrdirect.api.CodecException(NAME, "blosc buffer of " + batch.label(i)
-                    + " has a format version above 2; only Blosc1 buffers (versions 1 and 2, as c-blosc 1.x writes)"
-                    + " are read, not Blosc2 ones (decoded on " + device.device() + ")"));
+                    + " has a format version above 2; " + BloscSpec.BLOSC1_ONLY + " (decoded on " + device.device() + ")"));
         } else if (st == ZdStatus.BLOSC_CODEC_UNSUPPORTED) {
             batch.fail(i, new CorruptChunkException(NAME, "blosc frame of " + batch.label(i) + " uses a compressor the "
                     + device.device() + " kernels do not decode (snappy) although the array's metadata says \""

@@ -145,7 +145,7 @@ public final class DeviceDecoder {
 
     /**
      * True when the caller may start the next batch's fetch as soon as this decoder signals that every
-     * chunk of the current one has started decoding ({@link #fetch(Store, List, Runnable)}), rather
+     * chunk of the current one has started decoding ({@link #fetch}), rather
      * than when the fetch has ended: host-decoded batches with {@code zarrdirect.hostDecodeOverlap},
      * which every decoder with a host chain may have (a batch of few serial runs, or one that
      * {@link PathChoice} sends to the host). A batch that decodes on the device never signals: its
@@ -385,32 +385,20 @@ public final class DeviceDecoder {
     }
 
     /**
-     * Brings the encoded bytes of {@code tasks} onto the device: through the backend's direct reader
-     * when the store has local files, else into one pinned staging buffer (ranges read in parallel)
-     * and one copy; each range is one request. Runs on any thread, so the next batch can be fetched
-     * while this one decodes.
-     */
-    public Fetched fetch(Store store, List<Range> ranges) {
-        return fetch(store, ranges, null);
-    }
-
-    /**
-     * {@link #fetch(Store, List)}, calling {@code started} (when not null; at most once, on the
-     * fetching thread or one it decodes with) once every chunk of a host-decoded batch has started
-     * decoding, so the caller can start the next batch's fetch on the cores this one is about to free
-     * ({@link #overlapsFetches()}). It may not be called at all (a fetch that fails first, or one with
-     * nothing to decode on the host): callers also treat the fetch's end as the signal.
-     */
-    public Fetched fetch(Store store, List<Range> ranges, Runnable started) {
-        return fetch(store, ranges, started, null, null, null);
-    }
-
-    /**
-     * {@link #fetch(Store, List, Runnable)} for a batch that will be decoded into {@code dest} (a
-     * whole tensor of {@code destShape}, C-order {@code destByteStrides}): a batch decoded on the
-     * host whose every chunk is one contiguous box there is copied straight to its places, with no
-     * device buffer between (and {@link #decode} must then be given the same {@code dest}). A null
-     * {@code dest} places every chunk in {@link #decode}.
+     * Brings the encoded bytes of {@code ranges} onto the device: through the backend's direct
+     * reader when the store has local files, else into one pinned staging buffer (ranges read in
+     * parallel) and one copy; each range is one request. Runs on any thread, so the next batch can be
+     * fetched while this one decodes. A batch decoded on the host instead (a host-only stage, few
+     * serial runs, or {@link PathChoice}'s choice) whose every chunk is one contiguous box of
+     * {@code dest} (a whole tensor of {@code destShape}, C-order {@code destByteStrides}) is copied
+     * straight to its places, with no device buffer between, and {@link #decode} must then be given
+     * the same {@code dest}.
+     *
+     * <p>{@code started} (when not null) is called at most once, on the fetching thread or one it
+     * decodes with, once every chunk of a host-decoded batch has started decoding, so the caller can
+     * start the next batch's fetch on the cores this one is about to free ({@link #overlapsFetches()}).
+     * It may not be called at all (a fetch that fails first, or one with nothing to decode on the
+     * host): callers also treat the fetch's end as the signal.
      */
     public Fetched fetch(Store store, List<Range> ranges, Runnable started, Buffer dest, long[] destShape,
                          long[] destByteStrides) {
@@ -451,9 +439,9 @@ public final class DeviceDecoder {
         Fetched f;
         try {
             if (onHost || way == PathChoice.Path.HOST) {
-                long[] direct = directOffsets(present, dest, destShape, destByteStrides);
+                long[] direct = directOffsets(present, destShape, destByteStrides);
                 f = overlap ? fetchDecodedOverlapped(store, present, missing, total, started, dest, direct)
-                        : fetchDecodedOnHost(store, groups, present, missing, total, dest, direct);
+                        : fetchDecodedOnHost(store, present, missing, total, dest, direct);
             } else {
                 f = fetchEncoded(store, groups, present, missing, total);
             }
@@ -531,8 +519,8 @@ public final class DeviceDecoder {
      * bytes are pinned (the host reads the encoded ones), so a batch's pinned memory stays within
      * what the backend's pinned pool keeps.
      */
-    private Fetched fetchDecodedOnHost(Store store, List<Range> groups, List<Task> present, List<Task> missing,
-                                       long total, Buffer dest, long[] direct) {
+    private Fetched fetchDecodedOnHost(Store store, List<Task> present, List<Task> missing, long total, Buffer dest,
+                                       long[] direct) {
         List<Buffer> owned = new ArrayList<>();
         try {
             long t0 = System.nanoTime();
@@ -635,13 +623,10 @@ public final class DeviceDecoder {
     }
 
     /**
-     * Each present chunk's offset in {@code dest} when every one of them is one contiguous box there,
-     * else null (they are placed by {@link #decode} from a batch buffer).
+     * Each present chunk's offset in its destination when every one of them is one contiguous box
+     * there, else null (they are placed by {@link #decode} from a batch buffer).
      */
-    private long[] directOffsets(List<Task> present, Buffer dest, long[] destShape, long[] destByteStrides) {
-        if (dest == null) {
-            return null;
-        }
+    private long[] directOffsets(List<Task> present, long[] destShape, long[] destByteStrides) {
         int es = spec.dataType().byteSize();
         long[] at = new long[present.size()];
         for (int i = 0; i < at.length; i++) {

@@ -26,6 +26,12 @@ public record BloscSpec(String cname, int clevel, Shuffle shuffle, int typesize,
     public static final String NAME = "blosc";
     /** The internal compressors blosc 1.x defines and this library reads and writes. */
     public static final List<String> CNAMES = List.of("blosclz", "lz4", "lz4hc", "zlib", "zstd");
+    /**
+     * What every backend's decoder says of a buffer of format version 3 or later (Blosc2), after
+     * saying which buffer and version: such buffers fail with a {@code CodecException}, not as corrupt.
+     */
+    public static final String BLOSC1_ONLY = "only Blosc1 buffers (versions 1 and 2, as c-blosc 1.x writes) are read,"
+            + " not Blosc2 ones";
     /** The largest chunk blosc 1.x can hold, in bytes (its {@code BLOSC_MAX_BUFFERSIZE}). */
     public static final long MAX_BUFFERSIZE = Integer.MAX_VALUE - 16L;
 

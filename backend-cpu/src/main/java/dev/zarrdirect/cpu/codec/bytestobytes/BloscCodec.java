@@ -317,8 +317,7 @@ public final class BloscCodec implements BytesToBytesCodec {
         if (h.version() == 0 || h.version() > BloscHeader.VERSION) {
             throw h.version() > BloscHeader.VERSION
                     ? new CodecException(NAME, "blosc buffer of " + label + " has format version " + h.version()
-                    + " (header: " + h.describe() + "); only Blosc1 buffers (versions 1 and 2, as c-blosc 1.x"
-                    + " writes) are read, not Blosc2 ones")
+                    + " (header: " + h.describe() + "); " + BloscSpec.BLOSC1_ONLY)
                     : corrupt(label, "has format version 0 (header: " + h.describe() + ")");
         }
         if (h.nbytes() != expected) {

@@ -186,8 +186,7 @@ public final class OpenClBloscCodec extends OpenClDecodeOnlyCodec {
                 } else if (st == ZdStatus.BLOSC_VERSION_UNSUPPORTED.code()) {
                     // not corrupt: a format this reader does not read, the CPU codec's class of error
                     batch.fail(i, new dev.zarrdirect.api.CodecException(BloscSpec.NAME, "blosc buffer of " + batch.label(i)
-                            + " has a format version above 2; only Blosc1 buffers (versions 1 and 2, as c-blosc 1.x"
-                            + " writes) are read, not Blosc2 ones (decoded on " + b.device() + ")"));
+                            + " has a format version above 2; " + BloscSpec.BLOSC1_ONLY + " (decoded on " + b.device() + ")"));
                 } else if (st == ZdStatus.BLOSC_CODEC_UNSUPPORTED.code()) {
                     batch.fail(i, new CorruptChunkException(BloscSpec.NAME, "blosc frame of " + batch.label(i)
                             + " uses a compressor the " + b.device() + " kernels do not decode (snappy) although"
