@@ -255,7 +255,10 @@ class HttpStoreTest extends ReadOnlyStoreContract {
         } finally {
             pool.shutdownNow();
         }
-        assertEquals(80, server.requests.get());
+        // one GET a read (a HEAD or a range probe a read would make 160); an attempt that failed in
+        // transport is retried, which once made 81 on a loaded 2-core CI machine: a few are allowed
+        int requests = server.requests.get();
+        assertTrue(requests >= 80 && requests <= 84, "80 reads took " + requests + " requests");
         assertTrue(server.maxInFlight() <= 4, "at most 4 requests in flight, saw " + server.maxInFlight());
     }
 
