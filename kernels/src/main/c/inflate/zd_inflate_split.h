@@ -74,6 +74,9 @@
 #define ZD_INFS_F_CHAIN 16u  /* finish: the segment is part of the verified chain */
 #define ZD_INFS_F_LOOSE 32u  /* find: a stored block's start in zero bits (zd_infs_stored_thread) */
 #define ZD_INFS_MAX_SEG_BYTES (1u << 27) /* range offsets in bits, doubled, fit 32 bits */
+/* Items a decode group has on every backend (InflateSplitPlan.DECODE_ITEMS): item 0 decodes, the
+   second 32 write (zd_inf_run_group), and CUDA's entry is compiled for groups of this many */
+#define ZD_INFS_DECODE_ITEMS 64u
 
 typedef struct {
     zd_u64 start_bit; /* find: where the segment's decode starts (bit of the stream) */

@@ -330,8 +330,8 @@ public final class InflateSplitPlan {
 
     /** Items a group of the find launch (one group a range), on every backend. */
     public static final int FIND_ITEMS = 128;
-    /** Items a group of the decode launch (one group a segment). */
-    public static final int DECODE_ITEMS = 64;
+    /** Items a group of the decode launch (one group a segment): CUDA's entry is compiled for groups of this many. */
+    public static final int DECODE_ITEMS = KernelContract.ZD_INFS_DECODE_ITEMS;
     /** Items a group of the chain launch: one group a stream lays every segment's last 32 KiB out in order, so as many as the kernels allow. */
     public static final int CHAIN_ITEMS = 1024;
     /** Items a group of the layout launch (one group a segment: the rest of it, and its sum). */
