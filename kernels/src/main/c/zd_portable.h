@@ -24,6 +24,7 @@
  *   ZD_UNROLL        before a loop with a small constant trip count: unroll it fully
  *   zd_u8 .. zd_u64, zd_i8 .. zd_i64
  *   zd_highbit32(x)  index of the highest set bit of x (x != 0)
+ *   zd_popcount_u64(x) how many bits of the 64-bit x are set (a zd_u32)
  *   ZD_U64(c)        64-bit unsigned integer constant
  *   zd_addr_mod4(p)  the low two bits of a global pointer's address
  *   zd_addr_mod8(p)  the low three bits of a global pointer's address
@@ -61,6 +62,7 @@ typedef long zd_i64;
 #define zd_num_groups() ((zd_u32)get_num_groups(0))
 #define ZD_STATIC_ASSERT(cond, name) typedef char zd_static_assert_##name[(cond) ? 1 : -1]
 #define zd_highbit32(x) (31u - (zd_u32)clz((zd_u32)(x)))
+#define zd_popcount_u64(x) ((zd_u32)popcount((zd_u64)(x)))
 #define ZD_U64(c) c##ul /* ulong is 64-bit; "long long" is 128-bit in OpenCL C */
 #define zd_addr_mod4(p) ((zd_u32)((size_t)(p) & 3u))
 #define zd_addr_mod8(p) ((zd_u32)((size_t)(p) & 7u))
@@ -101,6 +103,7 @@ typedef long long zd_i64;
 #define zd_num_groups() ((zd_u32)gridDim.x)
 #define ZD_STATIC_ASSERT(cond, name) static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__clz((int)(x)))
+#define zd_popcount_u64(x) ((zd_u32)__popcll((unsigned long long)(x)))
 #define ZD_U64(c) c##ull
 #define zd_addr_mod4(p) ((zd_u32)((size_t)(p) & 3u))
 #define zd_addr_mod8(p) ((zd_u32)((size_t)(p) & 7u))
@@ -137,6 +140,7 @@ typedef int64_t zd_i64;
 #define ZD_FUNC static
 #define ZD_STATIC_ASSERT(cond, name) _Static_assert((cond), #name)
 #define zd_highbit32(x) (31u - (zd_u32)__builtin_clz((unsigned)(x)))
+#define zd_popcount_u64(x) ((zd_u32)__builtin_popcountll((unsigned long long)(x)))
 #define ZD_U64(c) c##ull
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the host build of the kernels assumes a little-endian machine"

@@ -663,6 +663,9 @@ static int zd_host_infs_launch(zd_host_body body, zd_host_infs_args *a, zd_u32 g
     return 0;
 }
 
+/* zd_infs_quick_thread alone (the find's first test of a bit position), for a test against a reference. */
+ZD_KERNEL zd_u32 zd_host_infs_quick(zd_u64 v, zd_u64 hi) { return zd_infs_quick_thread(v, hi); }
+
 /*
  * One stream through the three launches, as a device backend drives them: ranges of seg_bytes,
  * cap_per_range cells each (segments that run out are decoded again, with dst_len cells each), then

@@ -181,21 +181,31 @@ ZD_INLINE zd_u64 zd_infs_peek_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 len, zd_
     return v >> (p & 7u);
 }
 
+/* Bit 0 of each of the 19 three-bit fields of a 57-bit word. */
+#define ZD_INFS_CL_LOW ZD_U64(0x0049249249249249)
+
 /* The checks of zd_infs_probe_thread that need only the bits from a position on (v: the first 64,
-   hi: at least the 11 after them): block type 2, HLIT and HDIST in range, and a complete code length
+   hi: at least the 10 after them): block type 2, HLIT and HDIST in range, and a complete code length
    code. 0: no header. Random bits pass about once in 1,100 positions (a netCDF-like int16 zlib
    stream); with the code lengths read from v alone, which holds 15 of the 19, the 1 in 4 headers
-   that declare more passed untested, once in 18 positions, each a full probe that waits on loads. */
+   that declare more passed untested, once in 18 positions, each a full probe that waits on loads.
+   The find runs this at every bit of a range, a warp's items side by side: a loop over the HCLEN
+   lengths runs as long as the longest of its items' (any of 32 passes the first checks, nearly
+   always), so the lengths are counted without a loop or a branch: fields of length l are the
+   three-bit fields that x = fields ^ (l in every field) has zero, and Kraft's sum is that count
+   times 2^(7 - l) over l = 1..7 (the fields past HCLEN are masked to 0, counted by no l). */
 ZD_INLINE zd_u32 zd_infs_quick_thread(zd_u64 v, zd_u64 hi) {
     if (((v >> 1) & 3u) != 2u) return 0u;
     zd_u32 hlit = (zd_u32)(v >> 3) & 31u, hdist = (zd_u32)(v >> 8) & 31u, hclen = ((zd_u32)(v >> 13) & 15u) + 4u;
     if (hlit > 29u || hdist > 29u) return 0u;
+    /* bits 17 .. 73 of the position: the 19 fields, the first at bit 0 */
+    zd_u64 f = ((v >> 17) | (hi << 47)) & ((((zd_u64)1) << (3u * hclen)) - 1u);
     zd_u32 kraft = 0u;
-    for (zd_u32 i = 0; i < hclen; i++) {
-        zd_u32 o = 17u + 3u * i; /* at most 71 */
-        zd_u64 x = o < 64u ? (v >> o) | (hi << (64u - o)) : hi >> (o - 64u);
-        zd_u32 l = (zd_u32)x & 7u;
-        if (l != 0u) kraft += 128u >> l;
+    ZD_UNROLL
+    for (zd_u32 l = 1; l < 8u; l++) {
+        zd_u64 x = f ^ (ZD_INFS_CL_LOW * l);
+        zd_u32 other = zd_popcount_u64((x | (x >> 1) | (x >> 2)) & ZD_INFS_CL_LOW);
+        kraft += (19u - other) << (7u - l);
     }
     return kraft == 128u;
 }

@@ -50,6 +50,7 @@ final class HostKernels {
     final MethodHandle inflateDecode;
     final MethodHandle inflateLdsBytes;
     final MethodHandle inflateSplit;
+    final MethodHandle infsQuick;
     final long ldsBytes;
     final long scratchPerFrame;
 
@@ -112,6 +113,8 @@ final class HostKernels {
             inflateSplit = linker.downcallHandle(lookup.find("zd_host_inflate_split").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
                             JAVA_INT, ADDRESS, ADDRESS));
+            infsQuick = linker.downcallHandle(lookup.find("zd_host_infs_quick").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG));
             MethodHandle spf = linker.downcallHandle(lookup.find("zd_host_zstd_scratch_per_frame").orElseThrow(),
@@ -169,6 +172,15 @@ final class HostKernels {
         try {
             return (int) inflateSplit.invokeExact(src, src.byteSize(), dst, dst.byteSize(), format, rangeBytes,
                     cellsPerRange, localSize, counts, counts.asSlice(4));
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** zd_host_infs_quick: 1 if a dynamic block header may start where v (64 bits) and hi (the next ones) are read. */
+    int infsQuick(long v, long hi) {
+        try {
+            return (int) infsQuick.invokeExact(v, hi);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -51,6 +51,61 @@ class InflateSplitTest {
         return Math.min(decoded, (long) Math.ceil(2.0 * range * decoded / encoded) + 32768);
     }
 
+    /**
+     * The find's first test of a bit position, as RFC 1951 3.2.7 reads a header: BTYPE 2, HLIT and
+     * HDIST at most 29, and HCLEN + 4 code length code lengths (three bits each, from bit 17) whose
+     * Kraft sum is exactly one (here in 128ths).
+     */
+    static int quickReference(long v, long hi) {
+        if (((v >>> 1) & 3) != 2 || ((v >>> 3) & 31) > 29 || ((v >>> 8) & 31) > 29) {
+            return 0;
+        }
+        int hclen = (int) ((v >>> 13) & 15) + 4, kraft = 0;
+        for (int i = 0; i < hclen; i++) {
+            int at = 17 + 3 * i;
+            long bits = at < 64 ? (v >>> at) | (at > 61 ? hi << (64 - at) : 0) : hi >>> (at - 64);
+            int len = (int) (bits & 7);
+            kraft += len == 0 ? 0 : 128 >> len;
+        }
+        return kraft == 128 ? 1 : 0;
+    }
+
+    @Test
+    void theFindsFirstTestAgreesWithTheHeaderRulesOnRandomAndCompleteCodes() {
+        Random r = new Random(SEED + 6);
+        int passed = 0;
+        for (int i = 0; i < 200_000; i++) {
+            long v = r.nextLong(), hi = r.nextLong();
+            if (i % 2 == 1) { // BTYPE 2 and HLIT, HDIST in range: the Kraft test decides
+                v = (v & ~(0x3FFL << 1)) | (2L << 1) | ((long) r.nextInt(30) << 3) | ((long) r.nextInt(30) << 8);
+            }
+            if (i % 3 == 0) { // a complete code length code among zeros: lengths {1, 1}, {1, 2, 2}, or {2, 2, 2, 3, 3}
+                int hclen = (int) ((v >>> 13) & 15) + 4;
+                int[][] sets = {{1, 1}, {1, 2, 2}, {2, 2, 2, 3, 3}};
+                int[] set = sets[r.nextInt(sets.length)];
+                long fields = 0;
+                java.util.List<Integer> at = new java.util.ArrayList<>();
+                for (int k = 0; k < hclen; k++) {
+                    at.add(k);
+                }
+                java.util.Collections.shuffle(at, r);
+                for (int k = 0; k < set.length && k < hclen; k++) {
+                    fields |= (long) set[k] << (3 * at.get(k));
+                }
+                if (r.nextBoolean() && hclen < 19) { // a length past HCLEN must not count
+                    fields |= (long) (1 + r.nextInt(7)) << (3 * (hclen + r.nextInt(19 - hclen)));
+                }
+                v = (v & ((1L << 17) - 1)) | (fields << 17);
+                hi = (hi & ~((1L << 10) - 1)) | (fields >>> 47);
+            }
+            int want = quickReference(v, hi);
+            passed += want;
+            assertEquals(want, HostKernels.get().infsQuick(v, hi),
+                    String.format("v %016x hi %016x", v, hi));
+        }
+        assertTrue(passed > 10_000, passed + " headers passed");
+    }
+
     @Test
     void everyFormatAndLevelDecodesSplitToTheWrittenBytes() {
         Random r = new Random(SEED);
