@@ -667,95 +667,35 @@ static int zd_host_infs_launch(zd_host_body body, zd_host_infs_args *a, zd_u32 g
 ZD_KERNEL zd_u32 zd_host_infs_quick(zd_u64 v, zd_u64 hi) { return zd_infs_quick_thread(v, hi); }
 
 /*
- * One stream through the three launches, as a device backend drives them: ranges of seg_bytes,
- * cap_per_range cells each (segments that run out are decoded again, with dst_len cells each), then
- * finish. Returns the finish status (ZD_STATUS_INFLATE_SPLIT_SERIAL: the caller decodes serially);
- * *chain gets how many segments the verified chain had, *retried how many needed more cells.
- * 0xFFFFFFFF if memory ran out.
+ * The split launches over the n records of one stream, as a device backend makes them: the test's
+ * driver (kernels' HostInflateSplit) writes the records and decides the rounds with
+ * InflateSplitPlan, as the backends do, so the rule that mends segments lives there alone. Each
+ * returns 0, or -1 if memory ran out.
+ *   find: one item a group (its rounds meet at a barrier every 8 positions an item, which emulated
+ *         threads pay dearly for; the GPU tests run it on whole groups);
+ *   decode: local_size items a group; retry: only the records marked ZD_INFS_F_RETRY;
+ *   finish: chain (one group), layout (a group a record), check; *status gets the stream's status
+ *         (ZD_STATUS_INFLATE_SPLIT_SERIAL: the caller decodes it serially).
  */
-ZD_KERNEL zd_u32 zd_host_inflate_split(const zd_u8 *src, zd_u64 src_len, zd_u8 *dst, zd_u64 dst_len, zd_u32 format,
-                                       zd_u64 seg_bytes, zd_u64 cap_per_range, zd_u32 local_size, zd_u32 *chain,
-                                       zd_u32 *retried) {
-    zd_u64 n64 = seg_bytes == 0u ? 1u : (src_len + seg_bytes - 1u) / seg_bytes;
-    zd_u32 n = n64 == 0u ? 1u : (zd_u32)n64;
-    zd_infs_seg *segs = (zd_infs_seg *)calloc(n, sizeof(zd_infs_seg));
-    zd_u16 *cells = (zd_u16 *)malloc((size_t)(n * cap_per_range + 1u) * 2u);
-    if (segs == NULL || cells == NULL) {
-        free(segs);
-        free(cells);
-        return 0xFFFFFFFFu;
-    }
-    for (zd_u32 k = 0; k < n; k++) {
-        segs[k].stream = 0u;
-        segs[k].index = k;
-        segs[k].cell0 = (zd_u64)k * cap_per_range;
-        segs[k].cap = cap_per_range;
-    }
-    zd_host_infs_args a = {src, src_len, dst, dst_len, cells, segs, n, format, 0u, 0xFFFFFFFFu, seg_bytes, NULL};
-    zd_u32 result = 0xFFFFFFFFu;
-    *chain = 0u;
-    *retried = 0u;
-    /* find on one item a group: its rounds meet at barriers every 8 positions an item, which
-       emulated threads pay dearly for (the GPU tests run it on whole blocks) */
-    if (zd_host_infs_launch(zd_host_infs_find_body, &a, n, 1u, ZD_INFS_FIND_LDS_BYTES) != 0) goto out;
-    if (zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES) != 0) goto out;
-    /* segments whose cells ran out, or whose found start proved false (the segment before it, reached
-       through verified links, stopped past it): again, each alone in a region of dst_len cells (no
-       segment of a valid stream holds more), up to 4 rounds; InflateSplitPlan.markRetries is the
-       backends' copy of this rule */
-    zd_u64 at = (zd_u64)n * cap_per_range;
-    for (zd_u32 round = 0; round < 4u; round++) {
-        zd_u32 marked = 0u;
-        zd_i64 prev = -1; /* -2: nothing after is verified this round */
-        for (zd_u32 k = 0; k < n; k++) {
-            zd_infs_seg *s = &segs[k];
-            if ((s->flags & ZD_INFS_F_FOUND) == 0u) continue;
-            zd_u32 mark = 0u;
-            if (s->status == ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) {
-                mark = 1u;
-            } else if (prev >= 0) {
-                if (segs[prev].flags & ZD_INFS_F_FINAL) {
-                    prev = -2;
-                } else if (!zd_infs_meets_thread(segs[prev].end_bit, s)) {
-                    s->start_bit = segs[prev].end_bit;
-                    s->flags &= ~ZD_INFS_F_LOOSE;
-                    mark = 1u;
-                }
-            }
-            if (mark) {
-                zd_u16 *more = (zd_u16 *)realloc(cells, (size_t)(at + dst_len + 1u) * 2u);
-                if (more == NULL) goto out;
-                cells = a.cells = more;
-                s->flags |= ZD_INFS_F_RETRY;
-                s->cell0 = at;
-                s->cap = dst_len;
-                at += dst_len;
-                marked++;
-                prev = -2;
-            } else if (prev != -2) {
-                prev = s->status == ZD_STATUS_OK ? (zd_i64)k : -2;
-            }
-        }
-        if (marked == 0u) break;
-        *retried += marked;
-        a.retry = 1u;
-        if (zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES) != 0) goto out;
-    }
-    /* the finish, as the backends launch it: chain (a group per stream), layout (a group per
-       segment), check (an item per stream) */
-    if (zd_host_infs_launch(zd_host_infs_chain_body, &a, 1u, local_size, ZD_INFS_CHAIN_LDS_BYTES) != 0) goto out;
-    if (zd_host_infs_launch(zd_host_infs_layout_body, &a, n, local_size, ZD_INFS_LAYOUT_LDS_BYTES) != 0) goto out;
-    if (zd_host_infs_launch(zd_host_infs_check_body, &a, 1u, 1u, 8u) != 0) goto out;
-    result = a.status;
-    for (zd_u32 k = 0; k < n; k++)
-        if (segs[k].flags & ZD_INFS_F_CHAIN) (*chain)++;
-    if (getenv("ZD_INFS_TRACE") != NULL) /* where the starts were found, what each segment did */
-        for (zd_u32 k = 0; k < n; k++)
-            fprintf(stderr, "range %u: start %llu end %llu out %llu status %u flags %u\n", k,
-                    (unsigned long long)segs[k].start_bit, (unsigned long long)segs[k].end_bit,
-                    (unsigned long long)segs[k].out_len, segs[k].status, segs[k].flags);
-out:
-    free(segs);
-    free(cells);
-    return result;
+ZD_KERNEL int zd_host_infs_find(const zd_u8 *src, zd_u64 src_len, zd_u32 format, zd_u64 seg_bytes, zd_infs_seg *segs,
+                                zd_u32 n) {
+    zd_host_infs_args a = {src, src_len, NULL, 0u, NULL, segs, n, format, 0u, 0u, seg_bytes, NULL};
+    return zd_host_infs_launch(zd_host_infs_find_body, &a, n, 1u, ZD_INFS_FIND_LDS_BYTES);
+}
+
+ZD_KERNEL int zd_host_infs_decode(const zd_u8 *src, zd_u64 src_len, zd_u16 *cells, zd_infs_seg *segs, zd_u32 n,
+                                  zd_u32 retry, zd_u32 local_size) {
+    zd_host_infs_args a = {src, src_len, NULL, 0u, cells, segs, n, 0u, retry, 0u, 0u, NULL};
+    return zd_host_infs_launch(zd_host_infs_decode_body, &a, n, local_size, ZD_INFS_DECODE_LDS_BYTES);
+}
+
+ZD_KERNEL int zd_host_infs_finish(const zd_u8 *src, zd_u64 src_len, zd_u8 *dst, zd_u64 dst_len, zd_u16 *cells,
+                                  zd_infs_seg *segs, zd_u32 n, zd_u32 format, zd_u32 local_size, zd_u32 *status) {
+    zd_host_infs_args a = {src, src_len, dst, dst_len, cells, segs, n, format, 0u, 0xFFFFFFFFu, 0u, NULL};
+    if (zd_host_infs_launch(zd_host_infs_chain_body, &a, 1u, local_size, ZD_INFS_CHAIN_LDS_BYTES) != 0 ||
+        zd_host_infs_launch(zd_host_infs_layout_body, &a, n, local_size, ZD_INFS_LAYOUT_LDS_BYTES) != 0 ||
+        zd_host_infs_launch(zd_host_infs_check_body, &a, 1u, 1u, 8u) != 0)
+        return -1;
+    *status = a.status;
+    return 0;
 }

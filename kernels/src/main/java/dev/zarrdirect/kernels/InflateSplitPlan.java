@@ -58,7 +58,7 @@ public final class InflateSplitPlan {
     private final int segments;
     private final long cells;
 
-    private InflateSplitPlan(long rangeBytes, long[] encoded, long[] decoded) {
+    private InflateSplitPlan(long rangeBytes, long[] encoded, long[] decoded, long cellsPerRange) {
         int n = encoded.length;
         this.rangeBytes = rangeBytes;
         this.decoded = decoded.clone();
@@ -69,7 +69,7 @@ public final class InflateSplitPlan {
         for (int j = 0; j < n; j++) {
             first[j] = (int) total;
             count[j] = (int) ranges(encoded[j], rangeBytes);
-            perRange[j] = cellsPerRange(encoded[j], decoded[j], rangeBytes);
+            perRange[j] = cellsPerRange > 0 ? cellsPerRange : cellsPerRange(encoded[j], decoded[j], rangeBytes);
             total += count[j];
             c += count[j] * perRange[j];
             if (total > Integer.MAX_VALUE / 2) {
@@ -85,10 +85,23 @@ public final class InflateSplitPlan {
      * of {@code rangeBytes} (the group's: {@link #rangeBytes(long, long)} of its largest stream).
      */
     public static InflateSplitPlan of(long rangeBytes, long[] encoded, long[] decoded) {
+        checkShape(rangeBytes, encoded, decoded);
+        return new InflateSplitPlan(rangeBytes, encoded, decoded, 0);
+    }
+
+    private static void checkShape(long rangeBytes, long[] encoded, long[] decoded) {
         if (rangeBytes <= 0 || rangeBytes > KernelContract.ZD_INFS_MAX_SEG_BYTES || encoded.length != decoded.length) {
             throw new IllegalArgumentException("ranges of " + rangeBytes + " bytes over " + encoded.length + " streams");
         }
-        return new InflateSplitPlan(rangeBytes, encoded, decoded);
+    }
+
+    /** {@link #of} with {@code cellsPerRange} cells a range rather than the backends' share: for tests whose segments run out. */
+    static InflateSplitPlan withCells(long rangeBytes, long[] encoded, long[] decoded, long cellsPerRange) {
+        if (cellsPerRange <= 0) {
+            throw new IllegalArgumentException(cellsPerRange + " cells a range");
+        }
+        checkShape(rangeBytes, encoded, decoded);
+        return new InflateSplitPlan(rangeBytes, encoded, decoded, cellsPerRange);
     }
 
     /** Whether a stream of {@code encoded} bytes spans enough ranges to split, given the backend's range setting (0: never). */

@@ -49,7 +49,9 @@ final class HostKernels {
     final MethodHandle[] inflateBatch = new MethodHandle[3];
     final MethodHandle inflateDecode;
     final MethodHandle inflateLdsBytes;
-    final MethodHandle inflateSplit;
+    final MethodHandle infsFind;
+    final MethodHandle infsDecode;
+    final MethodHandle infsFinish;
     final MethodHandle infsQuick;
     final long ldsBytes;
     final long scratchPerFrame;
@@ -110,9 +112,13 @@ final class HostKernels {
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
             inflateLdsBytes = linker.downcallHandle(lookup.find("zd_host_inflate_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
-            inflateSplit = linker.downcallHandle(lookup.find("zd_host_inflate_split").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                            JAVA_INT, ADDRESS, ADDRESS));
+            infsFind = linker.downcallHandle(lookup.find("zd_host_infs_find").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT));
+            infsDecode = linker.downcallHandle(lookup.find("zd_host_infs_decode").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+            infsFinish = linker.downcallHandle(lookup.find("zd_host_infs_finish").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT,
+                            JAVA_INT, JAVA_INT, ADDRESS));
             infsQuick = linker.downcallHandle(lookup.find("zd_host_infs_quick").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
             MethodHandle lds = linker.downcallHandle(lookup.find("zd_host_zstd_lds_bytes").orElseThrow(),
@@ -166,15 +172,45 @@ final class HostKernels {
         }
     }
 
-    /** zd_host_inflate_split: the finish status; counts[0] the verified chain's segments, counts[1] the retried ones. */
-    int inflateSplit(MemorySegment src, MemorySegment dst, int format, long rangeBytes, long cellsPerRange, int localSize,
-                     MemorySegment counts) {
+    /** zd_host_infs_find over the {@code n} records at {@code segs} of the stream {@code src}. */
+    void infsFind(MemorySegment src, int format, long rangeBytes, MemorySegment segs, int n) {
         try {
-            return (int) inflateSplit.invokeExact(src, src.byteSize(), dst, dst.byteSize(), format, rangeBytes,
-                    cellsPerRange, localSize, counts, counts.asSlice(4));
+            check((int) infsFind.invokeExact(src, src.byteSize(), format, rangeBytes, segs, n), "find");
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw rethrow(t);
         }
+    }
+
+    /** zd_host_infs_decode: every record with a start, or ({@code retry}) those marked for another decode. */
+    void infsDecode(MemorySegment src, MemorySegment cells, MemorySegment segs, int n, boolean retry, int localSize) {
+        try {
+            check((int) infsDecode.invokeExact(src, src.byteSize(), cells, segs, n, retry ? 1 : 0, localSize), "decode");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** zd_host_infs_finish: chain, layout and check into {@code dst}; the stream's status. */
+    int infsFinish(MemorySegment src, MemorySegment dst, MemorySegment cells, MemorySegment segs, int n, int format,
+                   int localSize) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment status = a.allocate(4, 4);
+            check((int) infsFinish.invokeExact(src, src.byteSize(), dst, dst.byteSize(), cells, segs, n, format,
+                    localSize, status), "finish");
+            return status.get(ValueLayout.JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static void check(int rc, String launch) {
+        if (rc != 0) {
+            throw new IllegalStateException("zd_host_infs_" + launch + ": out of memory");
+        }
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        return t instanceof RuntimeException r ? r : new IllegalStateException(t);
     }
 
     /** zd_host_infs_quick: 1 if a dynamic block header may start where v (64 bits) and hi (the next ones) are read. */

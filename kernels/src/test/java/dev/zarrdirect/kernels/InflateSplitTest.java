@@ -3,7 +3,6 @@ package dev.zarrdirect.kernels;
 
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Random;
@@ -13,9 +12,10 @@ import static dev.zarrdirect.kernels.InflateTestSupport.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * inflate/zd_inflate_split.h on the host build, through zd_host_inflate_split (the three launches as
- * a backend drives them, find on one item a group): streams written by java.util.zip decode split to their exact bytes, in
- * many segments where the data has dynamic or stored blocks; segments that run out of cells are decoded
+ * inflate/zd_inflate_split.h on the host build, driven by {@link HostInflateSplit} as the backends
+ * drive it (an InflateSplitPlan's records and rounds, find on one item a group): streams written by
+ * java.util.zip decode split to their exact bytes, in many segments where the data has dynamic or
+ * stored blocks; segments that run out of cells are decoded
  * again; and on damaged streams the split path never accepts what the serial decoder would not:
  * where it says OK, the serial decoder says OK with the same bytes.
  */
@@ -26,15 +26,8 @@ class InflateSplitTest {
     record Split(int status, byte[] out, int chain, int retried) {}
 
     static Split split(byte[] stream, int dstLen, int format, long range, long cells, int localSize) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment src = HostKernels.copyOf(a, stream);
-            MemorySegment dst = a.allocate(Math.max(1, dstLen), 16).asSlice(0, dstLen);
-            dst.fill((byte) 0xA5);
-            MemorySegment counts = a.allocate(8, 4);
-            int s = HostKernels.get().inflateSplit(src, dst, format, range, cells, localSize, counts);
-            return new Split(s, dst.toArray(ValueLayout.JAVA_BYTE), counts.get(ValueLayout.JAVA_INT, 0),
-                    counts.get(ValueLayout.JAVA_INT, 4));
-        }
+        HostInflateSplit.Result r = HostInflateSplit.decode(stream, dstLen, format, range, cells, localSize);
+        return new Split(r.status(), r.out(), r.chain(), r.retried());
     }
 
     /** Float words of a smooth field with noisy low bits, as ERA5-like chunks are; zeros in [z0, z1) of the words. */
@@ -248,6 +241,62 @@ class InflateSplitTest {
         assertArrayEquals(d, x.out());
         // every triple's first stored block (followed by a stored one) is a start, and the final one
         assertTrue(x.chain() >= triples, "chain " + x.chain());
+    }
+
+    /** Raw deflate of {@code d} by a Deflater of its own: {@code last} finishes the stream, else a sync flush leaves it open, byte-aligned. */
+    static byte[] rawPart(byte[] d, int level, boolean last) {
+        Deflater z = new Deflater(level, true);
+        z.setInput(d);
+        if (last) {
+            z.finish();
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        byte[] buf = new byte[1 << 16];
+        while (true) {
+            int k = z.deflate(buf, 0, buf.length, last ? Deflater.NO_FLUSH : Deflater.SYNC_FLUSH);
+            out.write(buf, 0, k);
+            if (last ? z.finished() : k < buf.length) {
+                break;
+            }
+        }
+        z.end();
+        return out.toByteArray();
+    }
+
+    @Test
+    void aFalseStartInsideAStoredBlockIsMendedAndTheStreamVerifies() {
+        // a stored block carries the first bytes of another deflate stream, a dynamic block header
+        // that passes every check of the find; a range starts on it, so the find takes it for a
+        // block start. The segment before runs through the stored block and stops past it: the plan
+        // (the backends' rule) starts the false segment again where that one stopped
+        Random r = new Random(SEED + 7);
+        byte[] a = data("text", 40_000, r), b = data("text", 20_000, r), c = data("text", 40_000, r);
+        byte[] part1 = rawPart(a, 6, false), fake = rawPart(b, 9, true), part3 = rawPart(c, 6, true);
+        assertEquals(2, (fake[0] >> 1) & 3, "the fake bytes start with a dynamic block");
+        int range = 4096;
+        int off = Math.floorMod(-(part1.length + 5), range); // the fake header at a range's first byte
+        byte[] payload = new byte[off + 600 + 3 * range];
+        System.arraycopy(fake, 0, payload, off, 600);
+        java.io.ByteArrayOutputStream st = new java.io.ByteArrayOutputStream();
+        st.writeBytes(part1);
+        st.write(0); // BFINAL 0, BTYPE 00, padding
+        st.write(payload.length & 0xFF);
+        st.write(payload.length >>> 8);
+        st.write(~payload.length & 0xFF);
+        st.write((~payload.length >>> 8) & 0xFF);
+        st.writeBytes(payload);
+        st.writeBytes(part3);
+        byte[] s = st.toByteArray();
+        java.io.ByteArrayOutputStream want = new java.io.ByteArrayOutputStream();
+        want.writeBytes(a);
+        want.writeBytes(payload);
+        want.writeBytes(c);
+        byte[] d = want.toByteArray();
+        assertArrayEquals(d, InflateTestSupport.reference(s, d.length, RAW), "the hand-made stream is valid deflate");
+        Split x = split(s, d.length, RAW, range, cells(range, s.length, d.length), 2);
+        assertEquals(ZdStatusCodes.OK, x.status());
+        assertArrayEquals(d, x.out());
+        assertTrue(x.retried() >= 1, "the false start should have been decoded again: " + x.retried());
     }
 
     @Test
