@@ -426,7 +426,8 @@ final class DevicePipeline implements AutoCloseable {
                 long t1 = System.nanoTime();
                 l.span(job.id, "alloc " + index, t0, t0 + got.allocNanos(), got.encodedBytes() + " bytes");
                 l.span(job.id, "read " + index, t1 - got.readNanos(), t1, got.readDetail());
-                l.span(job.id, "fetch " + index, t0, t1, got.taskCount() + " tasks, " + got.encodedBytes() + " encoded bytes");
+                l.span(job.id, "fetch " + index, t0, t1, got.taskCount() + " tasks, " + got.encodedBytes()
+                        + " encoded bytes, decoded " + got.decodesOn());
             }
             return got;
         }, engine.workers());

@@ -373,6 +373,18 @@ public final class DeviceDecoder {
             return readDetail;
         }
 
+        /**
+         * Where the batch decodes, for traces: "on the device" or "on the host", with "(timed
+         * choice)" when {@link PathChoice} sent it there rather than a fixed rule.
+         */
+        public String decodesOn() {
+            if (present.isEmpty()) {
+                return "nothing to decode";
+            }
+            String on = decoded ? "on the host" : "on the device";
+            return way == null ? on : on + " (timed choice)";
+        }
+
         @Override
         public void close() {
             PathChoice c = choice;
