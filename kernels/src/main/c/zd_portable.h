@@ -7,7 +7,7 @@
  *   CUDA      (__CUDACC__ defined by nvcc)
  *   host C    (anything else; ZD_HOST is defined here): plain C99/C11 + pthreads, used by the
  *             tests. A "work-group" is emulated by zd_host_group_run(): local_size threads share
- *             one ZD_LOCAL scratch and meet at a pthread barrier. With local_size 1 the barrier
+ *             one ZD_LOCAL scratch and meet at zd_host_barrier_wait. With local_size 1 the barrier
  *             is a no-op and everything runs on the calling thread.
  *
  * Macros every other file may use:
