@@ -243,24 +243,22 @@ class InflateSplitTest {
         assertTrue(x.chain() >= triples, "chain " + x.chain());
     }
 
-    /** Raw deflate of {@code d} by a Deflater of its own: {@code last} finishes the stream, else a sync flush leaves it open, byte-aligned. */
-    static byte[] rawPart(byte[] d, int level, boolean last) {
+    /** Raw deflate of {@code d}, left open (no final block) and byte-aligned by a sync flush: another part may follow. */
+    static byte[] openRawPart(byte[] d, int level) {
         Deflater z = new Deflater(level, true);
-        z.setInput(d);
-        if (last) {
-            z.finish();
+        try {
+            z.setInput(d);
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[1 << 16];
+            int k;
+            do {
+                k = z.deflate(buf, 0, buf.length, Deflater.SYNC_FLUSH);
+                out.write(buf, 0, k);
+            } while (k == buf.length);
+            return out.toByteArray();
+        } finally {
+            z.end();
         }
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        byte[] buf = new byte[1 << 16];
-        while (true) {
-            int k = z.deflate(buf, 0, buf.length, last ? Deflater.NO_FLUSH : Deflater.SYNC_FLUSH);
-            out.write(buf, 0, k);
-            if (last ? z.finished() : k < buf.length) {
-                break;
-            }
-        }
-        z.end();
-        return out.toByteArray();
     }
 
     @Test
@@ -271,20 +269,18 @@ class InflateSplitTest {
         // (the backends' rule) starts the false segment again where that one stopped
         Random r = new Random(SEED + 7);
         byte[] a = data("text", 40_000, r), b = data("text", 20_000, r), c = data("text", 40_000, r);
-        byte[] part1 = rawPart(a, 6, false), fake = rawPart(b, 9, true), part3 = rawPart(c, 6, true);
+        byte[] part1 = openRawPart(a, 6), fake = deflate(b, 9, Deflater.DEFAULT_STRATEGY, true);
+        byte[] part3 = deflate(c, 6, Deflater.DEFAULT_STRATEGY, true);
         assertEquals(2, (fake[0] >> 1) & 3, "the fake bytes start with a dynamic block");
         int range = 4096;
         int off = Math.floorMod(-(part1.length + 5), range); // the fake header at a range's first byte
         byte[] payload = new byte[off + 600 + 3 * range];
         System.arraycopy(fake, 0, payload, off, 600);
+        Bits stored = new Bits(); // part1 ends on a byte boundary: the block's bits start at bit 0
+        stored.storedBlock(payload, false);
         java.io.ByteArrayOutputStream st = new java.io.ByteArrayOutputStream();
         st.writeBytes(part1);
-        st.write(0); // BFINAL 0, BTYPE 00, padding
-        st.write(payload.length & 0xFF);
-        st.write(payload.length >>> 8);
-        st.write(~payload.length & 0xFF);
-        st.write((~payload.length >>> 8) & 0xFF);
-        st.writeBytes(payload);
+        st.writeBytes(stored.out.toByteArray());
         st.writeBytes(part3);
         byte[] s = st.toByteArray();
         java.io.ByteArrayOutputStream want = new java.io.ByteArrayOutputStream();
