@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.pipeline;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.TreeMap;
 
@@ -15,42 +16,45 @@ import java.util.TreeMap;
  * batch that ended before it when that is later, to its decode's end. With batches queued that is
  * the interval between their ends (what a reader waits per batch); with one batch at a time it is
  * the whole batch. Two queued batches may end close together, so a batch is charged at least its
- * own time over the batches that ended while it ran, itself included. A batch that overlaps the
- * other way's is charged short (on an H100 a host batch that ended just after device batches was
- * timed at 8.98 GB/s, more than the host's cores decode). Timing each way against its own batches
- * only, with a way up to 2.5x slower sent a batch whenever it had none in flight and the faster one
- * had (both ways at once on purpose), was tried on an H100 and not kept: a 2 MB int16 zlib store's
- * whole array read 1.53x cpu+copy where this rule had read 1.57x the call before, and a float32
- * store's windows 1.42x where 1.60x. Timed apart, a lone recheck in a queue is charged its whole
- * time rather than the interval since the batch before it, which makes the losing way look slower
- * than it would run queued.
+ * own time over the batches that ended while it ran, itself included.
  *
- * <p>A path's figure is the lowest cost per decoded byte among its last {@value #WINDOW} batches
- * of a size: the first batches each way are slow for reasons that pass (pools filled, code
- * compiled; on an H100 host the host path's first three batches of 16 chunks of 8.3 MB took 1024,
- * 71 and 471 ms, later ones about 70), and the lowest is the one they do not raise. Figures are
- * kept apart for each size of batch (powers of two of its chunks: whole-array reads and small
- * windows may go different ways).
+ * <p>Only a batch that ran alone is timed: one during whose life, from its fetch to its end, no
+ * batch of the other way was in flight. A host batch queued among device batches decodes on the
+ * host's cores beside them and ends just after the one before it, so the interval charges it a
+ * fraction of its time (on an H200 the host path of a 2 MB int16 zlib store's 2-step windows was
+ * timed at 4.1-7.2 GB/s that way, where the host reads it at 2.6), and the device batches beside
+ * it are slowed by the cores it takes. A way is therefore sent in bursts: the probes, and each
+ * recheck, go on until one of their batches has been timed; with reads queued d deep that is
+ * about 2d batches, with one batch at a time one. A way that has sent {@value #MAX_BURST} batches
+ * of a size without one running alone has its next one timed anyway, so a read that never lets a
+ * way run alone still gets figures.
  *
- * <p>For each size the first {@value #MIN_SAMPLES} batches go the way {@code prior} says, the
- * next {@value #MIN_SAMPLES} the other way; from then on each batch goes the way of the lower
- * figure, and now and then one goes the other way to keep its figure current. How often follows
- * what a recheck costs: a way r times slower costs r - 1 batches more, so it is rechecked once in
- * {@value #RECHECK_SHARE} x (r - 1) batches (at least {@value #MIN_GAP}, at most
- * {@value #MAX_GAP}): about 1/{@value #RECHECK_SHARE} of the time goes to rechecks. (On an H100
- * the device read a zlib store 7x faster than the host in 2-step windows: each recheck of the host
- * showed as a pass at a third of the others when they came every 64 batches.) While the losing way
- * has fewer than {@value #WINDOW} batches and is less than {@value #CLOSE} times slower, it is
- * rechecked every {@value #EARLY_GAP} batches instead: two slow first batches can make the faster
- * way look that much slower (on an H100 the host path read an int16 zlib store's calls of 4 at 2.3
- * GB/s once settled but lost its probes to the device's 1.9, and with rechecks 8 batches apart
- * the batches moved to it only in the sixth of 8 passes), and a recheck of a way that close costs
- * less than half a batch. A way up to {@value #FAR} times slower is rechecked every
- * {@value #MIN_GAP} batches until its window is full: queued reads issue both probes of a way at
- * once, cold (on an H100 a zlib store of 2 MB float32 chunks read in 32-step windows timed the
- * device at 0.98 GB/s that way, against 2.74 with every batch on the device, and the host's 3.02
- * kept every batch). A batch that fails is neither counted nor issued, so a probe that failed is
- * tried again. Thread-safe.
+ * <p>A path's figure is the median cost per decoded byte of its last {@value #WINDOW} timed batches
+ * of a size. The lowest, kept before, was fooled by queued batches that end close together; the
+ * mean by the first batches each way, slow for reasons that pass (pools filled, code compiled: on
+ * an H100 host the host path's first three batches of 16 chunks of 8.3 MB took 1024, 71 and 471
+ * ms, later ones about 70). Measured side by side on an H200 (three calls, six ways of reading a
+ * 2 MB int16 and a 2 MB float32 zlib store), the median read 40.0 and 43.7 GB/s summed over the
+ * six where the lowest read 37.3 and main's earlier rule (every batch timed, the lowest) 36.1:
+ * docs/performance.md, "Device or host: batches timed alone". Figures are kept apart for each size
+ * of batch (powers of two of its chunks: whole-array reads and small windows may go different ways).
+ *
+ * <p>For each size, batches go the way {@code prior} says until {@value #MIN_SAMPLES} of them are
+ * timed, then the other way until {@value #MIN_SAMPLES} of its are; from then on each batch goes the
+ * way of the lower figure, and now and then a recheck goes the other way to keep its figure current.
+ * How often follows what a recheck costs: a way r times slower costs r - 1 batches more a batch
+ * sent, so it is rechecked once in {@value #RECHECK_SHARE} x (r - 1) batches (at least
+ * {@value #MIN_GAP}, at most {@value #MAX_GAP}), times the batches the last recheck took: about
+ * 1/{@value #RECHECK_SHARE} of the time goes to rechecks. (On an H100 the device read a zlib store 7x
+ * faster than the host in 2-step windows: each recheck of the host showed as a pass at a third of
+ * the others when they came every 64 batches.) While the losing way has fewer than
+ * {@value #WINDOW} timed batches and is less than {@value #CLOSE} times slower, it is rechecked
+ * every {@value #EARLY_GAP} batches instead: two slow first batches can make the faster way look
+ * that much slower (on an H100 the host path read an int16 zlib store's calls of 4 at 2.3 GB/s once
+ * settled but lost its probes to the device's 1.9, and with rechecks 8 batches apart the batches
+ * moved to it only in the sixth of 8 passes). A way up to {@value #FAR} times slower is rechecked
+ * every {@value #MIN_GAP} batches until its window is full. A batch that fails is not timed, so a
+ * probe that failed is tried again. Thread-safe.
  */
 final class PathChoice {
 
@@ -60,7 +64,7 @@ final class PathChoice {
     /** Batches of each path a size times before its batches go the faster way. */
     static final int MIN_SAMPLES = 2;
 
-    /** A path's figure is the lowest of its last this many batches of the size. */
+    /** A path's figure is the median of its last this many timed batches of the size. */
     static final int WINDOW = 4;
 
     /** Rechecks cost about one batch in this many: the gap is this times what a recheck costs in batches. */
@@ -81,6 +85,12 @@ final class PathChoice {
     /** A losing way less than this many times slower is rechecked every {@link #MIN_GAP} batches until its window is full. */
     static final double FAR = 4;
 
+    /**
+     * A way that has sent this many batches of a size since one of them was timed alone has its
+     * next batch timed anyway: a read that never lets one way run alone still gets figures.
+     */
+    static final int MAX_BURST = 16;
+
     /** Batches between rechecks when the losing way is {@code ratio} times slower: see the class comment. */
     static long gap(double ratio) {
         // less a hair, so that a ratio of 4 timed as 4.0000001 still gives 96
@@ -96,28 +106,41 @@ final class PathChoice {
     /** Ends of the last batches, any size or path, for the batches that ended while one ran. */
     private final long[] ends = new long[32];
     private long endCount;
+    /** Batches of each way issued and not yet ended or dropped, any size. */
+    private final int[] inFlight = new int[2];
+    /** When a batch of each way last ended, any size. */
+    private final long[] lastGone = {Long.MIN_VALUE, Long.MIN_VALUE};
 
     /** @param prior the way batches go until both have been timed */
     PathChoice(Path prior) {
         this.prior = prior;
     }
 
-    /** Per-size state: the last costs of each path, and batches issued each way. */
+    /** Per-size state: the last costs of each path, and the recheck under way. */
     private static final class Size {
         final double[][] costs = new double[2][WINDOW];
         final long[] counted = new long[2];
-        final long[] issued = new long[2];
+        /** Batches issued each way since one of that way was counted. */
+        final long[] sinceCounted = new long[2];
         /** Batches that went the faster way since the last recheck. */
         long sinceRecheck;
+        /** The way being rechecked, until one of its batches is counted; null between rechecks. */
+        Path rechecking;
+        /** Its count when the recheck began. */
+        long countedAtRecheck;
+        /** Batches the recheck under way has sent; then those the last one sent (at least 1). */
+        long burst = 1;
+        long lastBurst = 1;
 
-        /** The lowest nanoseconds per decoded byte in the window; infinite when nothing is counted. */
+        /** The median nanoseconds per decoded byte in the window; infinite when nothing is counted. */
         double figure(Path p) {
             int n = (int) Math.min(counted[p.ordinal()], WINDOW);
-            double best = Double.POSITIVE_INFINITY;
-            for (int i = 0; i < n; i++) {
-                best = Math.min(best, costs[p.ordinal()][i]);
+            if (n == 0) {
+                return Double.POSITIVE_INFINITY;
             }
-            return best;
+            double[] c = Arrays.copyOf(costs[p.ordinal()], n);
+            Arrays.sort(c);
+            return (c[(n - 1) / 2] + c[n / 2]) / 2;
         }
     }
 
@@ -129,32 +152,46 @@ final class PathChoice {
         return p == Path.DEVICE ? Path.HOST : Path.DEVICE;
     }
 
-    /** The way a batch of {@code chunks} chunks goes; counts it as issued that way. */
+    /** The way a batch of {@code chunks} chunks goes; it is in flight that way until it ends or is dropped. */
     synchronized Path next(int chunks) {
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
-        Path second = other(prior);
-        Path way;
-        if (s.issued[prior.ordinal()] < MIN_SAMPLES) {
-            way = prior;
-        } else if (s.issued[second.ordinal()] < MIN_SAMPLES) {
-            way = second;
-        } else if (s.counted[prior.ordinal()] < MIN_SAMPLES || s.counted[second.ordinal()] < MIN_SAMPLES) {
-            // the probes are still in flight (or failed): the prior way until they are counted
-            way = prior;
-        } else {
-            Path winner = s.figure(Path.HOST) < s.figure(Path.DEVICE) ? Path.HOST : Path.DEVICE;
-            Path loser = other(winner);
-            double ratio = s.figure(loser) / s.figure(winner);
-            boolean early = s.issued[loser.ordinal()] < WINDOW;
-            long gap = early && ratio < CLOSE ? EARLY_GAP : early && ratio < FAR ? MIN_GAP : gap(ratio);
-            way = winner;
-            if (++s.sinceRecheck >= gap) {
-                way = loser;
-                s.sinceRecheck = 0;
-            }
-        }
-        s.issued[way.ordinal()]++;
+        Path way = choose(s);
+        s.sinceCounted[way.ordinal()]++;
+        inFlight[way.ordinal()]++;
         return way;
+    }
+
+    private Path choose(Size s) {
+        // each way until it has its samples: queued batches of one way run alone only once the
+        // other way's have ended, so a way's first timed batch comes some batches after its first
+        Path second = other(prior);
+        if (s.counted[prior.ordinal()] < MIN_SAMPLES) {
+            return prior;
+        }
+        if (s.counted[second.ordinal()] < MIN_SAMPLES) {
+            return second;
+        }
+        if (s.rechecking != null) {
+            if (s.counted[s.rechecking.ordinal()] == s.countedAtRecheck) {
+                s.burst++;
+                return s.rechecking;
+            }
+            s.rechecking = null;
+            s.lastBurst = s.burst;
+        }
+        Path winner = s.figure(Path.HOST) < s.figure(Path.DEVICE) ? Path.HOST : Path.DEVICE;
+        Path loser = other(winner);
+        double ratio = s.figure(loser) / s.figure(winner);
+        boolean early = s.counted[loser.ordinal()] < WINDOW;
+        long gap = early && ratio < CLOSE ? EARLY_GAP : early && ratio < FAR ? MIN_GAP : gap(ratio);
+        if (++s.sinceRecheck < gap * s.lastBurst) {
+            return winner;
+        }
+        s.sinceRecheck = 0;
+        s.rechecking = loser;
+        s.countedAtRecheck = s.counted[loser.ordinal()];
+        s.burst = 1;
+        return loser;
     }
 
     /**
@@ -162,6 +199,13 @@ final class PathChoice {
      * ended: fetched from {@code startNanos}, decoded by {@code endNanos} ({@link System#nanoTime}).
      */
     synchronized void ended(Path way, int chunks, long decodedBytes, long startNanos, long endNanos) {
+        int p = way.ordinal();
+        int o = other(way).ordinal();
+        // alone: no batch of the other way was in flight at any time while this one ran (one
+        // dropped meanwhile is not seen: failures are rare, and a dropped batch has no end time)
+        boolean ranAlone = inFlight[o] == 0 && lastGone[o] <= startNanos;
+        inFlight[p] = Math.max(0, inFlight[p] - 1);
+        lastGone[p] = Math.max(lastGone[p], endNanos);
         long from = lastEnd == Long.MIN_VALUE ? startNanos : Math.max(startNanos, lastEnd);
         lastEnd = lastEnd == Long.MIN_VALUE ? endNanos : Math.max(lastEnd, endNanos);
         int overlapping = 1;
@@ -173,19 +217,19 @@ final class PathChoice {
         ends[(int) (endCount++ % ends.length)] = endNanos;
         long cost = Math.max(endNanos - from, (endNanos - startNanos) / overlapping);
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
-        int p = way.ordinal();
+        if (!ranAlone && s.sinceCounted[p] < MAX_BURST) {
+            return;
+        }
+        s.sinceCounted[p] = 0;
         s.costs[p][(int) (s.counted[p]++ % WINDOW)] = Math.max(0, cost) / (double) Math.max(1, decodedBytes);
     }
 
     /**
-     * A batch that went {@code way} will not end (it failed, or its read did): it no longer counts
-     * as issued that way, so a probe that failed is tried again.
+     * A batch that went {@code way} will not end (it failed, or its read did): it is not timed, so
+     * a probe that failed is tried again.
      */
     synchronized void dropped(Path way, int chunks) {
-        Size s = sizes.get(sizeClass(chunks));
-        if (s != null && s.issued[way.ordinal()] > 0) {
-            s.issued[way.ordinal()]--;
-        }
+        inFlight[way.ordinal()] = Math.max(0, inFlight[way.ordinal()] - 1);
     }
 
     /** The figures so far, per size: e.g. "batches of 16-31 chunks: device 1.87 GB/s host 2.65 GB/s". */
