@@ -22,20 +22,21 @@ import java.util.TreeMap;
  * batch of the other way was in flight. A host batch queued among device batches decodes on the
  * host's cores beside them and ends just after the one before it, so the interval charges it a
  * fraction of its time (on an H200 the host path of a 2 MB int16 zlib store's 2-step windows was
- * timed at 4.1-7.2 GB/s that way, where the host reads it at 2.6), and the device batches beside
- * it are slowed by the cores it takes. A way is therefore sent in bursts: the probes, and each
+ * timed at 7.2 GB/s that way, where the host reads it at 2.6), and the device batches beside it
+ * share the host's cores with it. A way is therefore sent in bursts: the probes, and each
  * recheck, go on until one of their batches has been timed; with reads queued d deep that is
  * about 2d batches, with one batch at a time one. A way that has sent {@value #MAX_BURST} batches
  * of a size without one running alone has its next one timed anyway, so a read that never lets a
  * way run alone still gets figures.
  *
  * <p>A path's figure is the median cost per decoded byte of its last {@value #WINDOW} timed batches
- * of a size. The lowest, kept before, was fooled by queued batches that end close together; the
- * mean by the first batches each way, slow for reasons that pass (pools filled, code compiled: on
- * an H100 host the host path's first three batches of 16 chunks of 8.3 MB took 1024, 71 and 471
- * ms, later ones about 70). Measured side by side on an H200 (three calls, six ways of reading a
- * 2 MB int16 and a 2 MB float32 zlib store), the median read 40.0 and 43.7 GB/s summed over the
- * six where the lowest read 37.3 and main's earlier rule (every batch timed, the lowest) 36.1:
+ * of a size. The lowest, kept before, was fooled by batches that end close together; the mean
+ * would be by the first batches each way, slow for reasons that pass (pools filled, code compiled:
+ * on an H100 host the host path's first three batches of 16 chunks of 8.3 MB took 1024, 71 and 471
+ * ms, later ones about 70). The median pays for them too, less: two in a window of four hold it up
+ * until three are settled, so a way that lost its probes cold comes back later. Measured side by side on an H200 (one call, six ways of reading a 2 MB int16 and a
+ * 2 MB float32 zlib store, each twice), timed alone the median read 40.0 GB/s summed over the
+ * six, the lowest 37.3, and the rule before (every batch timed, the lowest) 36.1:
  * docs/performance.md, "Device or host: batches timed alone". Figures are kept apart for each size
  * of batch (powers of two of its chunks: whole-array reads and small windows may go different ways).
  *
