@@ -34,11 +34,12 @@ import java.util.TreeMap;
  * would be by the first batches each way, slow for reasons that pass (pools filled, code compiled:
  * on an H100 host the host path's first three batches of 16 chunks of 8.3 MB took 1024, 71 and 471
  * ms, later ones about 70). The median pays for them too, less: two in a window of four hold it up
- * until three are settled, so a way that lost its probes cold comes back later. Measured side by side on an H200 (one call, six ways of reading a 2 MB int16 and a
- * 2 MB float32 zlib store, each twice), timed alone the median read 40.0 GB/s summed over the
- * six, the lowest 37.3, and the rule before (every batch timed, the lowest) 36.1:
- * docs/performance.md, "Device or host: batches timed alone". Figures are kept apart for each size
- * of batch (powers of two of its chunks: whole-array reads and small windows may go different ways).
+ * until three are settled, so a way that lost its probes cold comes back later. Measured side by
+ * side on an H200 (one call, six ways of reading a 2 MB int16 and a 2 MB float32 zlib store, each
+ * twice), timed alone the median read 40.0 GB/s summed over the six, the lowest 37.3, and the rule
+ * before (every batch timed, the lowest) 36.1: docs/performance.md, "Device or host: batches timed
+ * alone". Figures are kept apart for each size of batch (powers of two of its chunks: whole-array
+ * reads and small windows may go different ways).
  *
  * <p>For each size, batches go the way {@code prior} says until {@value #MIN_SAMPLES} of them are
  * timed, then the other way until {@value #MIN_SAMPLES} of its are; from then on each batch goes the

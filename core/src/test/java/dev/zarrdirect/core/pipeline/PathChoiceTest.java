@@ -69,6 +69,9 @@ class PathChoiceTest {
         final double hostMs;
         final List<Path> ways = new ArrayList<>();
         final List<Double> ends = new ArrayList<>();
+        final List<Double> starts = new ArrayList<>();
+        /** Batches told to the choice so far. */
+        int told;
         double hostFree;
         double deviceFree;
 
@@ -106,12 +109,10 @@ class PathChoiceTest {
             tell(Double.POSITIVE_INFINITY);
         }
 
-        final List<Double> starts = new ArrayList<>();
-        int told;
-
         private void tell(double upTo) {
             while (told < ways.size() && ends.get(told) <= upTo) {
-                choice.ended(ways.get(told), 32, 1 << 20, (long) (starts.get(told) * 1e6), (long) (ends.get(told) * 1e6));
+                choice.ended(ways.get(told), 32, 1 << 20, (long) (starts.get(told) * 1e6),
+                        (long) (ends.get(told) * 1e6));
                 told++;
             }
         }
