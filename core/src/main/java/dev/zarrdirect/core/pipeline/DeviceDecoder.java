@@ -390,7 +390,7 @@ public final class DeviceDecoder {
             PathChoice c = choice;
             choice = null;
             if (c != null) {
-                c.dropped(way, present.size());
+                c.dropped(way);
             }
             closeAll(owned);
         }
@@ -459,7 +459,7 @@ public final class DeviceDecoder {
             }
         } catch (RuntimeException | Error e) {
             if (way != null) {
-                pathChoice.dropped(way, present.size());
+                pathChoice.dropped(way);
             }
             throw e;
         }
@@ -817,7 +817,7 @@ public final class DeviceDecoder {
             decodeBatch(f, dest, destOffset, destShape, destByteStrides);
         } catch (RuntimeException | Error e) {
             if (choice != null) {
-                choice.dropped(f.way, f.present.size());
+                choice.dropped(f.way);
             }
             throw e;
         }

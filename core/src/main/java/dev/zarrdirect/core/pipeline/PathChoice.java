@@ -103,14 +103,15 @@ final class PathChoice {
     private final Path prior;
     /** Per size class (floor of log2 of the batch's chunks). */
     private final TreeMap<Integer, Size> sizes = new TreeMap<>();
-    /** End of the last batch that ended, any size or path: where the next one's cost starts at the earliest. */
-    private long lastEnd = Long.MIN_VALUE;
     /** Ends of the last batches, any size or path, for the batches that ended while one ran. */
     private final long[] ends = new long[32];
     private long endCount;
     /** Batches of each way issued and not yet ended or dropped, any size. */
     private final int[] inFlight = new int[2];
-    /** When a batch of each way last ended, any size. */
+    /**
+     * When a batch of each way last ended, any size: the later of the two is where the next batch's
+     * cost starts at the earliest.
+     */
     private final long[] lastGone = {Long.MIN_VALUE, Long.MIN_VALUE};
 
     /** @param prior the way batches go until both have been timed */
@@ -130,8 +131,9 @@ final class PathChoice {
         Path rechecking;
         /** Its count when the recheck began. */
         long countedAtRecheck;
-        /** Batches the recheck under way has sent; then those the last one sent (at least 1). */
-        long burst = 1;
+        /** Batches the recheck under way has sent. */
+        long burst;
+        /** Batches the last recheck sent (1 before the first): the gap to the next is this many times longer. */
         long lastBurst = 1;
 
         /** The median nanoseconds per decoded byte in the window; infinite when nothing is counted. */
@@ -181,9 +183,11 @@ final class PathChoice {
             s.rechecking = null;
             s.lastBurst = s.burst;
         }
-        Path winner = s.figure(Path.HOST) < s.figure(Path.DEVICE) ? Path.HOST : Path.DEVICE;
+        double host = s.figure(Path.HOST);
+        double device = s.figure(Path.DEVICE);
+        Path winner = host < device ? Path.HOST : Path.DEVICE;
         Path loser = other(winner);
-        double ratio = s.figure(loser) / s.figure(winner);
+        double ratio = host < device ? device / host : host / device;
         boolean early = s.counted[loser.ordinal()] < WINDOW;
         long gap = early && ratio < CLOSE ? EARLY_GAP : early && ratio < FAR ? MIN_GAP : gap(ratio);
         if (++s.sinceRecheck < gap * s.lastBurst) {
@@ -206,10 +210,9 @@ final class PathChoice {
         // alone: no batch of the other way was in flight at any time while this one ran (one
         // dropped meanwhile is not seen: failures are rare, and a dropped batch has no end time)
         boolean ranAlone = inFlight[o] == 0 && lastGone[o] <= startNanos;
+        long from = Math.max(startNanos, Math.max(lastGone[p], lastGone[o]));
         inFlight[p] = Math.max(0, inFlight[p] - 1);
         lastGone[p] = Math.max(lastGone[p], endNanos);
-        long from = lastEnd == Long.MIN_VALUE ? startNanos : Math.max(startNanos, lastEnd);
-        lastEnd = lastEnd == Long.MIN_VALUE ? endNanos : Math.max(lastEnd, endNanos);
         int overlapping = 1;
         for (int i = 0; i < Math.min(endCount, (long) ends.length); i++) {
             if (ends[i] > startNanos) {
@@ -230,7 +233,7 @@ final class PathChoice {
      * A batch that went {@code way} will not end (it failed, or its read did): it is not timed, so
      * a probe that failed is tried again.
      */
-    synchronized void dropped(Path way, int chunks) {
+    synchronized void dropped(Path way) {
         inFlight[way.ordinal()] = Math.max(0, inFlight[way.ordinal()] - 1);
     }
 

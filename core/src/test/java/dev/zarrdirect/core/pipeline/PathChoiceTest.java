@@ -401,7 +401,7 @@ class PathChoiceTest {
             ways.add(way);
             if (i == 2 || i == 3) {
                 // the host's first two probes fail (a corrupt chunk): they are not counted, nor issued
-                c.dropped(way, 16);
+                c.dropped(way);
                 continue;
             }
             c.ended(way, 16, 1 << 20, now, now + (way == Path.DEVICE ? 2_000_000 : 1_000_000));
