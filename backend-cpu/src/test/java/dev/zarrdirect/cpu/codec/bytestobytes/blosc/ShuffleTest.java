@@ -87,7 +87,10 @@ class ShuffleTest {
     void byteShuffleMatchesTheReferenceAndUnshuffleInvertsItForEveryTypesizeAndTail() {
         try (Arena arena = Arena.ofConfined()) {
             for (int typesize : new int[] {1, 2, 3, 4, 5, 8, 16, 17}) {
-                for (int n : new int[] {0, 1, 7, 8, 9, 63, 64, 1000, 4099}) {
+                // bytes: short tails, and more than a tile: one and a half, two whole, two and 8 elements and a byte
+                int tile = ByteShuffle.TILE * typesize;
+                for (int n : new int[] {0, 1, 7, 8, 9, 63, 64, 1000, 4099, tile + tile / 2, 2 * tile,
+                        2 * tile + 8 * typesize + 1}) {
                     byte[] in = new byte[n];
                     random.nextBytes(in);
                     MemorySegment src = native_(arena, in);
