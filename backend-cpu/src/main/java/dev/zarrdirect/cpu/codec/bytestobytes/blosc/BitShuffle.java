@@ -22,6 +22,9 @@ public final class BitShuffle {
 
     private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
+    /** Elements a tile of {@link #unshuffle}'s word path (a multiple of 64). */
+    static final int TILE = 8192;
+
     private BitShuffle() {
     }
 
@@ -85,34 +88,49 @@ public final class BitShuffle {
         }
     }
 
-    /** Reverses {@link #shuffle}. */
+    /**
+     * Reverses {@link #shuffle}. When the bit rows are whole words ({@code n % 64 == 0}, as in every
+     * block of 64 elements or more that c-blosc writes), tiles of {@link #TILE} elements are worked
+     * in Java arrays: the tile's part of each of the {@code 8 * typesize} bit rows is copied in,
+     * each group of 8 rows is bit-transposed into one byte plane (the byte-shuffled form), and
+     * {@link ByteShuffle}'s unshuffle of those planes writes whole 8-byte words of elements. The
+     * element loop before wrote every byte to the segment on its own, one var handle access each.
+     */
     public static void unshuffle(MemorySegment src, long srcOff, MemorySegment dst, long dstOff, long n, int typesize) {
         requireMultipleOf8(n);
         long rowBytes = n / 8;
         if (rowBytes % 8 == 0) {
-            // Eight groups at once: read 8 bytes of each bit row, which covers 64 elements.
-            for (long g = 0; g < rowBytes; g += 8) {
+            int most = (int) Math.min(TILE, n);
+            long[] rows = new long[most / 8 * typesize];
+            long[] planes = new long[rows.length];
+            long[] out = typesize == 2 || typesize == 4 || typesize == 8 ? new long[rows.length] : null;
+            byte[] outBytes = out == null && typesize > 1 ? new byte[most * typesize] : null;
+            for (long i = 0; i < n; i += TILE) {
+                int t = (int) Math.min(TILE, n - i); // a multiple of 64, as n and TILE are
+                int wr = t / 64; // words of each bit row in this tile
+                int w = t / 8; // words of each byte plane
+                for (int r = 0; r < 8 * typesize; r++) {
+                    MemorySegment.copy(src, LE_LONG, srcOff + r * rowBytes + i / 8, rows, r * wr, wr);
+                }
                 for (int j = 0; j < typesize; j++) {
-                    long row = srcOff + (long) j * 8 * rowBytes + g;
-                    long r0 = src.get(LE_LONG, row);
-                    long r1 = src.get(LE_LONG, row + rowBytes);
-                    long r2 = src.get(LE_LONG, row + 2 * rowBytes);
-                    long r3 = src.get(LE_LONG, row + 3 * rowBytes);
-                    long r4 = src.get(LE_LONG, row + 4 * rowBytes);
-                    long r5 = src.get(LE_LONG, row + 5 * rowBytes);
-                    long r6 = src.get(LE_LONG, row + 6 * rowBytes);
-                    long r7 = src.get(LE_LONG, row + 7 * rowBytes);
-                    for (int q = 0; q < 8; q++) {
-                        int s = 8 * q;
-                        long x = (r0 >>> s & 0xFF) | (r1 >>> s & 0xFF) << 8 | (r2 >>> s & 0xFF) << 16
-                                | (r3 >>> s & 0xFF) << 24 | (r4 >>> s & 0xFF) << 32 | (r5 >>> s & 0xFF) << 40
-                                | (r6 >>> s & 0xFF) << 48 | (r7 >>> s & 0xFF) << 56;
-                        x = transpose8x8(x);
-                        long base = dstOff + (g + q) * 8 * typesize + j;
-                        for (int m = 0; m < 8; m++) {
-                            dst.set(ValueLayout.JAVA_BYTE, base + (long) m * typesize, (byte) (x >>> (8 * m)));
+                    planes(rows, j * 8 * wr, wr, planes, j * w);
+                }
+                switch (typesize) {
+                    case 1 -> MemorySegment.copy(planes, 0, dst, LE_LONG, dstOff + i, w);
+                    case 2 -> ByteShuffle.unshuffle2(planes, out, w);
+                    case 4 -> ByteShuffle.unshuffle4(planes, out, w);
+                    case 8 -> ByteShuffle.unshuffle8(planes, out, w);
+                    default -> {
+                        for (int k = 0, at = 0; k < t; k++) {
+                            for (int j = 0; j < typesize; j++) {
+                                outBytes[at++] = (byte) (planes[j * w + (k >>> 3)] >>> (8 * (k & 7)));
+                            }
                         }
+                        MemorySegment.copy(outBytes, 0, dst, ValueLayout.JAVA_BYTE, dstOff + i * typesize, t * typesize);
                     }
+                }
+                if (out != null) {
+                    MemorySegment.copy(out, 0, dst, LE_LONG, dstOff + i * typesize, w * typesize);
                 }
             }
             return;
@@ -129,6 +147,25 @@ public final class BitShuffle {
                 for (int m = 0; m < 8; m++) {
                     dst.set(ValueLayout.JAVA_BYTE, base + (long) m * typesize + j, (byte) (x >>> (8 * m)));
                 }
+            }
+        }
+    }
+
+    /**
+     * One byte plane from its 8 bit rows: rows[from + k * wr + g] is word g of bit row k (64
+     * elements), and word 8g + q of the plane (byte k of it for element 8q + k of those 64) goes to
+     * planes[to + 8g + q].
+     */
+    private static void planes(long[] rows, int from, int wr, long[] planes, int to) {
+        long[] m = new long[8];
+        for (int g = 0; g < wr; g++) {
+            for (int k = 0; k < 8; k++) {
+                m[k] = rows[from + k * wr + g];
+            }
+            // byte q of row k to byte k of word q, then each word's 8 x 8 bits transposed
+            ByteShuffle.transposeBytes(m);
+            for (int q = 0; q < 8; q++) {
+                planes[to + 8 * g + q] = transpose8x8(m[q]);
             }
         }
     }

@@ -212,7 +212,7 @@ public final class ByteShuffle {
     }
 
     /** netCDF-like int16: byte k of each stream to the low and high byte of element k, 8 elements a step. */
-    private static void unshuffle2(long[] in, long[] out, int w) {
+    static void unshuffle2(long[] in, long[] out, int w) {
         for (int k = 0; k < w; k++) {
             long p0 = in[k];
             long p1 = in[w + k];
@@ -222,7 +222,7 @@ public final class ByteShuffle {
     }
 
     /** Interleaves the bytes of streams 0/1 and 2/3, then the 16-bit pairs of those: 8 elements a step. */
-    private static void unshuffle4(long[] in, long[] out, int w) {
+    static void unshuffle4(long[] in, long[] out, int w) {
         for (int k = 0; k < w; k++) {
             long p0 = in[k];
             long p1 = in[w + k];
@@ -240,7 +240,7 @@ public final class ByteShuffle {
     }
 
     /** Word k of each of the 8 streams is the 8 x 8 byte matrix whose transpose is elements 8k to 8k + 7. */
-    private static void unshuffle8(long[] in, long[] out, int w) {
+    static void unshuffle8(long[] in, long[] out, int w) {
         long[] m = new long[8];
         for (int k = 0; k < w; k++) {
             for (int j = 0; j < 8; j++) {

@@ -116,7 +116,8 @@ class ShuffleTest {
     void bitShuffleMatchesTheBitMatrixTransposeAndUnshuffleInvertsIt() {
         try (Arena arena = Arena.ofConfined()) {
             for (int typesize : new int[] {1, 2, 3, 4, 8, 16}) {
-                for (int n : new int[] {8, 16, 56, 64, 72, 512, 1032}) {
+                // elements: whole words of bit rows from 64 on; more than a tile, and two whole tiles
+                for (int n : new int[] {8, 16, 56, 64, 72, 512, 1032, 1088, BitShuffle.TILE + 192, 2 * BitShuffle.TILE}) {
                     byte[] in = new byte[n * typesize];
                     random.nextBytes(in);
                     MemorySegment src = native_(arena, in);
@@ -127,6 +128,12 @@ class ShuffleTest {
                             "typesize " + typesize + " n " + n + " seed " + seed);
                     BitShuffle.unshuffle(mid, 0, back, 0, n, typesize);
                     assertArrayEquals(in, array(back), "typesize " + typesize + " n " + n + " seed " + seed);
+                    // at offsets, as a blosc block inside a chunk is
+                    MemorySegment at = arena.allocate(in.length + 8);
+                    MemorySegment.copy(mid, 0, at, 3, in.length);
+                    MemorySegment out = arena.allocate(in.length + 8);
+                    BitShuffle.unshuffle(at, 3, out, 5, n, typesize);
+                    assertArrayEquals(in, array(out.asSlice(5, in.length)), "offsets, typesize " + typesize + " n " + n);
                 }
             }
         }
