@@ -25,7 +25,7 @@ public final class ByteShuffle {
 
     private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    /** Elements a tile (a multiple of 8): 8 KiB a stream and 8 x typesize KiB of arrays for 8-byte elements. */
+    /** Elements a tile (a multiple of 8) for 2-, 4- and 8-byte elements: 8 KiB of each stream. */
     static final int TILE = 8192;
 
     private ByteShuffle() {
@@ -56,10 +56,11 @@ public final class ByteShuffle {
                 }
             }
         } else {
-            byte[] in = new byte[(int) Math.min(TILE, grouped) * typesize];
+            int tile = genericTile(typesize);
+            byte[] in = new byte[(int) Math.min(tile, grouped) * typesize];
             byte[] out = new byte[in.length];
-            for (long i = 0; i < grouped; i += TILE) {
-                int t = (int) Math.min(TILE, grouped - i);
+            for (long i = 0; i < grouped; i += tile) {
+                int t = (int) Math.min(tile, grouped - i);
                 MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOff + i * typesize, in, 0, t * typesize);
                 for (int k = 0, at = 0; k < t; k++) {
                     for (int j = 0; j < typesize; j++) {
@@ -78,6 +79,14 @@ public final class ByteShuffle {
         }
         long whole = n * typesize;
         MemorySegment.copy(src, srcOff + whole, dst, dstOff + whole, bytes - whole);
+    }
+
+    /**
+     * Elements a tile for other element sizes: {@link #TILE}, or fewer (a multiple of 8) so that a
+     * tile stays within 1 MiB, as numcodecs' shuffle takes any element size.
+     */
+    static int genericTile(int typesize) {
+        return (int) Math.max(8, Math.min(TILE, ((1L << 20) / typesize) & ~7L));
     }
 
     /** 8 elements of 2 bytes a step, {@code w} steps: the even bytes to stream 0 ({@code out[0, w)}), the odd to stream 1. */
@@ -187,10 +196,11 @@ public final class ByteShuffle {
                 MemorySegment.copy(out, 0, dst, LE_LONG, dstOff + i * typesize, w * typesize);
             }
         } else {
-            byte[] in = new byte[(int) Math.min(TILE, grouped) * typesize];
+            int tile = genericTile(typesize);
+            byte[] in = new byte[(int) Math.min(tile, grouped) * typesize];
             byte[] out = new byte[in.length];
-            for (long i = 0; i < grouped; i += TILE) {
-                int t = (int) Math.min(TILE, grouped - i);
+            for (long i = 0; i < grouped; i += tile) {
+                int t = (int) Math.min(tile, grouped - i);
                 for (int j = 0; j < typesize; j++) {
                     MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOff + j * n + i, in, j * t, t);
                 }

@@ -86,9 +86,11 @@ class ShuffleTest {
     @Test
     void byteShuffleMatchesTheReferenceAndUnshuffleInvertsItForEveryTypesizeAndTail() {
         try (Arena arena = Arena.ofConfined()) {
-            for (int typesize : new int[] {1, 2, 3, 4, 5, 8, 16, 17}) {
+            // 300,000-byte elements: tiles of fewer elements than TILE
+            for (int typesize : new int[] {1, 2, 3, 4, 5, 8, 16, 17, 300_000}) {
                 // bytes: short tails, and more than a tile: one and a half, two whole, two and 8 elements and a byte
-                int tile = ByteShuffle.TILE * typesize;
+                int tile = (typesize == 2 || typesize == 4 || typesize == 8 ? ByteShuffle.TILE
+                        : ByteShuffle.genericTile(typesize)) * typesize;
                 for (int n : new int[] {0, 1, 7, 8, 9, 63, 64, 1000, 4099, tile + tile / 2, 2 * tile,
                         2 * tile + 8 * typesize + 1}) {
                     byte[] in = new byte[n];
