@@ -218,7 +218,7 @@ final class HostKernels {
         try {
             return (int) infsQuick.invokeExact(v, hi);
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw rethrow(t);
         }
     }
 

@@ -93,7 +93,7 @@ public final class BitShuffle {
      * block of 64 elements or more that c-blosc writes), tiles of {@link #TILE} elements are worked
      * in Java arrays: the tile's part of each of the {@code 8 * typesize} bit rows is copied in,
      * each group of 8 rows is bit-transposed into one byte plane (the byte-shuffled form), and
-     * {@link ByteShuffle}'s unshuffle of those planes writes whole 8-byte words of elements. The
+     * {@link ByteShuffle}'s word unshuffle of those planes writes whole 8-byte words of elements. The
      * element loop before wrote every byte to the segment on its own, one var handle access each.
      */
     public static void unshuffle(MemorySegment src, long srcOff, MemorySegment dst, long dstOff, long n, int typesize) {
@@ -117,9 +117,7 @@ public final class BitShuffle {
                 }
                 switch (typesize) {
                     case 1 -> MemorySegment.copy(planes, 0, dst, LE_LONG, dstOff + i, w);
-                    case 2 -> ByteShuffle.unshuffle2(planes, out, w);
-                    case 4 -> ByteShuffle.unshuffle4(planes, out, w);
-                    case 8 -> ByteShuffle.unshuffle8(planes, out, w);
+                    case 2, 4, 8 -> ByteShuffle.unshuffleWords(planes, out, w, typesize, dst, dstOff + i * typesize);
                     default -> {
                         for (int k = 0, at = 0; k < t; k++) {
                             for (int j = 0; j < typesize; j++) {
@@ -128,9 +126,6 @@ public final class BitShuffle {
                         }
                         MemorySegment.copy(outBytes, 0, dst, ValueLayout.JAVA_BYTE, dstOff + i * typesize, t * typesize);
                     }
-                }
-                if (out != null) {
-                    MemorySegment.copy(out, 0, dst, LE_LONG, dstOff + i * typesize, w * typesize);
                 }
             }
             return;

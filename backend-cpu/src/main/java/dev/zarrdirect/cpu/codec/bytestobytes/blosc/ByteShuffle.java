@@ -62,11 +62,7 @@ public final class ByteShuffle {
             for (long i = 0; i < grouped; i += tile) {
                 int t = (int) Math.min(tile, grouped - i);
                 MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOff + i * typesize, in, 0, t * typesize);
-                for (int k = 0, at = 0; k < t; k++) {
-                    for (int j = 0; j < typesize; j++) {
-                        out[j * t + k] = in[at++];
-                    }
-                }
+                transpose(in, out, t, typesize);
                 for (int j = 0; j < typesize; j++) {
                     MemorySegment.copy(out, j * t, dst, ValueLayout.JAVA_BYTE, dstOff + j * n + i, t);
                 }
@@ -79,6 +75,15 @@ public final class ByteShuffle {
         }
         long whole = n * typesize;
         MemorySegment.copy(src, srcOff + whole, dst, dstOff + whole, bytes - whole);
+    }
+
+    /** {@code out[c * rows + r] = in[r * cols + c]}: the {@code rows x cols} byte matrix {@code in}, transposed. */
+    private static void transpose(byte[] in, byte[] out, int rows, int cols) {
+        for (int r = 0, at = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                out[c * rows + r] = in[at++];
+            }
+        }
     }
 
     /**
@@ -188,12 +193,7 @@ public final class ByteShuffle {
                 for (int j = 0; j < typesize; j++) {
                     MemorySegment.copy(src, LE_LONG, srcOff + j * n + i, in, j * w, w);
                 }
-                switch (typesize) {
-                    case 2 -> unshuffle2(in, out, w);
-                    case 4 -> unshuffle4(in, out, w);
-                    default -> unshuffle8(in, out, w);
-                }
-                MemorySegment.copy(out, 0, dst, LE_LONG, dstOff + i * typesize, w * typesize);
+                unshuffleWords(in, out, w, typesize, dst, dstOff + i * typesize);
             }
         } else {
             int tile = genericTile(typesize);
@@ -204,11 +204,7 @@ public final class ByteShuffle {
                 for (int j = 0; j < typesize; j++) {
                     MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOff + j * n + i, in, j * t, t);
                 }
-                for (int k = 0, at = 0; k < t; k++) {
-                    for (int j = 0; j < typesize; j++) {
-                        out[at++] = in[j * t + k];
-                    }
-                }
+                transpose(in, out, typesize, t);
                 MemorySegment.copy(out, 0, dst, ValueLayout.JAVA_BYTE, dstOff + i * typesize, t * typesize);
             }
         }
@@ -221,8 +217,23 @@ public final class ByteShuffle {
         MemorySegment.copy(src, srcOff + whole, dst, dstOff + whole, bytes - whole);
     }
 
+    /**
+     * {@code 8 * w} elements of 2, 4 or 8 bytes into {@code dst} at {@code dstOff}, from their
+     * streams held as little-endian words ({@code streams[j * w + k]}: word k of stream j);
+     * {@code out}: room for {@code w * typesize} words.
+     */
+    static void unshuffleWords(long[] streams, long[] out, int w, int typesize, MemorySegment dst, long dstOff) {
+        switch (typesize) {
+            case 2 -> unshuffle2(streams, out, w);
+            case 4 -> unshuffle4(streams, out, w);
+            case 8 -> unshuffle8(streams, out, w);
+            default -> throw new IllegalArgumentException("words of " + typesize + "-byte elements");
+        }
+        MemorySegment.copy(out, 0, dst, LE_LONG, dstOff, w * typesize);
+    }
+
     /** netCDF-like int16: byte k of each stream to the low and high byte of element k, 8 elements a step. */
-    static void unshuffle2(long[] in, long[] out, int w) {
+    private static void unshuffle2(long[] in, long[] out, int w) {
         for (int k = 0; k < w; k++) {
             long p0 = in[k];
             long p1 = in[w + k];
@@ -232,7 +243,7 @@ public final class ByteShuffle {
     }
 
     /** Interleaves the bytes of streams 0/1 and 2/3, then the 16-bit pairs of those: 8 elements a step. */
-    static void unshuffle4(long[] in, long[] out, int w) {
+    private static void unshuffle4(long[] in, long[] out, int w) {
         for (int k = 0; k < w; k++) {
             long p0 = in[k];
             long p1 = in[w + k];
@@ -250,7 +261,7 @@ public final class ByteShuffle {
     }
 
     /** Word k of each of the 8 streams is the 8 x 8 byte matrix whose transpose is elements 8k to 8k + 7. */
-    static void unshuffle8(long[] in, long[] out, int w) {
+    private static void unshuffle8(long[] in, long[] out, int w) {
         long[] m = new long[8];
         for (int k = 0; k < w; k++) {
             for (int j = 0; j < 8; j++) {
