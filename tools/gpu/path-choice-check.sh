@@ -12,7 +12,8 @@
 # (zarrdirect.opencl.queues), and CUDA's in the same call. FLOAT=1 adds TensorStore's zlib level 1
 # v2 store of 256 steps of [4, 256, 512] float32 (2 MB streams, about 1 MB encoded): calls of 64
 # steps, the whole array, 32-step windows 4 queued. RANGES="8192 16384" adds the 2 MB stores with
-# every batch on the device, split in ranges of at most each size (zarrdirect.cuda.inflateSplitBytes).
+# every batch on the device, split in ranges of at most each size (zarrdirect.cuda.inflateSplitBytes);
+# RANGE_STORES="2 f 8 z" picks the stores it runs on (default "2 f": the int16 and float 2 MB ones).
 # STORES="2 8 z" picks the int16 2 MB, int16 8.3 MB and zlib 66 MB stores (default: all three;
 # STORES=" " none).
 set -u
@@ -51,14 +52,16 @@ if [ "${FLOAT:-0}" = 1 ]; then
   bench "32-step windows, 4 queued" "$F" --backend cuda --compare-cpu --batch 32 --ahead 4 --passes "$passes"
 fi
 for r in ${RANGES:-}; do
-  # shellcheck disable=SC2086 # $how is options
-  for how in "" "--batch 24" "--batch 2 --ahead 4"; do
-    bench "int16 2 MB, every batch on the device, ranges of at most $r, ${how:-calls of 4}" /tmp/st/netcdf-int16.zarr/x \
-      --backend cuda $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0 --set zarrdirect.cuda.inflateSplitBytes=$r
-  done
-  for how in "--batch 64" "--batch 256" "--batch 32 --ahead 4"; do
-    bench "float 2 MB, every batch on the device, ranges of at most $r, $how" "$F" \
-      --backend cuda $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0 --set zarrdirect.cuda.inflateSplitBytes=$r
+  for s in ${RANGE_STORES:-2 f}; do
+    case $s in
+      f) A=$F; hows=("--batch 64" "--batch 256" "--batch 32 --ahead 4") ;;
+      *) A=${path[$s]}; hows=("" "--batch 24" "--batch 2 --ahead 4") ;;
+    esac
+    for how in "${hows[@]}"; do
+      # shellcheck disable=SC2086 # $how is options
+      bench "$A, every batch on the device, ranges of at most $r, ${how:-calls of 4}" "$A" \
+        --backend cuda $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0 --set zarrdirect.cuda.inflateSplitBytes=$r
+    done
   done
 done
 if [ "${FORCED:-0}" = 1 ]; then

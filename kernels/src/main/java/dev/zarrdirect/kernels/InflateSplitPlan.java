@@ -143,6 +143,32 @@ public final class InflateSplitPlan {
         return Math.max(Math.min(MIN_RANGE_BYTES, max), Math.min(want, max));
     }
 
+    /**
+     * Ranges a batch's split streams should make together, per compute unit (SM) of the device,
+     * before their ranges may grow past {@link #BATCH_MIN_RANGE_BYTES}: see {@link #batchRangeBytes}.
+     */
+    public static final long BATCH_RANGES_PER_UNIT = 24;
+    /** The smallest range {@link #batchRangeBytes} picks (16 KiB measured faster than 8 on 2 MB chunks). */
+    public static final long BATCH_MIN_RANGE_BYTES = 16L << 10;
+
+    /**
+     * The largest range for a batch whose split streams hold {@code encodedTotal} bytes, on a
+     * device of {@code units} compute units, within {@code maxRangeBytes} (the setting): the largest
+     * power of two that still gives the batch {@link #BATCH_RANGES_PER_UNIT} ranges a unit, from
+     * {@link #BATCH_MIN_RANGE_BYTES}. A range decodes from the first block start found in it to the
+     * next range's, serially, so a range holding several Huffman blocks is a chain of them: the
+     * int16 shuffle + zlib chunks of 8.3 MB (blocks of about 27 KB encoded) read in calls of 4
+     * chunks at 1.94 GB/s in 64 KiB ranges and 3.01 in 16 KiB ones on an H200, every batch on the
+     * device, and their 2-step windows 2.32 and 3.79; yet a batch that already fills the device
+     * loses by smaller ranges (the same store's whole array 4.76 and 4.41, the zlib store's 66 MB
+     * chunks 3.11 and 2.82 read whole), as it pays the finds and the windows of more ranges for no
+     * more parallelism. docs/performance.md, "Ranges sized by the batch".
+     */
+    public static long batchRangeBytes(long encodedTotal, int units, long maxRangeBytes) {
+        long want = Long.highestOneBit(Math.max(1, encodedTotal / (BATCH_RANGES_PER_UNIT * Math.max(1, units))));
+        return Math.min(maxRangeBytes, Math.max(BATCH_MIN_RANGE_BYTES, want));
+    }
+
     /** Streams (the caller's indices) that one plan decodes: one range size, their cells within a budget. */
     public record Group(long rangeBytes, List<Integer> streams) {
     }

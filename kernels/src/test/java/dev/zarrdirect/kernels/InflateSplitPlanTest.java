@@ -15,6 +15,28 @@ class InflateSplitPlanTest {
     private static final long K = 1024;
 
     @Test
+    void smallBatchesSplitInSmallerRanges() {
+        int sms = 132; // an H100 or H200: 3,168 ranges wanted a batch
+        long int16 = 5_600 * K, zlib66 = 28_500 * K; // encoded chunks: 8.3 MB int16 shuffle + zlib 1, 66 MB float32 zlib 1
+        assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(16 * int16, sms, 64 * K), "8.3 MB int16, calls of 4 steps");
+        assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(8 * int16, sms, 64 * K), "its 2-step windows");
+        assertEquals(64 * K, InflateSplitPlan.batchRangeBytes(64 * int16, sms, 64 * K), "a whole-array batch of 64");
+        assertEquals(32 * K, InflateSplitPlan.batchRangeBytes(4 * zlib66, sms, 64 * K), "66 MB zlib, calls of 4");
+        assertEquals(64 * K, InflateSplitPlan.batchRangeBytes(8 * zlib66, sms, 64 * K), "its whole array of 8 steps");
+        // the edges: 64 KiB from 64 KiB a wanted range on, never below 16 KiB, never above the setting
+        long edge = 64 * K * InflateSplitPlan.BATCH_RANGES_PER_UNIT * sms;
+        assertEquals(64 * K, InflateSplitPlan.batchRangeBytes(edge, sms, 64 * K));
+        assertEquals(32 * K, InflateSplitPlan.batchRangeBytes(edge - 1, sms, 64 * K));
+        assertEquals(64 * K, InflateSplitPlan.batchRangeBytes(1L << 50, sms, 64 * K));
+        assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(0, sms, 64 * K));
+        assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(1, 0, 64 * K), "no units known: one");
+        assertEquals(8 * K, InflateSplitPlan.batchRangeBytes(16 * int16, sms, 8 * K), "a smaller setting stands");
+        assertEquals(256 * K, InflateSplitPlan.batchRangeBytes(1L << 40, 2, 256 * K), "a larger one is reached");
+        // a stream's own rule still bounds its range within the batch's: a 1.4 MB stream keeps 16 KiB
+        assertEquals(16 * K, InflateSplitPlan.rangeBytes(1_400 * K, InflateSplitPlan.batchRangeBytes(1L << 40, sms, 64 * K)));
+    }
+
+    @Test
     void streamsOfSixtyFourRangesSplitInRangesOfAPowerOfTwo() {
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(29_000 * K, 64 * K)); // a 66 MB float32 chunk, zlib 1
         assertEquals(64 * K, InflateSplitPlan.rangeBytes(5_400 * K, 64 * K)); // an 8.3 MB int16 chunk

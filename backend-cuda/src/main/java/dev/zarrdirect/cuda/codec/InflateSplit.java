@@ -36,15 +36,21 @@ final class InflateSplit {
 
     /**
      * Decodes the streams {@code which} (indices into {@code items}) of {@code format}
-     * ({@code ZD_INFS_FORMAT_*}) in ranges of at most {@code maxRangeBytes}; completes each that
+     * ({@code ZD_INFS_FORMAT_*}) in ranges of at most {@code maxRangeBytes} (smaller where the batch
+     * is small: {@link InflateSplitPlan#batchRangeBytes}); completes each that
      * verifies and returns the others, for the serial kernel.
      */
     static List<Integer> decode(DeviceWork w, String codec, CodecBatch batch, BatchItems items, List<Integer> which,
                                 int format, long maxRangeBytes) {
         List<Integer> serial = new ArrayList<>();
         long budget = w.device.totalMemory() / InflateSplitPlan.CELL_SHARE_OF_MEMORY;
+        long encoded = 0;
+        for (int k : which) {
+            encoded += items.srcSize()[k];
+        }
+        long batchMax = InflateSplitPlan.batchRangeBytes(encoded, w.device.multiprocessors(), maxRangeBytes);
         for (InflateSplitPlan.Group g : InflateSplitPlan.groups(which, k -> items.srcSize()[k], k -> items.dstSize()[k],
-                maxRangeBytes, budget)) {
+                batchMax, budget)) {
             serial.addAll(decodeGroup(w, codec, batch, items, g.streams(), format, g.rangeBytes()));
         }
         return serial;

@@ -31,13 +31,22 @@ final class OpenClInflateSplit {
     private OpenClInflateSplit() {
     }
 
-    /** Decodes the batch items {@code idx} split; returns those left to the serial kernel. */
+    /**
+     * Decodes the batch items {@code idx} split, in ranges of at most {@code maxRangeBytes} (smaller
+     * where the batch is small: {@link InflateSplitPlan#batchRangeBytes}); returns those left to the
+     * serial kernel.
+     */
     static List<Integer> decode(OpenClBackend b, DeviceItems items, DeviceItems.Group g, List<Integer> idx,
                                 CodecBatch batch, int format, long maxRangeBytes, long[] written, String name) {
         List<Integer> serial = new ArrayList<>();
         long budget = cellBudget(b.memory());
+        long encoded = 0;
+        for (int i : idx) {
+            encoded += batch.input(i).byteSize();
+        }
+        long batchMax = InflateSplitPlan.batchRangeBytes(encoded, b.computeUnits(), maxRangeBytes);
         for (InflateSplitPlan.Group group : InflateSplitPlan.groups(idx, i -> batch.input(i).byteSize(),
-                i -> batch.output(i).byteSize(), maxRangeBytes, budget)) {
+                i -> batch.output(i).byteSize(), batchMax, budget)) {
             serial.addAll(decodeGroup(b, items, g, group.streams(), batch, format, group.rangeBytes(), budget,
                     written, name));
         }
