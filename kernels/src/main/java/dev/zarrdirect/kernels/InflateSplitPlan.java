@@ -157,8 +157,9 @@ public final class InflateSplitPlan {
      * power of two that still gives the batch {@link #BATCH_RANGES_PER_UNIT} ranges a unit, from
      * {@link #BATCH_MIN_RANGE_BYTES}. A range decodes from the first block start found in it to the
      * next range's, serially, so a range holding several Huffman blocks is a chain of them: the
-     * int16 shuffle + zlib chunks of 8.3 MB (blocks of about 27 KB encoded) read in calls of 4
-     * chunks at 1.94 GB/s in 64 KiB ranges and 3.01 in 16 KiB ones on an H200, every batch on the
+     * int16 shuffle + zlib chunks of 8.3 MB (zlib level 1 writes their high bytes in dynamic blocks
+     * of about 27 KB encoded) read in calls of 4 chunks (95 MB encoded) at 1.94 GB/s in 64 KiB ranges
+     * and 3.01 in 16 KiB ones on an H200, every batch on the
      * device, and their 2-step windows 2.32 and 3.79; yet a batch that already fills the device
      * loses by smaller ranges (the same store's whole array 4.76 and 4.41, the zlib store's 66 MB
      * chunks 3.11 and 2.82 read whole), as it pays the finds and the windows of more ranges for no

@@ -17,7 +17,7 @@ class InflateSplitPlanTest {
     @Test
     void smallBatchesSplitInSmallerRanges() {
         int sms = 132; // an H100 or H200: 3,168 ranges wanted a batch
-        long int16 = 5_600 * K, zlib66 = 28_500 * K; // encoded chunks: 8.3 MB int16 shuffle + zlib 1, 66 MB float32 zlib 1
+        long int16 = 5_960 * K, zlib66 = 28_500 * K; // encoded chunks (means): 8.3 MB int16 shuffle + zlib 1, 66 MB float32 zlib 1
         assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(16 * int16, sms, 64 * K), "8.3 MB int16, calls of 4 steps");
         assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(8 * int16, sms, 64 * K), "its 2-step windows");
         assertEquals(64 * K, InflateSplitPlan.batchRangeBytes(64 * int16, sms, 64 * K), "a whole-array batch of 64");
