@@ -68,10 +68,49 @@ public final class BitShuffle {
         MemorySegment.copy(src, srcOff + whole, dst, dstOff + whole, bytes - whole);
     }
 
-    /** Bit-transposes {@code n} elements ({@code n % 8 == 0}) of {@code typesize} bytes. */
+    /**
+     * Bit-transposes {@code n} elements ({@code n % 8 == 0}) of {@code typesize} bytes. When the bit
+     * rows are whole words ({@code n % 64 == 0}) and elements are of 1, 2, 4 or 8 bytes, tiles of
+     * {@link #TILE} elements are worked in Java arrays, {@link #unshuffle}'s steps run backwards: the
+     * elements byte-shuffled into planes ({@link ByteShuffle}'s word shuffle), each plane
+     * bit-transposed into its 8 bit rows, and the tile's part of each row copied out whole. One core,
+     * 512 KiB blocks, best of 300: 1.37 / 0.96 / 0.97 / 1.01-1.21 GB/s for 1/2/4/8-byte elements
+     * against 0.36-0.46 / 0.31 / 0.27 / 0.20 for the byte loop, which other element sizes keep
+     * (3-byte elements through byte arrays were no faster than it: 0.35 GB/s either way).
+     */
     public static void shuffle(MemorySegment src, long srcOff, MemorySegment dst, long dstOff, long n, int typesize) {
         requireMultipleOf8(n);
         long rowBytes = n / 8;
+        if (rowBytes % 8 == 0 && (typesize == 1 || typesize == 2 || typesize == 4 || typesize == 8)) {
+            int most = (int) Math.min(TILE, n);
+            long[] planes = new long[most / 8 * typesize];
+            long[] rows = new long[planes.length];
+            long[] in = typesize > 1 ? new long[planes.length] : null;
+            for (long i = 0; i < n; i += TILE) {
+                int t = (int) Math.min(TILE, n - i); // a multiple of 64, as n and TILE are
+                int wr = t / 64; // words of each bit row in this tile
+                int w = t / 8; // words of each byte plane
+                if (typesize == 1) {
+                    MemorySegment.copy(src, LE_LONG, srcOff + i, planes, 0, w);
+                } else {
+                    MemorySegment.copy(src, LE_LONG, srcOff + i * typesize, in, 0, w * typesize);
+                    ByteShuffle.shuffleWords(in, planes, w, typesize);
+                }
+                for (int j = 0; j < typesize; j++) {
+                    rows(planes, j * w, wr, rows, j * 8 * wr);
+                }
+                for (int r = 0; r < 8 * typesize; r++) {
+                    MemorySegment.copy(rows, r * wr, dst, LE_LONG, dstOff + r * rowBytes + i / 8, wr);
+                }
+            }
+            return;
+        }
+        shuffleBytes(src, srcOff, dst, dstOff, rowBytes, typesize);
+    }
+
+    /** {@link #shuffle} a byte at a time: a method of its own, so that it compiles apart from the tiles' loops. */
+    private static void shuffleBytes(MemorySegment src, long srcOff, MemorySegment dst, long dstOff, long rowBytes,
+                                     int typesize) {
         for (long g = 0; g < rowBytes; g++) {
             long base = srcOff + g * 8 * typesize;
             for (int j = 0; j < typesize; j++) {
@@ -161,6 +200,20 @@ public final class BitShuffle {
             ByteShuffle.transposeBytes(m);
             for (int q = 0; q < 8; q++) {
                 planes[to + 8 * g + q] = transpose8x8(m[q]);
+            }
+        }
+    }
+
+    /** The 8 bit rows of one byte plane: {@link #planes} undone (both of its transposes are their own inverses). */
+    private static void rows(long[] planes, int from, int wr, long[] rows, int to) {
+        long[] m = new long[8];
+        for (int g = 0; g < wr; g++) {
+            for (int q = 0; q < 8; q++) {
+                m[q] = transpose8x8(planes[from + 8 * g + q]);
+            }
+            ByteShuffle.transposeBytes(m);
+            for (int k = 0; k < 8; k++) {
+                rows[to + k * wr + g] = m[k];
             }
         }
     }

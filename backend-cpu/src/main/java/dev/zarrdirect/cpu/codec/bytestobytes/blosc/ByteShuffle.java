@@ -46,11 +46,7 @@ public final class ByteShuffle {
             for (long i = 0; i < grouped; i += TILE) {
                 int w = (int) Math.min(TILE, grouped - i) / 8;
                 MemorySegment.copy(src, LE_LONG, srcOff + i * typesize, in, 0, w * typesize);
-                switch (typesize) {
-                    case 2 -> shuffle2(in, out, w);
-                    case 4 -> shuffle4(in, out, w);
-                    default -> shuffle8(in, out, w);
-                }
+                shuffleWords(in, out, w, typesize);
                 for (int j = 0; j < typesize; j++) {
                     MemorySegment.copy(out, j * w, dst, LE_LONG, dstOff + j * n + i, w);
                 }
@@ -92,6 +88,20 @@ public final class ByteShuffle {
      */
     static int genericTile(int typesize) {
         return (int) Math.max(8, Math.min(TILE, ((1L << 20) / typesize) & ~7L));
+    }
+
+    /**
+     * {@code 8 * w} elements of 2, 4 or 8 bytes, held as little-endian words in {@code in}, into their
+     * streams in {@code out} ({@code out[j * w + k]}: word k of stream j); what
+     * {@link #unshuffleWords} undoes.
+     */
+    static void shuffleWords(long[] in, long[] out, int w, int typesize) {
+        switch (typesize) {
+            case 2 -> shuffle2(in, out, w);
+            case 4 -> shuffle4(in, out, w);
+            case 8 -> shuffle8(in, out, w);
+            default -> throw new IllegalArgumentException("words of " + typesize + "-byte elements");
+        }
     }
 
     /** 8 elements of 2 bytes a step, {@code w} steps: the even bytes to stream 0 ({@code out[0, w)}), the odd to stream 1. */

@@ -136,6 +136,11 @@ class ShuffleTest {
                     MemorySegment out = arena.allocate(in.length + 8);
                     BitShuffle.unshuffle(at, 3, out, 5, n, typesize);
                     assertArrayEquals(in, array(out.asSlice(5, in.length)), "offsets, typesize " + typesize + " n " + n);
+                    // and the shuffle at offsets
+                    MemorySegment.copy(src, 0, at, 6, in.length);
+                    BitShuffle.shuffle(at, 6, out, 1, n, typesize);
+                    assertArrayEquals(array(mid), array(out.asSlice(1, in.length)),
+                            "shuffle at offsets, typesize " + typesize + " n " + n);
                 }
             }
         }
