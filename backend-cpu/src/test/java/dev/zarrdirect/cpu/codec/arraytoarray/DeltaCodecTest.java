@@ -100,6 +100,71 @@ class DeltaCodecTest {
         assertEquals(0.1f + (0.3f - 0.1f), le(dec).getFloat(4), "running sum in float32, as numpy's cumsum");
     }
 
+    /** Element k's difference from element k - 1 (element 0 kept), read and written a value at a time. */
+    private static byte[] referenceEncode(byte[] data, String type) {
+        ByteBuffer in = le(data), out = le(new byte[data.length]);
+        switch (type) {
+            case "int8" -> { for (int k = 0; k < data.length; k++) out.put(k, (byte) (in.get(k) - (k == 0 ? 0 : in.get(k - 1)))); }
+            case "int16" -> { for (int k = 0; k < data.length / 2; k++) out.putShort(2 * k, (short) (in.getShort(2 * k) - (k == 0 ? 0 : in.getShort(2 * k - 2)))); }
+            case "int32" -> { for (int k = 0; k < data.length / 4; k++) out.putInt(4 * k, in.getInt(4 * k) - (k == 0 ? 0 : in.getInt(4 * k - 4))); }
+            case "int64" -> { for (int k = 0; k < data.length / 8; k++) out.putLong(8 * k, in.getLong(8 * k) - (k == 0 ? 0 : in.getLong(8 * k - 8))); }
+            case "float32" -> { for (int k = 0; k < data.length / 4; k++) out.putFloat(4 * k, k == 0 ? in.getFloat(0) : in.getFloat(4 * k) - in.getFloat(4 * k - 4)); }
+            default -> { for (int k = 0; k < data.length / 8; k++) out.putDouble(8 * k, k == 0 ? in.getDouble(0) : in.getDouble(8 * k) - in.getDouble(8 * k - 8)); }
+        }
+        return out.array();
+    }
+
+    /** The running sum, left to right, element 0 kept. */
+    private static byte[] referenceDecode(byte[] data, String type) {
+        ByteBuffer in = le(data), out = le(new byte[data.length]);
+        switch (type) {
+            case "int8" -> { byte a = 0; for (int k = 0; k < data.length; k++) { a += in.get(k); out.put(k, a); } }
+            case "int16" -> { short a = 0; for (int k = 0; k < data.length / 2; k++) { a += in.getShort(2 * k); out.putShort(2 * k, a); } }
+            case "int32" -> { int a = 0; for (int k = 0; k < data.length / 4; k++) { a += in.getInt(4 * k); out.putInt(4 * k, a); } }
+            case "int64" -> { long a = 0; for (int k = 0; k < data.length / 8; k++) { a += in.getLong(8 * k); out.putLong(8 * k, a); } }
+            case "float32" -> { float a = 0; for (int k = 0; k < data.length / 4; k++) { a = k == 0 ? in.getFloat(0) : a + in.getFloat(4 * k); out.putFloat(4 * k, a); } }
+            default -> { double a = 0; for (int k = 0; k < data.length / 8; k++) { a = k == 0 ? in.getDouble(0) : a + in.getDouble(8 * k); out.putDouble(8 * k, a); } }
+        }
+        return out.array();
+    }
+
+    @Test
+    void everyLoopMatchesAValueAtATimeReferenceInPlaceToo() {
+        String[][] types = {{"|i1", "int8"}, {"<i2", "int16"}, {"<i4", "int32"}, {"<i8", "int64"}, {"<f4", "float32"},
+                {"<f8", "float64"}};
+        for (String[] t : types) {
+            DataType type = DataType.parse(t[1]);
+            DeltaCodec codec = DeltaCodec.create(Map.of("dtype", t[0]));
+            for (int n : new int[] {1, 2, 1000, 20_005}) {
+                ChunkSpec spec = new ChunkSpec(type, new long[] {n});
+                byte[] data = new byte[n * type.byteSize()];
+                random.nextBytes(data);
+                if (type.byteSize() >= 4 && t[1].startsWith("float")) {
+                    // finite values with -0.0 first (kept, not made 0.0) and a NaN
+                    for (int k = 0; k < n; k++) {
+                        double v = k == 0 ? -0.0 : k == 777 ? Double.NaN : random.nextGaussian() * 100;
+                        if (type.byteSize() == 4) {
+                            le(data).putFloat(4 * k, (float) v);
+                        } else {
+                            le(data).putDouble(8 * k, v);
+                        }
+                    }
+                }
+                String what = t[1] + ", " + n + " elements";
+                byte[] enc = run(codec, spec, data, true);
+                assertArrayEquals(referenceEncode(data, t[1]), enc, "encode " + what);
+                assertArrayEquals(referenceDecode(enc, t[1]), run(codec, spec, enc, false), "decode " + what);
+                // in place: the output at the input's start
+                try (HostBuffer b = buffer(backend, enc)) {
+                    CodecBatch batch = CodecBatch.of(b, b, "chunk [0]");
+                    codec.decode(spec, batch);
+                    batch.throwIfFailed();
+                    assertArrayEquals(referenceDecode(enc, t[1]), bytes(b), "in place, " + what);
+                }
+            }
+        }
+    }
+
     @Test
     void float16EncodingCopiesElementZeroBitForBitAsNumpyDoesOnceCompiledToo() {
         // A signaling NaN first: converting it to float and back quiets it where the JIT uses the F16C
