@@ -156,11 +156,11 @@ public final class InflateSplitPlan {
      * device of {@code units} compute units, within {@code maxRangeBytes} (the setting): the largest
      * power of two that still gives the batch {@link #BATCH_RANGES_PER_UNIT} ranges a unit, from
      * {@link #BATCH_MIN_RANGE_BYTES}. A range decodes from the first block start found in it to the
-     * next range's, serially, so a range holding several Huffman blocks is a chain of them: the
-     * int16 shuffle + zlib chunks of 8.3 MB (zlib level 1 writes their high bytes in dynamic blocks
-     * of about 27 KB encoded) read in calls of 4 chunks (95 MB encoded) at 1.94 GB/s in 64 KiB ranges
-     * and 3.01 in 16 KiB ones on an H200, every batch on the
-     * device, and their 2-step windows 2.32 and 3.79; yet a batch that already fills the device
+     * next range's, serially, so a range holding several Huffman blocks is a chain of them. The
+     * int16 shuffle + zlib chunks of 8.3 MB (whose high bytes zlib level 1 likely writes in dynamic
+     * blocks of about 27 KB encoded, as traced on their 2 MB siblings) read in calls of 4 chunks (95
+     * MB encoded) at 1.94 GB/s in 64 KiB ranges and 3.01 in 16 KiB ones on an H200, every batch on
+     * the device, and their 2-step windows 2.32 and 3.79; yet a batch that already fills the device
      * loses by smaller ranges (the same store's whole array 4.76 and 4.41, the zlib store's 66 MB
      * chunks 3.11 and 2.82 read whole), as it pays the finds and the windows of more ranges for no
      * more parallelism. docs/performance.md, "Ranges sized by the batch".
