@@ -116,10 +116,10 @@ public final class DeltaCodec implements ArrayToArrayCodec {
     // Each loop reads element k before writing it, so input and output may be the same memory. Each
     // element type has loops of its own: one loop for all integer sizes read and wrote through a
     // switch on the size, slow once the JIT had seen two sizes, likely as it then could not
-    // specialize it (one core, 64 MiB, in a
-    // JVM that decoded int16 first: int32 0.57-0.63 GB/s against 6.9-8.0 now, int8 0.17-0.18
-    // against 2.5-3.1; first calls 209-223 and 416-632 ms against 67-112 and 88-126). Tiles in
-    // Java arrays, as the shuffles use, were slower here (int16 1.7-2.1 GB/s against 4.6-5.7).
+    // specialize it (one core, 64 MiB, in a JVM that decoded int16 first: int32 0.57-0.63 GB/s
+    // against 6.9-8.0 now, int8 0.17-0.18 against 2.5-3.1; first calls 209-223 and 416-632 ms
+    // against 67-112 and 88-126). Tiles in Java arrays, as the shuffles use, were slower here
+    // (int16 1.7-2.1 GB/s against 4.6-5.7).
 
     private void encode(MemorySegment in, MemorySegment out, long n) {
         switch (dtype.kind()) {
@@ -160,7 +160,7 @@ public final class DeltaCodec implements ArrayToArrayCodec {
                         for (long k = 0; k < n; k++) {
                             short d = in.getAtIndex(SHORT, k);
                             acc = k == 0 ? d : Float.floatToFloat16(Float.float16ToFloat(acc) + Float.float16ToFloat(d));
-                            out.setAtIndex(SHORT, k, (short) acc);
+                            out.setAtIndex(SHORT, k, acc);
                         }
                     }
                     case 4 -> decodeFloats(in, out, n);
