@@ -76,7 +76,7 @@ public final class BitShuffle {
      * bit-transposed into its 8 bit rows, and the tile's part of each row copied out whole. One core,
      * 512 KiB blocks, best of 300: 1.37 / 0.96 / 0.97 / 1.01-1.21 GB/s for 1/2/4/8-byte elements
      * against 0.36-0.46 / 0.31 / 0.27 / 0.20 for the byte loop, which other element sizes keep
-     * (3-byte elements through byte arrays were no faster than it: 0.35 GB/s either way).
+     * (3-byte elements through byte arrays were no faster than it).
      */
     public static void shuffle(MemorySegment src, long srcOff, MemorySegment dst, long dstOff, long n, int typesize) {
         requireMultipleOf8(n);
