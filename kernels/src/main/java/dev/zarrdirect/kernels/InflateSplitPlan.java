@@ -175,12 +175,23 @@ public final class InflateSplitPlan {
     }
 
     /**
-     * The launch groups of streams {@code which}, whose sizes {@code encoded} and {@code decoded}
-     * give: ordered by range size, a new group wherever it changes or the cells would pass
-     * {@code cellBudget} bytes (a stream larger than the budget goes alone).
+     * The launch groups of a batch's streams {@code which}, whose sizes {@code encoded} and
+     * {@code decoded} give, on a device of {@code units} compute units: in ranges of at most
+     * {@link #batchRangeBytes} of the batch and {@code maxRangeBytes}, ordered by range size, a new
+     * group wherever it changes or the cells would pass {@code cellBudget} bytes (a stream larger
+     * than the budget goes alone).
      */
     public static List<Group> groups(List<Integer> which, IntToLongFunction encoded, IntToLongFunction decoded,
-                                     long maxRangeBytes, long cellBudget) {
+                                     long maxRangeBytes, int units, long cellBudget) {
+        long total = 0;
+        for (int k : which) {
+            total += encoded.applyAsLong(k);
+        }
+        return groupsOf(which, encoded, decoded, batchRangeBytes(total, units, maxRangeBytes), cellBudget);
+    }
+
+    private static List<Group> groupsOf(List<Integer> which, IntToLongFunction encoded, IntToLongFunction decoded,
+                                        long maxRangeBytes, long cellBudget) {
         List<Integer> order = new ArrayList<>(which);
         order.sort(Comparator.comparingLong(k -> rangeBytes(encoded.applyAsLong(k), maxRangeBytes)));
         List<Group> groups = new ArrayList<>();

@@ -186,15 +186,21 @@ class InflateSplitPlanTest {
     void groupsShareOneRangeSizeAndStayWithinTheBudget() {
         // streams 0 and 2 take 64 KiB ranges, 1 and 3 take 32 KiB: two groups, the smaller ranges first
         long[] enc = {6000 * K, 2500 * K, 7000 * K, 3000 * K}, dec = {8000 * K, 4000 * K, 9000 * K, 4500 * K};
-        var all = InflateSplitPlan.groups(java.util.List.of(0, 1, 2, 3), k -> enc[k], k -> dec[k], 64 * K, Long.MAX_VALUE);
+        var all = InflateSplitPlan.groups(java.util.List.of(0, 1, 2, 3), k -> enc[k], k -> dec[k], 64 * K, 1, Long.MAX_VALUE);
         assertEquals(2, all.size());
         assertEquals(32 * K, all.get(0).rangeBytes());
         assertEquals(java.util.List.of(1, 3), all.get(0).streams());
         assertEquals(java.util.List.of(0, 2), all.get(1).streams());
         // a budget of one stream's cells: one stream a group
         long one = InflateSplitPlan.cellBytes(enc[2], dec[2], 64 * K);
-        var tight = InflateSplitPlan.groups(java.util.List.of(0, 2), k -> enc[k], k -> dec[k], 64 * K, one);
+        var tight = InflateSplitPlan.groups(java.util.List.of(0, 2), k -> enc[k], k -> dec[k], 64 * K, 1, one);
         assertEquals(2, tight.size());
+        // the same batch on 132 SMs: 18.5 MB make too few ranges of 32 or 64 KiB, all go to 16 KiB, one group
+        var wide = InflateSplitPlan.groups(java.util.List.of(0, 1, 2, 3), k -> enc[k], k -> dec[k], 64 * K, 132,
+                Long.MAX_VALUE);
+        assertEquals(1, wide.size());
+        assertEquals(16 * K, wide.getFirst().rangeBytes());
+        assertEquals(java.util.List.of(0, 1, 2, 3), wide.getFirst().streams().stream().sorted().toList());
     }
 
     @Test

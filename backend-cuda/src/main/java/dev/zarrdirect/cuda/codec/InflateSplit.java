@@ -44,13 +44,8 @@ final class InflateSplit {
                                 int format, long maxRangeBytes) {
         List<Integer> serial = new ArrayList<>();
         long budget = w.device.totalMemory() / InflateSplitPlan.CELL_SHARE_OF_MEMORY;
-        long encoded = 0;
-        for (int k : which) {
-            encoded += items.srcSize()[k];
-        }
-        long batchMax = InflateSplitPlan.batchRangeBytes(encoded, w.device.multiprocessors(), maxRangeBytes);
         for (InflateSplitPlan.Group g : InflateSplitPlan.groups(which, k -> items.srcSize()[k], k -> items.dstSize()[k],
-                batchMax, budget)) {
+                maxRangeBytes, w.device.multiprocessors(), budget)) {
             serial.addAll(decodeGroup(w, codec, batch, items, g.streams(), format, g.rangeBytes()));
         }
         return serial;

@@ -40,13 +40,8 @@ final class OpenClInflateSplit {
                                 CodecBatch batch, int format, long maxRangeBytes, long[] written, String name) {
         List<Integer> serial = new ArrayList<>();
         long budget = cellBudget(b.memory());
-        long encoded = 0;
-        for (int i : idx) {
-            encoded += batch.input(i).byteSize();
-        }
-        long batchMax = InflateSplitPlan.batchRangeBytes(encoded, b.computeUnits(), maxRangeBytes);
         for (InflateSplitPlan.Group group : InflateSplitPlan.groups(idx, i -> batch.input(i).byteSize(),
-                i -> batch.output(i).byteSize(), batchMax, budget)) {
+                i -> batch.output(i).byteSize(), maxRangeBytes, b.computeUnits(), budget)) {
             serial.addAll(decodeGroup(b, items, g, group.streams(), batch, format, group.rangeBytes(), budget,
                     written, name));
         }
