@@ -4,6 +4,7 @@ package dev.zarrdirect.cpu;
 import dev.zarrdirect.api.Device;
 import dev.zarrdirect.api.backend.BackendProvider;
 import dev.zarrdirect.api.backend.ProbeResult;
+import dev.zarrdirect.cpu.codec.bytestobytes.LibDeflate;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdNatives;
 
 import dev.zarrdirect.api.settings.Setting;
@@ -41,7 +42,9 @@ public final class CpuBackendProvider implements BackendProvider {
         } catch (Throwable t) { // zstd-jni missing from the class path altogether
             zstd = "zstd-jni missing (" + t + "), so no zstd codec";
         }
-        return ProbeResult.available("CPU: " + cores + (cores == 1 ? " core, " : " cores, ") + zstd,
+        String inflate = LibDeflate.available() ? LibDeflate.library() + " for inflate"
+                : "inflate by the JDK's zlib (" + LibDeflate.failure() + ")";
+        return ProbeResult.available("CPU: " + cores + (cores == 1 ? " core, " : " cores, ") + zstd + ", " + inflate,
                 List.of(Device.CPU));
     }
 

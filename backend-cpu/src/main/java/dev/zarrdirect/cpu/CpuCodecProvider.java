@@ -29,7 +29,8 @@ import java.util.TreeSet;
  * loaded (without them {@code blosc} still works, but not with cname zstd). Runs on {@link Device#CPU}.
  *
  * <h2>Settings</h2>
- * {@code zstd} and {@code blosc} follow {@link CpuSettings#ZSTD_STREAM_CHECK}. The provider of a
+ * {@code zstd} and {@code blosc} follow {@link CpuSettings#ZSTD_STREAM_CHECK}; {@code gzip},
+ * {@code numcodecs.zlib} and {@code blosc} follow {@link CpuSettings#LIBDEFLATE}. The provider of a
  * {@link CpuBackend} ({@link CpuBackend#codecs()}) has the value that backend resolved, explicit
  * values included. The instance {@link java.util.ServiceLoader} creates, which gives a context on a
  * GPU backend its CPU codecs, reads the system property or else the environment, and does so when it
@@ -40,6 +41,7 @@ import java.util.TreeSet;
 public final class CpuCodecProvider implements CodecProvider {
 
     private volatile Boolean zstdStreamCheck; // null: the ServiceLoader instance before its first codec
+    private volatile Boolean libdeflate; // likewise
 
     /** For {@link java.util.ServiceLoader}: settings from system properties and environment, read on first use. */
     public CpuCodecProvider() {
@@ -48,6 +50,7 @@ public final class CpuCodecProvider implements CodecProvider {
     /** With the settings a backend resolved. */
     CpuCodecProvider(CpuSettings settings) {
         this.zstdStreamCheck = settings.zstdStreamCheck();
+        this.libdeflate = settings.libdeflate();
     }
 
     @Override
@@ -79,10 +82,10 @@ public final class CpuCodecProvider implements CodecProvider {
             case "bytes" -> BytesCodec.create(configuration);
             case "transpose" -> TransposeCodec.create(configuration);
             case "crc32c" -> Crc32cCodec.create(configuration);
-            case "gzip" -> GzipCodec.create(configuration);
+            case "gzip" -> GzipCodec.create(configuration, libdeflate());
             case "zstd" -> ZstdNatives.available() ? ZstdCodec.create(configuration, zstdStreamCheck()) : null;
-            case BloscCodec.NAME -> BloscCodec.create(configuration, zstdStreamCheck());
-            case ZlibCodec.NAME, ZlibCodec.V2_ID -> ZlibCodec.create(codecName, configuration);
+            case BloscCodec.NAME -> BloscCodec.create(configuration, zstdStreamCheck(), libdeflate());
+            case ZlibCodec.NAME, ZlibCodec.V2_ID -> ZlibCodec.create(codecName, configuration, libdeflate());
             case ShuffleCodec.NAME -> ShuffleCodec.create(configuration);
             case DeltaCodec.NAME -> DeltaCodec.create(configuration);
             default -> null;
@@ -95,6 +98,15 @@ public final class CpuCodecProvider implements CodecProvider {
             // threads racing here read the same property and environment, so either may win
             on = SettingResolver.system().get(CpuSettings.ZSTD_STREAM_CHECK);
             zstdStreamCheck = on;
+        }
+        return on;
+    }
+
+    private boolean libdeflate() {
+        Boolean on = libdeflate;
+        if (on == null) {
+            on = SettingResolver.system().get(CpuSettings.LIBDEFLATE);
+            libdeflate = on;
         }
         return on;
     }

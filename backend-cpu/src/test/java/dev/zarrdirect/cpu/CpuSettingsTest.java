@@ -8,6 +8,8 @@ import dev.zarrdirect.api.settings.SettingResolver;
 import dev.zarrdirect.api.settings.SettingSource;
 import dev.zarrdirect.api.settings.SettingValues;
 import dev.zarrdirect.cpu.codec.bytestobytes.BloscCodec;
+import dev.zarrdirect.cpu.codec.bytestobytes.GzipCodec;
+import dev.zarrdirect.cpu.codec.bytestobytes.ZlibCodec;
 import dev.zarrdirect.cpu.codec.bytestobytes.ZstdCodec;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +27,8 @@ class CpuSettingsTest {
             assertTrue(b.pool().isTracking());
             List<String> lines = b.settings().stream().map(ResolvedSetting::describe).toList();
             assertEquals(List.of("cpu.poolRetainedBytes = 64m (explicit)", "cpu.zstdStreamCheck = true (default)",
-                    "cpu.hugePages = true (default)", "trackBuffers = true (explicit)"), lines,
+                    "cpu.hugePages = true (default)", "cpu.libdeflate = true (default)", "trackBuffers = true (explicit)"),
+                    lines,
                     "only the backend's own settings; core's are the context's");
         }
         try (CpuBackend b = new CpuBackendProvider().open()) {
@@ -98,6 +101,19 @@ class CpuSettingsTest {
                 System.setProperty(name, before);
             }
         }
+    }
+
+    @Test
+    void libdeflateFalseReachesEveryInflatingCodecOfTheBackend() {
+        try (CpuBackend b = new CpuBackendProvider().open(SettingValues.builder().set("cpu.libdeflate", "false").build())) {
+            CpuCodecProvider codecs = b.codecs();
+            assertFalse(((ZlibCodec) codecs.create("zlib", Map.of(), Device.CPU).orElseThrow()).libdeflate());
+            assertFalse(((GzipCodec) codecs.create("gzip", Map.of(), Device.CPU).orElseThrow()).libdeflate());
+            assertFalse(((BloscCodec) codecs.create("blosc", Map.of(), Device.CPU).orElseThrow()).libdeflate());
+        }
+        assertTrue(CpuSettings.defaults().libdeflate());
+        assertTrue(((ZlibCodec) new CpuCodecProvider().create("numcodecs.zlib", Map.of(), Device.CPU).orElseThrow())
+                .libdeflate());
     }
 
     @Test

@@ -61,15 +61,17 @@ public final class BloscCodec implements BytesToBytesCodec {
     private final int typesize;
     private final long blocksize;
     private final boolean zstdStreamCheck;
+    private final boolean libdeflate;
 
     private BloscCodec(BloscCompressor compressor, int clevel, BloscSpec.Shuffle shuffle, int typesize, long blocksize,
-                       boolean zstdStreamCheck) {
+                       boolean zstdStreamCheck, boolean libdeflate) {
         this.compressor = compressor;
         this.clevel = clevel;
         this.shuffle = shuffle;
         this.typesize = typesize;
         this.blocksize = blocksize;
         this.zstdStreamCheck = zstdStreamCheck;
+        this.libdeflate = libdeflate;
     }
 
     /** Reads the configuration described in the class documentation; zstd streams get the Huffman stream check. */
@@ -83,6 +85,15 @@ public final class BloscCodec implements BytesToBytesCodec {
      * compressor from each buffer's header, so the flag counts for zstd buffers whatever {@code cname} says.
      */
     public static BloscCodec create(Map<String, Object> configuration, boolean zstdStreamCheck) {
+        return create(configuration, zstdStreamCheck, true);
+    }
+
+    /**
+     * As {@link #create(Map, boolean)}; {@code libdeflate} false decodes zlib streams with the JDK's zlib
+     * alone, true tries {@link LibDeflate} first where it is available
+     * ({@link dev.zarrdirect.cpu.CpuSettings#libdeflate()}).
+     */
+    public static BloscCodec create(Map<String, Object> configuration, boolean zstdStreamCheck, boolean libdeflate) {
         BloscSpec spec = BloscSpec.parse(configuration);
         BloscCompressor compressor = BloscCompressor.forName(spec.cname());
         if (compressor == BloscCompressor.ZSTD && !ZstdNatives.available()) {
@@ -90,7 +101,7 @@ public final class BloscCodec implements BytesToBytesCodec {
                     + ZstdNatives.failure());
         }
         return new BloscCodec(compressor, spec.clevel(), spec.shuffle(), spec.typesize(), spec.blocksize(),
-                zstdStreamCheck);
+                zstdStreamCheck, libdeflate);
     }
 
     public BloscCompressor compressor() {
@@ -113,6 +124,11 @@ public final class BloscCodec implements BytesToBytesCodec {
     /** Whether zstd streams are checked to consume each Huffman stream exactly, after libzstd. */
     public boolean zstdStreamCheck() {
         return zstdStreamCheck;
+    }
+
+    /** Whether zlib streams are tried with libdeflate first. */
+    public boolean libdeflate() {
+        return libdeflate;
     }
 
     @Override
@@ -293,7 +309,7 @@ public final class BloscCodec implements BytesToBytesCodec {
             }
             BloscWorkspace ws = BloscWorkspace.take();
             try {
-                decodeOne(ws, in, out, batch.label(i), zstdStreamCheck);
+                decodeOne(ws, in, out, batch.label(i), zstdStreamCheck, libdeflate);
             } finally {
                 BloscWorkspace.give(ws);
             }
@@ -306,7 +322,7 @@ public final class BloscCodec implements BytesToBytesCodec {
     }
 
     private static void decodeOne(BloscWorkspace ws, MemorySegment in, MemorySegment out, String label,
-                                  boolean zstdStreamCheck) {
+                                  boolean zstdStreamCheck, boolean libdeflate) {
         long size = in.byteSize();
         long expected = out.byteSize();
         if (size < BloscHeader.SIZE) {
@@ -403,7 +419,7 @@ public final class BloscCodec implements BytesToBytesCodec {
                     MemorySegment.copy(in, pos, dst, to, neblock);
                 } else {
                     try {
-                        ws.decompress(compressor, in, pos, (int) csize, dst, to, neblock, zstdStreamCheck);
+                        ws.decompress(compressor, in, pos, (int) csize, dst, to, neblock, zstdStreamCheck, libdeflate);
                     } catch (IllegalArgumentException e) {
                         throw new CorruptChunkException(NAME, "blosc buffer of " + label + " has a bad "
                                 + compressor.cname() + " stream " + s + " of block " + b + " (" + csize
@@ -425,6 +441,6 @@ public final class BloscCodec implements BytesToBytesCodec {
     public String toString() {
         return "BloscCodec[" + compressor.cname() + ", clevel " + clevel + ", " + shuffle.name().toLowerCase(
                 java.util.Locale.ROOT) + ", typesize " + typesize + ", blocksize " + blocksize
-                + (zstdStreamCheck ? "" : ", no zstd stream check") + "]";
+                + (zstdStreamCheck ? "" : ", no zstd stream check") + (libdeflate ? "" : ", no libdeflate") + "]";
     }
 }

@@ -27,6 +27,10 @@ import java.util.zip.Inflater;
  *
  * <p>Deflaters and inflaters hold native zlib state that is slow to set up, so they are kept in
  * small pools and reset between chunks instead of being created per chunk.
+ *
+ * <p>Where the system has libdeflate ({@link LibDeflate}) each member's deflate data is inflated by it
+ * first; a member it does not decode whole is decoded again by zlib, which reports what is wrong
+ * with it. The header, CRC32 and ISIZE are checked here either way.
  */
 public final class GzipCodec implements BytesToBytesCodec {
 
@@ -43,15 +47,30 @@ public final class GzipCodec implements BytesToBytesCodec {
     private static final ConcurrentLinkedQueue<Inflater> INFLATERS = new ConcurrentLinkedQueue<>();
 
     private final int level;
+    private final boolean libdeflate;
     private final ConcurrentLinkedQueue<Deflater> deflaters = new ConcurrentLinkedQueue<>();
 
-    private GzipCodec(int level) {
+    private GzipCodec(int level, boolean libdeflate) {
         this.level = level;
+        this.libdeflate = libdeflate;
     }
 
     /** Reads {@code {"level": 0..9}}; an absent level means 5, as zarr-python's default. */
     public static GzipCodec create(Map<String, Object> configuration) {
-        return new GzipCodec(GzipSpec.parse(configuration).level());
+        return create(configuration, true);
+    }
+
+    /**
+     * As {@link #create(Map)}; {@code libdeflate} false inflates with the JDK's zlib alone
+     * ({@link dev.zarrdirect.cpu.CpuSettings#libdeflate()}).
+     */
+    public static GzipCodec create(Map<String, Object> configuration, boolean libdeflate) {
+        return new GzipCodec(GzipSpec.parse(configuration).level(), libdeflate);
+    }
+
+    /** Whether members are tried with libdeflate first (where it is available). */
+    public boolean libdeflate() {
+        return libdeflate;
     }
 
     public int level() {
@@ -158,7 +177,7 @@ public final class GzipCodec implements BytesToBytesCodec {
                 inf = new Inflater(true);
             }
             try {
-                decodeOne(inf, in, out, batch.label(i));
+                decodeOne(inf, libdeflate, in, out, batch.label(i));
             } finally {
                 inf.reset();
                 INFLATERS.offer(inf);
@@ -171,7 +190,8 @@ public final class GzipCodec implements BytesToBytesCodec {
         return new CorruptChunkException(NAME, "gzip data of " + label + " " + what);
     }
 
-    private static void decodeOne(Inflater inf, MemorySegment in, MemorySegment out, String label) {
+    private static void decodeOne(Inflater inf, boolean libdeflate, MemorySegment in, MemorySegment out,
+                                  String label) {
         long size = in.byteSize();
         long expected = out.byteSize();
         if (size == 0) {
@@ -184,43 +204,53 @@ public final class GzipCodec implements BytesToBytesCodec {
         while (pos < size) {
             long dataStart = parseHeader(in, pos, label, member);
             long memberStart = outPos;
-            long winStart = dataStart;
-            long winLen = 0;
-            if (member > 0) {
-                inf.reset();
-            }
-            try {
-                while (!inf.finished()) {
-                    if (inf.needsInput()) {
-                        long next = winStart + winLen;
-                        if (next >= size) {
-                            throw corrupt(label, "is truncated: deflate stream of member " + member
-                                    + " ended at byte " + size + " after " + outPos + " decoded bytes, expected "
-                                    + expected);
-                        }
-                        ByteBuffer w = CodecItems.window(in, next, size - next);
-                        winStart = next;
-                        winLen = w.remaining();
-                        inf.setInput(w);
-                    }
-                    if (inf.needsDictionary()) {
-                        throw corrupt(label, "asks for a preset dictionary, which gzip does not have");
-                    }
-                    if (outPos == expected) {
-                        if (inf.inflate(probe) > 0) {
-                            throw corrupt(label, "decodes to more than the expected " + expected + " bytes");
-                        }
-                        continue;
-                    }
-                    int k = inf.inflate(CodecItems.window(out, outPos, expected - outPos));
-                    outPos += k;
+            long trailer = -1;
+            if (libdeflate && LibDeflate.available() && in.isNative() && out.isNative()) {
+                LibDeflate.Result r = LibDeflate.raw(in, dataStart, size - dataStart, out, outPos, expected - outPos);
+                if (r.ok()) {
+                    trailer = dataStart + r.consumed();
+                    outPos += r.produced();
                 }
-            } catch (DataFormatException e) {
-                throw new CorruptChunkException(NAME, "gzip data of " + label + " is corrupt in member " + member
-                        + " after " + outPos + " decoded bytes: " + e.getMessage() + "; expected " + expected
-                        + " decoded bytes", e);
             }
-            long trailer = winStart + winLen - inf.getRemaining();
+            if (trailer < 0) {
+                // zlib decodes what libdeflate did not, or is unavailable for: its result and message are the rule
+                inf.reset();
+                outPos = memberStart;
+                long winStart = dataStart;
+                long winLen = 0;
+                try {
+                    while (!inf.finished()) {
+                        if (inf.needsInput()) {
+                            long next = winStart + winLen;
+                            if (next >= size) {
+                                throw corrupt(label, "is truncated: deflate stream of member " + member
+                                        + " ended at byte " + size + " after " + outPos + " decoded bytes, expected "
+                                        + expected);
+                            }
+                            ByteBuffer w = CodecItems.window(in, next, size - next);
+                            winStart = next;
+                            winLen = w.remaining();
+                            inf.setInput(w);
+                        }
+                        if (inf.needsDictionary()) {
+                            throw corrupt(label, "asks for a preset dictionary, which gzip does not have");
+                        }
+                        if (outPos == expected) {
+                            if (inf.inflate(probe) > 0) {
+                                throw corrupt(label, "decodes to more than the expected " + expected + " bytes");
+                            }
+                            continue;
+                        }
+                        int k = inf.inflate(CodecItems.window(out, outPos, expected - outPos));
+                        outPos += k;
+                    }
+                } catch (DataFormatException e) {
+                    throw new CorruptChunkException(NAME, "gzip data of " + label + " is corrupt in member " + member
+                            + " after " + outPos + " decoded bytes: " + e.getMessage() + "; expected " + expected
+                            + " decoded bytes", e);
+                }
+                trailer = winStart + winLen - inf.getRemaining();
+            }
             if (size - trailer < TRAILER) {
                 throw corrupt(label, "is truncated: member " + member + " has " + (size - trailer)
                         + " of its 8 trailer bytes");

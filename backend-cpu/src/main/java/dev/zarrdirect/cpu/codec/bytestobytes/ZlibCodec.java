@@ -22,6 +22,9 @@ import java.util.zip.Inflater;
  * <p>Decoding checks zlib's header and Adler-32 (zlib itself does), that the stream decodes to
  * exactly the expected size, and that no bytes follow it; each failure is a
  * {@link CorruptChunkException} naming the chunk. Deflaters and inflaters are pooled.
+ *
+ * <p>Where the system has libdeflate ({@link LibDeflate}) a stream is decoded by it first, and only a
+ * stream it does not decode whole goes to zlib, which then reports what is wrong with it.
  */
 public final class ZlibCodec implements BytesToBytesCodec {
 
@@ -33,11 +36,13 @@ public final class ZlibCodec implements BytesToBytesCodec {
 
     private final String name;
     private final int level;
+    private final boolean libdeflate;
     private final ConcurrentLinkedQueue<Deflater> deflaters = new ConcurrentLinkedQueue<>();
 
-    private ZlibCodec(String name, int level) {
+    private ZlibCodec(String name, int level, boolean libdeflate) {
         this.name = name;
         this.level = level;
+        this.libdeflate = libdeflate;
     }
 
     /**
@@ -45,8 +50,21 @@ public final class ZlibCodec implements BytesToBytesCodec {
      * {@code name} ({@link #NAME} or {@link #V2_ID}); an {@code "id"} field, if present, must be "zlib".
      */
     public static ZlibCodec create(String name, Map<String, Object> configuration) {
+        return create(name, configuration, true);
+    }
+
+    /**
+     * As {@link #create(String, Map)}; {@code libdeflate} false decodes with the JDK's zlib alone
+     * ({@link dev.zarrdirect.cpu.CpuSettings#libdeflate()}).
+     */
+    public static ZlibCodec create(String name, Map<String, Object> configuration, boolean libdeflate) {
         ZlibSpec spec = ZlibSpec.parse(name, configuration);
-        return new ZlibCodec(spec.name(), spec.level());
+        return new ZlibCodec(spec.name(), spec.level(), libdeflate);
+    }
+
+    /** Whether streams are tried with libdeflate first (where it is available). */
+    public boolean libdeflate() {
+        return libdeflate;
     }
 
     public int level() {
@@ -117,7 +135,7 @@ public final class ZlibCodec implements BytesToBytesCodec {
             }
             ZlibStreams.Inflated r;
             try {
-                r = ZlibStreams.inflate(inf, in, 0, n, out, 0, expected);
+                r = ZlibStreams.inflate(inf, libdeflate, in, 0, n, out, 0, expected);
             } catch (IllegalArgumentException e) {
                 throw new CorruptChunkException(name, "zlib data of " + label + " (" + n + " bytes) is undecodable: "
                         + e.getMessage() + "; expected " + expected + " decoded bytes", e);

@@ -139,13 +139,14 @@ public final class BloscWorkspace implements AutoCloseable {
      * Decompresses the stream {@code src[off, off + len)} written by {@code c} into exactly
      * {@code dstLen} bytes of {@code dst} at {@code dstOff}. A zstd stream that libzstd decodes is then
      * checked with {@link ZstdHuffmanStreams#check} when {@code zstdStreamCheck} is true (other
-     * compressors ignore it).
+     * compressors ignore it); a zlib stream is tried with libdeflate first when {@code libdeflate} is true
+     * ({@link ZlibStreams#inflate(Inflater, boolean, MemorySegment, long, long, MemorySegment, long, long)}).
      *
      * @throws IllegalArgumentException when the stream is malformed or decodes to another size; the
      *                                  message says what the compressor reported
      */
     public void decompress(BloscCompressor c, MemorySegment src, long off, int len, MemorySegment dst, long dstOff,
-                           int dstLen, boolean zstdStreamCheck) {
+                           int dstLen, boolean zstdStreamCheck, boolean libdeflate) {
         long got = switch (c) {
             case BLOSCLZ -> BloscLz.decompress(src, off, len, dst, dstOff, dstLen);
             case LZ4, LZ4HC -> {
@@ -165,7 +166,7 @@ public final class BloscWorkspace implements AutoCloseable {
                 if (inflater == null) {
                     inflater = new Inflater();
                 }
-                ZlibStreams.Inflated r = ZlibStreams.inflate(inflater, src, off, len, dst, dstOff, dstLen);
+                ZlibStreams.Inflated r = ZlibStreams.inflate(inflater, libdeflate, src, off, len, dst, dstOff, dstLen);
                 if (r.consumed() != len) {
                     throw new IllegalArgumentException("zlib stream ends after " + r.consumed() + " of its " + len
                             + " bytes");

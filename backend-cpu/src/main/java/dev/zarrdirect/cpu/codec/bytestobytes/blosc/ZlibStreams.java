@@ -2,8 +2,10 @@
 package dev.zarrdirect.cpu.codec.bytestobytes.blosc;
 
 import dev.zarrdirect.cpu.codec.CodecItems;
+import dev.zarrdirect.cpu.codec.bytestobytes.LibDeflate;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
@@ -15,6 +17,9 @@ import java.util.zip.Inflater;
  * Used by Blosc's {@code zlib} compressor and by {@code numcodecs.zlib}.
  */
 public final class ZlibStreams {
+
+    /** A zlib header's first byte for deflate with a 32 KiB window (CM 8, CINFO 7), which every zlib writes by default. */
+    private static final byte ZLIB_CMF_32K = 0x78;
 
     private ZlibStreams() {
     }
@@ -66,6 +71,26 @@ public final class ZlibStreams {
      */
     public static Inflated inflate(Inflater inflater, MemorySegment src, long off, long len, MemorySegment dst,
                                    long dstOff, long cap) {
+        return inflate(inflater, false, src, off, len, dst, dstOff, cap);
+    }
+
+    /**
+     * As {@link #inflate(Inflater, MemorySegment, long, long, MemorySegment, long, long)}, first through
+     * libdeflate when {@code libdeflate} is true and it is {@linkplain LibDeflate#available() available}:
+     * a stream it decodes whole is done; any other stream (corrupt, too long, a preset dictionary) is
+     * decoded again by {@code inflater}, which gives it zlib's result and message. Streams whose header
+     * declares a window under 32 KiB go to zlib directly: zlib may reject a match reaching further back
+     * than that window, libdeflate does not look.
+     */
+    public static Inflated inflate(Inflater inflater, boolean libdeflate, MemorySegment src, long off, long len,
+                                   MemorySegment dst, long dstOff, long cap) {
+        if (libdeflate && len >= 2 && LibDeflate.available() && src.isNative() && dst.isNative()
+                && src.get(ValueLayout.JAVA_BYTE, off) == ZLIB_CMF_32K) {
+            LibDeflate.Result r = LibDeflate.zlib(src, off, len, dst, dstOff, cap);
+            if (r.ok()) {
+                return new Inflated(r.produced(), r.consumed());
+            }
+        }
         inflater.reset();
         long inEnd = off + len;
         long outPos = dstOff;

@@ -27,7 +27,7 @@ class Lz4ZeroOffsetsTest {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment src = a.allocate(block.length);
             MemorySegment.copy(MemorySegment.ofArray(block), 0, src, 0, block.length);
-            ws.decompress(BloscCompressor.LZ4, src, 0, block.length, dst, 0, (int) dst.byteSize(), true);
+            ws.decompress(BloscCompressor.LZ4, src, 0, block.length, dst, 0, (int) dst.byteSize(), true, true);
             return dst.byteSize();
         } finally {
             BloscWorkspace.give(ws);
