@@ -390,7 +390,7 @@ public final class DeviceDecoder {
             PathChoice c = choice;
             choice = null;
             if (c != null) {
-                c.dropped(way);
+                c.dropped(way, startNanos);
             }
             closeAll(owned);
         }
@@ -446,8 +446,8 @@ public final class DeviceDecoder {
             return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
         }
         boolean onHost = hostChain != null || fewSerialRuns(present.size());
-        PathChoice.Path way = onHost || pathChoice == null ? null : pathChoice.next(present.size());
         long start = System.nanoTime();
+        PathChoice.Path way = onHost || pathChoice == null ? null : pathChoice.next(present.size(), start);
         Fetched f;
         try {
             if (onHost || way == PathChoice.Path.HOST) {
@@ -459,7 +459,7 @@ public final class DeviceDecoder {
             }
         } catch (RuntimeException | Error e) {
             if (way != null) {
-                pathChoice.dropped(way);
+                pathChoice.dropped(way, start);
             }
             throw e;
         }
@@ -817,7 +817,7 @@ public final class DeviceDecoder {
             decodeBatch(f, dest, destOffset, destShape, destByteStrides);
         } catch (RuntimeException | Error e) {
             if (choice != null) {
-                choice.dropped(f.way);
+                choice.dropped(f.way, f.startNanos);
             }
             throw e;
         }

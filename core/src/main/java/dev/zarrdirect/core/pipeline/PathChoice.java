@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.pipeline;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
 
@@ -12,11 +14,20 @@ import java.util.TreeMap;
  * and how the batches are read (an H100 against 16 cores read an int16 shuffle + zlib store 0.70x
  * cpu+copy in calls of 4 on the device, yet 2.32x in 2-step windows of the same store).
  *
- * <p>What it times is a batch's cost to the read: from its fetch's start, or from the end of the
- * batch that ended before it when that is later, to its decode's end. With batches queued that is
- * the interval between their ends (what a reader waits per batch); with one batch at a time it is
- * the whole batch. Two queued batches may end close together, so a batch is charged at least its
- * own time over the batches that ended while it ran, itself included.
+ * <p>What it times is a batch's cost to the read. A host batch's cost is from its fetch's start, or
+ * from the end of the batch that ended before it when that is later, to its decode's end: the host
+ * serves queued batches in turn (a semaphore holds two at a time), so that is the interval between
+ * their ends, what a reader waits per batch; with one batch at a time it is the whole batch. Two
+ * queued batches may end close together, so a batch is charged at least its own time over the
+ * batches that ended while it ran, itself included. A device batch's cost is its share of the
+ * wall time: over its life, each moment divided among the device batches in flight then. The
+ * device runs its queued batches side by side and they end in clumps (an H200 reading an 8.3 MB
+ * int16 zlib store's 2-step windows, 4 queued, ended four batches within 5 ms, 60 ms after the clump
+ * before), which the interval rule's floor charged 127 ms in all: the device was timed at 1.7 GB/s
+ * where it reads 4.1, and the windows went to the host at 3.05 GB/s; their shares add up to the
+ * wall time, the device is timed at 4.1-4.3 and the windows read 4.10 (docs/performance.md, "A
+ * device batch's share of the time"). Queued host batches are not shared that way: a batch that
+ * waits its turn at the semaphore would be charged a fraction of the time it waited.
  *
  * <p>Only a batch that ran alone is timed: one during whose life, from its fetch to its end, no
  * batch of the other way was in flight. A host batch queued among device batches decodes on the
@@ -93,6 +104,9 @@ final class PathChoice {
      */
     static final int MAX_BURST = 16;
 
+    /** Ended batches of each way kept for the shares of wall time of the batches that overlapped them. */
+    static final int HISTORY = 64;
+
     /** Batches between rechecks when the losing way is {@code ratio} times slower: see the class comment. */
     static long gap(double ratio) {
         // less a hair, so that a ratio of 4 timed as 4.0000001 still gives 96
@@ -108,6 +122,11 @@ final class PathChoice {
     private long endCount;
     /** Batches of each way issued and not yet ended or dropped, any size. */
     private final int[] inFlight = new int[2];
+    /** The starts of each way's batches in flight (a batch's start identifies it), any size. */
+    private final List<List<Long>> started = List.of(new ArrayList<>(), new ArrayList<>());
+    /** The last {@value #HISTORY} ended batches of each way, any size: start and end, for the shares of wall time. */
+    private final long[][][] history = new long[2][HISTORY][2];
+    private final long[] historyCount = new long[2];
     /**
      * When a batch of each way last ended, any size: the later of the two is where the next batch's
      * cost starts at the earliest.
@@ -156,12 +175,16 @@ final class PathChoice {
         return p == Path.DEVICE ? Path.HOST : Path.DEVICE;
     }
 
-    /** The way a batch of {@code chunks} chunks goes; it is in flight that way until it ends or is dropped. */
-    synchronized Path next(int chunks) {
+    /**
+     * The way a batch of {@code chunks} chunks, starting at {@code startNanos} ({@link System#nanoTime}),
+     * goes; it is in flight that way until it ends or is dropped (both told the same start).
+     */
+    synchronized Path next(int chunks, long startNanos) {
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
         Path way = choose(s);
         s.sinceCounted[way.ordinal()]++;
         inFlight[way.ordinal()]++;
+        started.get(way.ordinal()).add(startNanos);
         return way;
     }
 
@@ -212,6 +235,7 @@ final class PathChoice {
         boolean ranAlone = inFlight[o] == 0 && lastGone[o] <= startNanos;
         long from = Math.max(startNanos, Math.max(lastGone[p], lastGone[o]));
         inFlight[p] = Math.max(0, inFlight[p] - 1);
+        started.get(p).remove(Long.valueOf(startNanos));
         lastGone[p] = Math.max(lastGone[p], endNanos);
         int overlapping = 1;
         for (int i = 0; i < Math.min(endCount, (long) ends.length); i++) {
@@ -220,7 +244,12 @@ final class PathChoice {
             }
         }
         ends[(int) (endCount++ % ends.length)] = endNanos;
-        long cost = Math.max(endNanos - from, (endNanos - startNanos) / overlapping);
+        // the device runs its batches side by side, the host serves them in turn: see the class comment
+        double cost = way == Path.DEVICE ? share(p, startNanos, endNanos)
+                : Math.max(endNanos - from, (endNanos - startNanos) / overlapping);
+        long[] h = history[p][(int) (historyCount[p]++ % HISTORY)]; // after its share: not counted twice
+        h[0] = startNanos;
+        h[1] = endNanos;
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
         if (!ranAlone && s.sinceCounted[p] < MAX_BURST) {
             return;
@@ -230,11 +259,54 @@ final class PathChoice {
     }
 
     /**
-     * A batch that went {@code way} will not end (it failed, or its read did): it is not timed, so
-     * a probe that failed is tried again.
+     * A batch's share of the wall time from {@code start} to {@code end}: at each moment, the time
+     * divided among the batches of way {@code p} in flight then, itself included (those ended, as far
+     * as the history goes, and those still in flight, which run past {@code end}).
      */
-    synchronized void dropped(Path way) {
+    private double share(int p, long start, long end) {
+        List<long[]> spans = new ArrayList<>();
+        spans.add(new long[] {start, end});
+        for (int i = 0; i < Math.min(historyCount[p], HISTORY); i++) {
+            long[] h = history[p][i];
+            if (h[1] > start && h[0] < end) {
+                spans.add(h);
+            }
+        }
+        for (long s0 : started.get(p)) {
+            if (s0 < end) {
+                spans.add(new long[] {s0, Long.MAX_VALUE});
+            }
+        }
+        long[] points = new long[2 * spans.size()];
+        for (int i = 0; i < spans.size(); i++) {
+            points[2 * i] = Math.clamp(spans.get(i)[0], start, end);
+            points[2 * i + 1] = Math.clamp(spans.get(i)[1], start, end);
+        }
+        Arrays.sort(points);
+        double cost = 0;
+        for (int i = 1; i < points.length; i++) {
+            long a = points[i - 1], b = points[i];
+            if (b == a) {
+                continue;
+            }
+            int n = 0;
+            for (long[] sp : spans) {
+                if (sp[0] <= a && sp[1] >= b) {
+                    n++;
+                }
+            }
+            cost += (b - a) / (double) Math.max(1, n);
+        }
+        return cost;
+    }
+
+    /**
+     * A batch that went {@code way}, started at {@code startNanos}, will not end (it failed, or its
+     * read did): it is not timed, so a probe that failed is tried again.
+     */
+    synchronized void dropped(Path way, long startNanos) {
         inFlight[way.ordinal()] = Math.max(0, inFlight[way.ordinal()] - 1);
+        started.get(way.ordinal()).remove(Long.valueOf(startNanos));
     }
 
     /** The figures so far, per size: e.g. "batches of 16-31 chunks: device 1.87 GB/s host 2.65 GB/s". */
