@@ -72,6 +72,11 @@ public final class BloscCodec implements BytesToBytesCodec {
         this.blocksize = blocksize;
         this.zstdStreamCheck = zstdStreamCheck;
         this.libdeflate = libdeflate;
+        if (libdeflate && compressor == BloscCompressor.ZLIB) {
+            // bound now, not in the first chunk's decode; a blosc store of another compressor may
+            // still hold zlib buffers (each names its own), which then bind it on first use
+            LibDeflate.warm();
+        }
     }
 
     /** Reads the configuration described in the class documentation; zstd streams get the Huffman stream check. */

@@ -53,6 +53,9 @@ public final class GzipCodec implements BytesToBytesCodec {
     private GzipCodec(int level, boolean libdeflate) {
         this.level = level;
         this.libdeflate = libdeflate;
+        if (libdeflate) {
+            LibDeflate.warm(); // bound now, not in the first chunk's decode
+        }
     }
 
     /** Reads {@code {"level": 0..9}}; an absent level means 5, as zarr-python's default. */

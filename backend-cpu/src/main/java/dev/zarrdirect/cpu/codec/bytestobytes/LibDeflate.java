@@ -101,6 +101,31 @@ public final class LibDeflate {
         return FAILURE == null;
     }
 
+    /** An empty zlib stream: header, a final fixed block holding only its end code, Adler-32 of nothing. */
+    private static final byte[] EMPTY_ZLIB = {0x78, (byte) 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01};
+
+    /**
+     * Binds libdeflate and makes one call of it, now rather than in a chunk's decode; returns
+     * {@link #available()}. Codecs that will inflate call it when they are made: the first use costs
+     * some 120 ms here (2 cores: finding the library, the downcall handles, the first call's stub),
+     * which inside a read would land on the first batch a device backend times on the host, and
+     * make the host path look slower than it is.
+     */
+    public static boolean warm() {
+        if (FAILURE != null) {
+            return false;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment in = arena.allocate(EMPTY_ZLIB.length);
+            MemorySegment.copy(MemorySegment.ofArray(EMPTY_ZLIB), 0, in, 0, EMPTY_ZLIB.length);
+            Result r = zlib(in, 0, EMPTY_ZLIB.length, arena.allocate(1), 0, 0);
+            if (!r.ok() || r.produced() != 0 || r.consumed() != EMPTY_ZLIB.length) {
+                throw new IllegalStateException("libdeflate decoded an empty zlib stream as " + r);
+            }
+        }
+        return true;
+    }
+
     /** Why libdeflate is not available, or null when it is. */
     public static String failure() {
         return FAILURE;

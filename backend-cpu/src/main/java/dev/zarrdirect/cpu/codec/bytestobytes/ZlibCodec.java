@@ -43,6 +43,9 @@ public final class ZlibCodec implements BytesToBytesCodec {
         this.name = name;
         this.level = level;
         this.libdeflate = libdeflate;
+        if (libdeflate) {
+            LibDeflate.warm(); // bound now, not in the first chunk's decode
+        }
     }
 
     /**

@@ -210,6 +210,12 @@ class LibDeflateTest {
     }
 
     @Test
+    void warmingDecodesAnEmptyStream() {
+        assertTrue(LibDeflate.warm());
+        assertTrue(LibDeflate.warm(), "again: nothing is bound twice");
+    }
+
+    @Test
     void heapSegmentsAreRefused() {
         MemorySegment heap = MemorySegment.ofArray(new byte[16]);
         assertThrows(IllegalArgumentException.class, () -> LibDeflate.raw(heap, 0, 16, heap, 0, 16));
