@@ -22,11 +22,11 @@ import java.util.TreeMap;
  * batches that ended while it ran, itself included. A device batch's cost is its share of the
  * wall time: over its life, each moment divided among the device batches in flight then. The
  * device runs its queued batches side by side and they end in clumps (an H200 reading an 8.3 MB
- * int16 zlib store's 2-step windows, 4 queued, ended four batches within 5 ms, 60 ms after the clump
- * before), which the interval rule's floor charged 127 ms in all: the device was timed at 1.7 GB/s
- * where it reads 4.1, and the windows went to the host at 3.05 GB/s; their shares add up to the
- * wall time, the device is timed at 4.1-4.3 and the windows read 4.10 (docs/performance.md, "A
- * device batch's share of the time"). Queued host batches are not shared that way: a batch that
+ * int16 zlib store's 2-step windows, 4 queued, ended four batches within 5 ms, 78 ms after the
+ * clump before ended), which the interval rule's floor charged 127 ms in all: the device was timed
+ * at 1.7 GB/s where it reads 4.1, and the windows went to the host at 3.05 GB/s; their shares add
+ * up to the wall time, the device is timed at 4.1-4.3 and the windows read 4.10
+ * (docs/performance.md, "A device batch's share of the time"). Queued host batches are not shared that way: a batch that
  * waits its turn at the semaphore would be charged a fraction of the time it waited.
  *
  * <p>Only a batch that ran alone is timed: one during whose life, from its fetch to its end, no
