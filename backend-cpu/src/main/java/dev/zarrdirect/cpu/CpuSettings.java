@@ -48,7 +48,7 @@ public record CpuSettings(long poolRetainedBytes, boolean trackBuffers, boolean 
     // message stand, so the CPU and the device kernels still agree on every damaged chunk.
     public static final Setting<Boolean> LIBDEFLATE = Setting.of("zarrdirect.cpu.libdeflate", SettingType.bool(), true,
             "cpu", "inflate gzip, numcodecs.zlib and blosc's zlib streams with the system's libdeflate (Debian and"
-                    + " Ubuntu: libdeflate0) where it loads, 1.6-2x as fast as the JDK's zlib; a stream it does not"
+                    + " Ubuntu: libdeflate0) where it loads, 1.5-2x as fast as the JDK's zlib; a stream it does not"
                     + " decode whole is decoded again by zlib, which reports what is wrong with it; false: the JDK's"
                     + " zlib alone");
 
