@@ -11,6 +11,11 @@ decodes again from random bits inside the block and counts the bits and symbols 
 stands on a true boundary, from where it decodes the same symbols as the true decode.
 
     /usr/bin/python3 benchmarks/python/deflate_sync.py CHUNK_FILE... [--starts 200] [--seed 1]
+    /usr/bin/python3 benchmarks/python/deflate_sync.py CHUNK_FILE... --split 4096 [--margin 2048]
+
+With --split it inflates each stream as a split inside blocks would (split_decode: decoders from
+every cut, the true path moving onto each at the first bit both stood on) and compares the bytes
+with zlib's.
 
 Prints, over all blocks: the blocks' encoded sizes, and percentiles of the bits and symbols to
 synchronise (a start whose decoder hits an invalid code or the end-of-block code first, or runs past the
@@ -93,7 +98,115 @@ def step(bits: Bits, pos: int, lit, dist) -> tuple[str, int] | None:
     return "match", r[1] + DIST_EXTRA[r[0]]
 
 
-def blocks(data: bytes):
+def symbol(bits: Bits, pos: int, lit, dist):
+    """As step, with the symbol: (("lit", byte) | ("match", length, distance) | ("end",), next)."""
+    r = decode_sym(bits, pos, lit)
+    if r is None:
+        return None
+    s, pos = r
+    if s < 256:
+        return ("lit", s), pos
+    if s == 256:
+        return ("end",), pos
+    if s > 285:
+        return None
+    length = LEN_BASE[s - 257] + bits.get(pos, LEN_EXTRA[s - 257])
+    pos += LEN_EXTRA[s - 257]
+    r = decode_sym(bits, pos, dist)
+    if r is None or r[0] > 29:
+        return None
+    d, pos = r
+    base = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+            2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577][d]
+    return ("match", length, base + bits.get(pos, DIST_EXTRA[d])), pos + DIST_EXTRA[d]
+
+
+def split_decode(bits: Bits, lit, dist, start: int, end: int, cut: int, margin: int, stats: dict) -> list:
+    """The block's symbols as a split decode finds them: decoder k from start + k * cut (k >= 1)
+    records where it stood and what it read, up to margin bits past the next cut; walking the true
+    path from the block's start, the walk moves onto decoder k's records at the first position both
+    visited (from there the two decode the same), or decodes on when decoder k never met it."""
+    cuts = list(range(start + cut, end, cut))
+    records = []
+    for b in cuts:
+        rec, pos = {}, b
+        order = []
+        while pos < min(end, b + cut + margin):
+            r = symbol(bits, pos, lit, dist)
+            if r is None:
+                break
+            order.append(pos)
+            rec[pos] = (len(order) - 1, r)
+            if r[0][0] == "end":
+                break
+            pos = r[1]
+        records.append((order, rec))
+    out, pos, k = [], start, 0
+    using = None  # (order, rec, index) of the decoder whose records are being replayed
+    while True:
+        if using is None and k < len(cuts) and pos >= cuts[k]:
+            order, rec = records[k]
+            if pos in rec:
+                using = (order, rec)
+                stats["synced"] += 1
+                k += 1
+            elif pos >= cuts[k] + cut + margin or (order and pos > order[-1]):
+                stats["unsynced"] += 1  # decoder k never stood here: the walk decodes on itself
+                k += 1
+        if using is not None and pos in using[1]:
+            sym, nxt = using[1][pos][1]
+        else:
+            using = None
+            sym, nxt = symbol(bits, pos, lit, dist)
+            stats["own"] += 1
+        out.append(sym)
+        stats["symbols"] += 1
+        if sym[0] == "end":
+            return out
+        pos = nxt
+        if using is not None and k < len(cuts) and pos >= cuts[k]:
+            using = None  # past the next cut: look for that decoder's records
+
+
+def inflate_split(data: bytes, cut: int, margin: int, stats: dict) -> bytes:
+    """Inflates a zlib stream, its dynamic blocks by split_decode, the rest serially."""
+    out = bytearray()
+    bits = Bits(data)
+
+    def run(syms):
+        for sym in syms:
+            if sym[0] == "lit":
+                out.append(sym[1])
+            elif sym[0] == "match":
+                _, n, d = sym
+                for _ in range(n):
+                    out.append(out[-d])
+
+    for kind, payload in all_blocks(data):
+        if kind == "stored":
+            out += payload
+        elif kind == "fixed":
+            lit, dist, start = payload
+            syms, pos = [], start
+            while True:
+                sym, pos = symbol(bits, pos, lit, dist)
+                syms.append(sym)
+                if sym[0] == "end":
+                    break
+            run(syms)
+        else:
+            lit, dist, start, end = payload
+            run(split_decode(bits, lit, dist, start, end, cut, margin, stats))
+    return bytes(out)
+
+
+def all_blocks(data: bytes):
+    """Every block: ("stored", bytes) | ("fixed", (lit, dist, start)) | ("dynamic", (lit, dist, start, end))."""
+    for b in blocks(data, every=True):
+        yield b
+
+
+def blocks(data: bytes, every: bool = False):
     """Each dynamic block of a zlib stream: (tables, first data bit, true symbol starts, end bit)."""
     bits = Bits(data)
     pos = 16  # zlib header
@@ -104,6 +217,8 @@ def blocks(data: bytes):
         if btype == 0:
             pos = (pos + 7) // 8 * 8
             n = bits.get(pos, 16)
+            if every:
+                yield "stored", data[pos // 8 + 4:pos // 8 + 4 + n]
             pos += 32 + 8 * n
         elif btype in (1, 2):
             if btype == 1:
@@ -142,7 +257,9 @@ def blocks(data: bytes):
                 kind, pos = step(bits, pos, lit, dist)
                 if kind == "end":
                     break
-            if btype == 2:
+            if every:
+                yield ("fixed", (lit, dist, start)) if btype == 1 else ("dynamic", (lit, dist, start, pos))
+            elif btype == 2:
                 yield bits, lit, dist, start, starts, pos
         else:
             raise ValueError("reserved block type")
@@ -155,7 +272,24 @@ def main() -> int:
     ap.add_argument("files", nargs="+")
     ap.add_argument("--starts", type=int, default=200, help="random starts per block")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--split", type=int, default=0, metavar="BYTES",
+                    help="instead: inflate each stream with its dynamic blocks cut every BYTES encoded"
+                         " bytes (split_decode) and compare with zlib")
+    ap.add_argument("--margin", type=int, default=2048, help="bits a decoder reads past the next cut")
     a = ap.parse_args()
+    if a.split:
+        import zlib
+        stats = {"synced": 0, "unsynced": 0, "own": 0, "symbols": 0}
+        for f in a.files:
+            data = open(f, "rb").read()
+            got = inflate_split(data, a.split * 8, a.margin, stats)
+            want = zlib.decompress(data)
+            print(f"{f}: {len(got)} bytes, {'equal to' if got == want else 'DIFFERENT from'} zlib's")
+            if got != want:
+                return 1
+        print(f"cuts taken over: {stats['synced']}, cuts whose decoder never met the walk: {stats['unsynced']},"
+              f" symbols of dynamic blocks the walk decoded itself: {stats['own']} of {stats['symbols']}")
+        return 0
     rng = random.Random(a.seed)
     sizes, sync_bits, sync_syms = [], [], []
     lost = 0
