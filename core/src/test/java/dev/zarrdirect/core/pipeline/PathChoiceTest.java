@@ -458,10 +458,18 @@ class PathChoiceTest {
                 hosts.add(pool.submit(() -> {
                     int host = 0;
                     for (int i = 0; i < 2000; i++) {
-                        long start = clock.getAndAdd(10);
-                        Path way = c.next(64, start);
+                        // each batch takes its own span of the clock, so its life does not depend on
+                        // how long the other threads ran meanwhile (a thread descheduled between its
+                        // start and its end would otherwise live for their batches too)
+                        Path way;
+                        long start;
+                        synchronized (clock) {
+                            start = clock.get();
+                            way = c.next(64, start);
+                            clock.addAndGet(way == Path.HOST ? 30 : 10);
+                        }
                         host += way == Path.HOST ? 1 : 0;
-                        c.ended(way, 64, 1000, start, clock.addAndGet(way == Path.HOST ? 30 : 10));
+                        c.ended(way, 64, 1000, start, start + (way == Path.HOST ? 30 : 10));
                     }
                     return host;
                 }));
