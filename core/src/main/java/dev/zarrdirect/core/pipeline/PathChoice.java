@@ -120,9 +120,10 @@ final class PathChoice {
     /** Ends of the last batches, any size or path, for the batches that ended while one ran. */
     private final long[] ends = new long[32];
     private long endCount;
-    /** Batches of each way issued and not yet ended or dropped, any size. */
-    private final int[] inFlight = new int[2];
-    /** The starts of each way's batches in flight (a batch's start identifies it), any size. */
+    /**
+     * The starts of each way's batches issued and not yet ended or dropped (a batch's start
+     * identifies it), any size: how many are in flight, and since when, for the shares of wall time.
+     */
     private final List<List<Long>> started = List.of(new ArrayList<>(), new ArrayList<>());
     /** The last {@value #HISTORY} ended batches of each way, any size: start and end, for the shares of wall time. */
     private final long[][][] history = new long[2][HISTORY][2];
@@ -183,7 +184,6 @@ final class PathChoice {
         Size s = sizes.computeIfAbsent(sizeClass(chunks), k -> new Size());
         Path way = choose(s);
         s.sinceCounted[way.ordinal()]++;
-        inFlight[way.ordinal()]++;
         started.get(way.ordinal()).add(startNanos);
         return way;
     }
@@ -232,9 +232,8 @@ final class PathChoice {
         int o = other(way).ordinal();
         // alone: no batch of the other way was in flight at any time while this one ran (one
         // dropped meanwhile is not seen: failures are rare, and a dropped batch has no end time)
-        boolean ranAlone = inFlight[o] == 0 && lastGone[o] <= startNanos;
+        boolean ranAlone = started.get(o).isEmpty() && lastGone[o] <= startNanos;
         long from = Math.max(startNanos, Math.max(lastGone[p], lastGone[o]));
-        inFlight[p] = Math.max(0, inFlight[p] - 1);
         started.get(p).remove(Long.valueOf(startNanos));
         lastGone[p] = Math.max(lastGone[p], endNanos);
         int overlapping = 1;
@@ -305,7 +304,6 @@ final class PathChoice {
      * read did): it is not timed, so a probe that failed is tried again.
      */
     synchronized void dropped(Path way, long startNanos) {
-        inFlight[way.ordinal()] = Math.max(0, inFlight[way.ordinal()] - 1);
         started.get(way.ordinal()).remove(Long.valueOf(startNanos));
     }
 

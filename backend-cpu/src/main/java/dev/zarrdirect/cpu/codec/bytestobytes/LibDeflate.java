@@ -41,7 +41,7 @@ public final class LibDeflate {
     private static final ConcurrentLinkedQueue<Decompressor> POOL = new ConcurrentLinkedQueue<>();
 
     /** A decompressor and the two {@code size_t} its calls report through (bytes in, bytes out). */
-    private record Decompressor(MemorySegment state, MemorySegment sizes) {
+    private record Decompressor(MemorySegment state, MemorySegment inUsed, MemorySegment outUsed) {
     }
 
     /** What a call did: libdeflate's result, input bytes used and output bytes written on success. */
@@ -104,9 +104,12 @@ public final class LibDeflate {
     /** An empty zlib stream: header, a final fixed block holding only its end code, Adler-32 of nothing. */
     private static final byte[] EMPTY_ZLIB = {0x78, (byte) 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01};
 
+    /** warm()'s answer once it has run (null before): later calls return it without a call. */
+    private static volatile Boolean warmed;
+
     /**
-     * Binds libdeflate and makes one call of it, now rather than in a chunk's decode; returns
-     * {@link #available()}. Codecs that will inflate call it when they are made: the first use costs
+     * Binds libdeflate and makes one call of it, once in the JVM, now rather than in a chunk's
+     * decode; returns whether that call decoded as it should. Codecs that will inflate call it when they are made: the first use costs
      * some 120 ms here (2 cores: finding the library, the downcall handles, the first call's stub),
      * which inside a read would land on the first batch a device backend times on the host, and
      * make the host path look slower than it is. Never throws: false when libdeflate is unavailable
@@ -114,17 +117,23 @@ public final class LibDeflate {
      * it does not decode whole goes to zlib).
      */
     public static boolean warm() {
-        if (FAILURE != null) {
-            return false;
+        Boolean done = warmed;
+        if (done != null) {
+            return done;
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment in = arena.allocate(EMPTY_ZLIB.length);
-            MemorySegment.copy(MemorySegment.ofArray(EMPTY_ZLIB), 0, in, 0, EMPTY_ZLIB.length);
-            Result r = zlib(in, 0, EMPTY_ZLIB.length, arena.allocate(1), 0, 0);
-            return r.ok() && r.produced() == 0 && r.consumed() == EMPTY_ZLIB.length;
-        } catch (RuntimeException e) {
-            return false;
+        boolean ok = false;
+        if (FAILURE == null) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment in = arena.allocate(EMPTY_ZLIB.length);
+                MemorySegment.copy(MemorySegment.ofArray(EMPTY_ZLIB), 0, in, 0, EMPTY_ZLIB.length);
+                Result r = zlib(in, 0, EMPTY_ZLIB.length, arena.allocate(1), 0, 0);
+                ok = r.ok() && r.produced() == 0 && r.consumed() == EMPTY_ZLIB.length;
+            } catch (RuntimeException e) {
+                ok = false;
+            }
         }
+        warmed = ok; // threads racing here make the same call and get the same answer
+        return ok;
     }
 
     /** Why libdeflate is not available, or null when it is. */
@@ -164,11 +173,11 @@ public final class LibDeflate {
         MemorySegment out = dst.asSlice(dstOff, cap);
         Decompressor d = take();
         try {
-            int status = (int) fn.invokeExact(d.state(), in, len, out, cap, d.sizes(), d.sizes().asSlice(8));
+            int status = (int) fn.invokeExact(d.state(), in, len, out, cap, d.inUsed(), d.outUsed());
             if (status != SUCCESS) {
                 return new Result(status, -1, -1);
             }
-            return new Result(status, d.sizes().get(ValueLayout.JAVA_LONG, 0), d.sizes().get(ValueLayout.JAVA_LONG, 8));
+            return new Result(status, d.inUsed().get(ValueLayout.JAVA_LONG, 0), d.outUsed().get(ValueLayout.JAVA_LONG, 0));
         } catch (Throwable t) {
             throw new IllegalStateException("libdeflate call failed", t);
         } finally {
@@ -190,6 +199,7 @@ public final class LibDeflate {
         if (state.equals(MemorySegment.NULL)) {
             throw new OutOfMemoryError("libdeflate_alloc_decompressor returned NULL");
         }
-        return new Decompressor(state, Arena.global().allocate(16, 8));
+        MemorySegment sizes = Arena.global().allocate(16, 8);
+        return new Decompressor(state, sizes.asSlice(0, 8), sizes.asSlice(8, 8));
     }
 }
