@@ -42,7 +42,7 @@ extern "C" __global__ void zd_gzip_decode_batch(const zd_u8 *src, const zd_u64 *
 }
 
 /* One deflate stream decoded by many blocks (inflate/zd_inflate_split.h): find (one block per
- * range record), decode (one block per record; retry: only those flagged ZD_INFS_F_RETRY), then
+ * range record), sync (the same), decode (one block per record; retry: only those flagged ZD_INFS_F_RETRY), then
  * the finish: chain (one block per stream; its records are segs[seg_first[c] .. + seg_count[c])),
  * layout (one block per record), check (one thread per stream). format: ZD_INFS_FORMAT_*. Shared
  * memory (static): ZD_INFS_{FIND,DECODE,CHAIN,LAYOUT}_LDS_BYTES. */
@@ -55,6 +55,16 @@ extern "C" __global__ void zd_infs_find(const zd_u8 *src, const zd_u64 *src_offs
     if (g >= n_segs) return;
     zd_u32 c = segs[g].stream;
     zd_infs_find_group(src + src_offsets[c], src_sizes[c], format, seg_bytes, &segs[g], &lds);
+}
+
+/* Thread 0 of each block walks into its range (zd_infs_sync_thread); blocks of one warp. */
+extern "C" __global__ void zd_infs_sync(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,
+                                        zd_infs_seg *segs, zd_u64 seg_bytes, zd_u32 format, zd_u32 n_segs) {
+    __shared__ zd_inflate_lds lds;
+    zd_u32 g = blockIdx.x;
+    if (g >= n_segs || threadIdx.x != 0) return;
+    zd_u32 c = segs[g].stream;
+    zd_infs_sync_thread(src + src_offsets[c], src_sizes[c], format, seg_bytes, segs, g, &lds);
 }
 
 /* Groups of ZD_INFS_DECODE_ITEMS, 12 of them an SM (what their shared memory allows). Left to

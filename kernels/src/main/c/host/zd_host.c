@@ -623,6 +623,13 @@ static void zd_host_infs_find_body(void *p) {
     zd_infs_find_group(a->src, a->src_len, a->format, a->seg_bytes, &a->segs[zd_group_id()], (zd_infs_find_lds *)a->lds);
 }
 
+static void zd_host_infs_sync_body(void *p) {
+    zd_host_infs_args *a = (zd_host_infs_args *)p;
+    if (zd_local_id() == 0u)
+        zd_infs_sync_thread(a->src, a->src_len, a->format, a->seg_bytes, a->segs, zd_group_id(),
+                            (ZD_LOCAL zd_inflate_lds *)a->lds);
+}
+
 static void zd_host_infs_decode_body(void *p) {
     zd_host_infs_args *a = (zd_host_infs_args *)p;
     zd_infs_decode_group(a->src, a->src_len, a->cells, a->segs, zd_group_id(), a->n, a->retry,
@@ -673,6 +680,7 @@ ZD_KERNEL zd_u32 zd_host_infs_quick(zd_u64 v, zd_u64 hi) { return zd_infs_quick_
  * returns 0, or -1 if memory ran out.
  *   find: one item a group (its rounds meet at a barrier every 8 positions an item, which emulated
  *         threads pay dearly for; the GPU tests run it on whole groups);
+ *   sync: one item a group (item 0 alone works there);
  *   decode: local_size items a group; retry: only the records marked ZD_INFS_F_RETRY;
  *   finish: chain (one group), layout (a group a record), check; *status gets the stream's status
  *         (ZD_STATUS_INFLATE_SPLIT_SERIAL: the caller decodes it serially).
@@ -681,6 +689,12 @@ ZD_KERNEL int zd_host_infs_find(const zd_u8 *src, zd_u64 src_len, zd_u32 format,
                                 zd_u32 n) {
     zd_host_infs_args a = {src, src_len, NULL, 0u, NULL, segs, n, format, 0u, 0u, seg_bytes, NULL};
     return zd_host_infs_launch(zd_host_infs_find_body, &a, n, 1u, ZD_INFS_FIND_LDS_BYTES);
+}
+
+ZD_KERNEL int zd_host_infs_sync(const zd_u8 *src, zd_u64 src_len, zd_u32 format, zd_u64 seg_bytes, zd_infs_seg *segs,
+                                zd_u32 n) {
+    zd_host_infs_args a = {src, src_len, NULL, 0u, NULL, segs, n, format, 0u, 0u, seg_bytes, NULL};
+    return zd_host_infs_launch(zd_host_infs_sync_body, &a, n, 1u, ZD_INFLATE_LDS_BYTES);
 }
 
 ZD_KERNEL int zd_host_infs_decode(const zd_u8 *src, zd_u64 src_len, zd_u16 *cells, zd_infs_seg *segs, zd_u32 n,

@@ -102,6 +102,7 @@ typedef struct {
     } u;
     zd_u64 in_end, out_end;
     zd_u64 end_bit;    /* the bit after the stream's last block, or where a split segment stopped */
+    zd_u64 end_hdr;    /* a stop inside a Huffman block: its header's bit; at a block boundary ZD_INF_NO_STOP */
     zd_u32 ended_last; /* 1 if the final block ended the decode, 0 if a stop bit did */
     zd_u32 status;
 } zd_inflate_lds;
@@ -141,9 +142,11 @@ typedef struct {
     zd_u64 la, lb;
     zd_u32 nla, nlb;
     zd_u64 out, out0, dst_len;
-    /* where a split segment stops (zd_inflate_split.h): at the first block boundary at or past this
-       bit of src; ZD_INF_NO_STOP for a whole stream */
+    /* where a split segment stops (zd_inflate_split.h): at the first symbol or block boundary at or
+       past this bit of src (literals are then decoded one a lookup from 10 bits before it, so that
+       no boundary is stepped over); ZD_INF_NO_STOP for a whole stream */
     zd_u64 stop;
+    zd_u64 hdr; /* the bit where the current block's header starts */
     zd_u32 mode, last, fixed;
     /* the batch being filled, between two calls of zd_inflate_step_thread */
     zd_u32 open, nrec, nlit, nseg, rlit, rlit_off;
@@ -478,6 +481,19 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
     }
     for (;;) {
         if (s->mode == ZD_INF_M_HUFF) {
+            zd_u64 pos = 0u; /* where this symbol starts, if a stop is set */
+            if (s->stop != ZD_INF_NO_STOP) {
+                pos = zd_inf_bitpos_thread(s);
+                if (pos >= s->stop) {
+                    if (nrec > 0u || rlit > 0u) break;
+                    lds->in_end = zd_inf_next_byte_thread(s);
+                    lds->out_end = s->out;
+                    lds->end_bit = pos;
+                    lds->end_hdr = s->hdr;
+                    lds->ended_last = 0u;
+                    ZD_INF_STOP(lds, ZD_STATUS_OK);
+                }
+            }
             if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS || s->out - base >= ZD_INF_BATCH_SPAN) break;
             if (budget-- == 0u) {
                 s->base = base, s->seg_start = seg_start, s->rout = rout;
@@ -488,7 +504,8 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             }
             zd_inf_refill_thread(s, src);
             zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
-            if (ZD_INF_E_LEN2(e) != 0u && s->dst_len - s->out >= 2u && nlit + 2u <= ZD_INF_LITS) {
+            if (ZD_INF_E_LEN2(e) != 0u && s->dst_len - s->out >= 2u && nlit + 2u <= ZD_INF_LITS &&
+                pos + ZD_INF_LBITS <= s->stop) {
                 zd_u32 n = ZD_INF_E_LEN(e) + ZD_INF_E_LEN2(e);
                 s->bb >>= n;
                 s->nb -= n;
@@ -597,9 +614,11 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             lds->in_end = zd_inf_next_byte_thread(s);
             lds->out_end = s->out;
             lds->end_bit = zd_inf_bitpos_thread(s);
+            lds->end_hdr = ZD_INF_NO_STOP;
             lds->ended_last = s->last;
             ZD_INF_STOP(lds, ZD_STATUS_OK);
         }
+        s->hdr = zd_inf_bitpos_thread(s);
         zd_inf_refill_thread(s, src);
         s->last = zd_inf_take_thread(s, 1u);
         zd_u32 type = zd_inf_take_thread(s, 2u);
@@ -766,6 +785,7 @@ ZD_INLINE void zd_inf_start_thread(zd_inf_state *st, zd_u64 src_len, zd_u64 in0,
     st->out0 = out0;
     st->dst_len = dst_len;
     st->stop = stop;
+    st->hdr = ZD_INF_NO_STOP;
     st->mode = ZD_INF_M_HEADER;
     st->last = 0u;
     st->fixed = 0u;

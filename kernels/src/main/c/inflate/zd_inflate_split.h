@@ -73,6 +73,16 @@
 #define ZD_INFS_F_RETRY 8u   /* caller: decode this segment again with the cells it now gives it */
 #define ZD_INFS_F_CHAIN 16u  /* finish: the segment is part of the verified chain */
 #define ZD_INFS_F_LOOSE 32u  /* find: a stored block's start in zero bits (zd_infs_stored_thread) */
+#define ZD_INFS_F_MID 64u    /* sync or caller: the start is a symbol inside the block whose header is at `tables` */
+#define ZD_INFS_F_SYNC 128u  /* sync: the start was found by decoding into the range (zd_infs_sync_group) */
+/* A range with no block start decodes from the symbol its sync decoders reach first at or past its
+   start: the first begins ZD_INFS_SYNC_BITS before it, the second ZD_INFS_SYNC_BITS2 (or one begins
+   at the block start found before, if that is within twice ZD_INFS_SYNC_BITS). The two are a prime
+   distance apart: where a block's codes all have lengths of one multiple (a Huffman-only block of
+   16 byte values: 4 bits), a decoder never falls into step, and two that began a multiple apart
+   would agree on a wrong bit; these disagree, and the range finds nothing. */
+#define ZD_INFS_SYNC_BITS 4096u
+#define ZD_INFS_SYNC_BITS2 2053u
 #define ZD_INFS_MAX_SEG_BYTES (1u << 27) /* range offsets in bits, doubled, fit 32 bits */
 /* Items a decode group has on every backend (InflateSplitPlan.DECODE_ITEMS): item 0 decodes, the
    second 32 write (zd_inf_run_group), and CUDA's entry is compiled for groups of this many */
@@ -91,28 +101,36 @@ typedef struct {
     zd_u32 flags;     /* ZD_INFS_F_* */
     zd_u32 sum;       /* layout: the Adler-32 or CRC-32 of the segment's bytes alone */
     zd_u32 shift;     /* layout, gzip: x^(8 out_len) mod the CRC polynomial (moves a CRC past them) */
+    zd_u64 tables;    /* sync or caller, ZD_INFS_F_MID: the bit of the header whose tables start_bit is read with */
+    zd_u64 end_hdr;   /* decode: the header's bit of the block end_bit is inside; ZD_INF_NO_STOP at a boundary */
 } zd_infs_seg;
 
-#define ZD_INFS_SEG_BYTES 72u
+#define ZD_INFS_SEG_BYTES 88u
 /* where the host reads and writes a record's fields (InflateSplitPlan) */
 #define ZD_INFS_SEG_START_AT 0u
 #define ZD_INFS_SEG_END_AT 8u
 #define ZD_INFS_SEG_CELL0_AT 16u
 #define ZD_INFS_SEG_CAP_AT 24u
+#define ZD_INFS_SEG_OUT_LEN_AT 32u
 #define ZD_INFS_SEG_STREAM_AT 48u
 #define ZD_INFS_SEG_INDEX_AT 52u
 #define ZD_INFS_SEG_STATUS_AT 56u
 #define ZD_INFS_SEG_FLAGS_AT 60u
-ZD_STATIC_ASSERT(sizeof(zd_infs_seg) == ZD_INFS_SEG_BYTES, zd_infs_seg_is_64_bytes);
+#define ZD_INFS_SEG_TABLES_AT 72u
+#define ZD_INFS_SEG_END_HDR_AT 80u
+ZD_STATIC_ASSERT(sizeof(zd_infs_seg) == ZD_INFS_SEG_BYTES, zd_infs_seg_size);
 #ifndef __OPENCL_VERSION__
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, start_bit) == ZD_INFS_SEG_START_AT, zd_infs_seg_start_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, end_bit) == ZD_INFS_SEG_END_AT, zd_infs_seg_end_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, cell0) == ZD_INFS_SEG_CELL0_AT, zd_infs_seg_cell0_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, cap) == ZD_INFS_SEG_CAP_AT, zd_infs_seg_cap_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, out_len) == ZD_INFS_SEG_OUT_LEN_AT, zd_infs_seg_out_len_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, stream) == ZD_INFS_SEG_STREAM_AT, zd_infs_seg_stream_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, index) == ZD_INFS_SEG_INDEX_AT, zd_infs_seg_index_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, status) == ZD_INFS_SEG_STATUS_AT, zd_infs_seg_status_at);
 ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, flags) == ZD_INFS_SEG_FLAGS_AT, zd_infs_seg_flags_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, tables) == ZD_INFS_SEG_TABLES_AT, zd_infs_seg_tables_at);
+ZD_STATIC_ASSERT(__builtin_offsetof(zd_infs_seg, end_hdr) == ZD_INFS_SEG_END_HDR_AT, zd_infs_seg_end_hdr_at);
 #endif
 
 typedef struct {
@@ -418,13 +436,147 @@ ZD_FUNC void zd_infs_find_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u
     }
 }
 
-/* Whether a segment that stopped at end_bit ends exactly where segment `next` starts. */
-ZD_INLINE zd_u32 zd_infs_meets_thread(zd_u64 end_bit, const ZD_GLOBAL zd_infs_seg *next) {
+/*
+ * Whether a segment that stopped at end_bit (inside the block whose header is at end_hdr, or at a
+ * block boundary: ZD_INF_NO_STOP) ends exactly where segment `next` starts: a start inside a block
+ * at the same bit of the same block (the same tables, the same final flag: from there both read the
+ * same), a block start at a boundary.
+ */
+ZD_INLINE zd_u32 zd_infs_meets_thread(zd_u64 end_bit, zd_u64 end_hdr, const ZD_GLOBAL zd_infs_seg *next) {
     zd_u64 s = next->start_bit;
+    if (next->flags & ZD_INFS_F_MID) return end_bit == s && end_hdr == next->tables;
+    if (end_hdr != ZD_INF_NO_STOP) return 0u;
     if (end_bit == s) return 1u;
     /* a loose start's header and padding are zero bits up to its LEN field (byte (s + 10) / 8):
        a header read anywhere in them is the same non-final stored block */
     return (next->flags & ZD_INFS_F_LOOSE) != 0u && end_bit > s && end_bit <= ((s + 10u) >> 3) * 8u - 3u;
+}
+
+/* Item 0: the reader of st moved to bit p of its input (the state's block is left as it is). */
+ZD_INLINE void zd_infs_seek_thread(zd_inf_state *st, const ZD_GLOBAL zd_u8 *src, zd_u64 p) {
+    st->in = p >> 3;
+    st->bb = 0u;
+    st->nb = 0u;
+    st->pad = 0u;
+    st->la = st->lb = 0u;
+    st->nla = st->nlb = 0u;
+    if ((p & 7u) != 0u) {
+        zd_inf_refill_thread(st, src);
+        (void)zd_inf_take_thread(st, (zd_u32)(p & 7u));
+    }
+}
+
+/*
+ * Item 0: st made to read on from bit `at`, a symbol inside the Huffman block whose header starts
+ * at bit `hdr`: the header is read (its tables built in lds, its final flag kept), then the reader
+ * moves to `at`. ZD_STATUS_OK, the header's error, or ZD_STATUS_INFLATE_SPLIT_SERIAL where there
+ * is no Huffman block to enter (a stored one, or `at` inside the header).
+ */
+ZD_FUNC zd_u32 zd_infs_enter_thread(zd_inf_state *st, const ZD_GLOBAL zd_u8 *src, ZD_LOCAL zd_inflate_lds *lds,
+                                    zd_u64 hdr, zd_u64 at) {
+    zd_infs_seek_thread(st, src, hdr);
+    zd_inf_refill_thread(st, src);
+    st->hdr = hdr;
+    st->last = zd_inf_take_thread(st, 1u);
+    zd_u32 type = zd_inf_take_thread(st, 2u);
+    if (type == 2u) {
+        zd_u32 status = zd_inf_dynamic_thread(st, src, lds);
+        if (status != ZD_STATUS_OK) return status;
+        st->fixed = 0u;
+    } else if (type == 1u) {
+        zd_inf_fixed_thread(lds);
+        st->fixed = 1u;
+    } else {
+        return ZD_STATUS_INFLATE_SPLIT_SERIAL;
+    }
+    if (zd_inf_overrun_thread(st) || at < zd_inf_bitpos_thread(st)) return ZD_STATUS_INFLATE_SPLIT_SERIAL;
+    zd_infs_seek_thread(st, src, at);
+    st->mode = ZD_INF_M_HUFF;
+    return ZD_STATUS_OK;
+}
+
+/*
+ * Item 0: decodes from bit `from` (a block start; with hdr != ZD_INF_NO_STOP, a symbol inside the
+ * block whose header is at hdr) to the first symbol or block boundary at or past bit `stop`,
+ * writing nothing. Returns 1 with where it stopped (*end, and *end_hdr as zd_inflate_lds.end_hdr),
+ * or 0 if it met an error or the end of the final block first.
+ */
+ZD_FUNC zd_u32 zd_infs_walk_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u64 from, zd_u64 hdr, zd_u64 stop,
+                                   ZD_LOCAL zd_inflate_lds *lds, zd_u64 *end, zd_u64 *end_hdr) {
+    zd_inf_state st;
+    /* no output is kept: an output position far from 0 makes every distance valid (the window
+       before the walk is not known) and none of it ever full */
+    zd_inf_start_thread(&st, src_len, from >> 3, 0u, ZD_U64(1) << 42, stop);
+    st.out = ZD_U64(1) << 41;
+    if (hdr != ZD_INF_NO_STOP) {
+        if (zd_infs_enter_thread(&st, src, lds, hdr, from) != ZD_STATUS_OK) return 0u;
+    } else {
+        zd_infs_seek_thread(&st, src, from);
+    }
+    ZD_LOCAL zd_inf_batch *bt = &lds->u.b[0];
+    do {
+        (void)zd_inflate_step_thread(&st, src, lds, bt, 0xFFFFFFFFu);
+    } while (bt->op != ZD_INF_OP_DONE);
+    if (lds->status != ZD_STATUS_OK || lds->ended_last) return 0u;
+    *end = lds->end_bit;
+    *end_hdr = lds->end_hdr;
+    return 1u;
+}
+
+/*
+ * Item 0 of a group per segment record (records of a stream consecutive, in range order), after
+ * the find: a range that found no block start gets one inside a block if it can be found. The
+ * nearest start the find found before it, at bit h, gives the block; two decoders walk into the
+ * range, one from ZD_INFS_SYNC_BITS bits before its first bit c with h's tables, one from
+ * ZD_INFS_SYNC_BITS2 bits before it, and stop at the first symbol at or past c. A Huffman decoder started at a wrong bit falls
+ * into step with the true symbols within some hundreds of bits (benchmarks/python/deflate_sync.py:
+ * p99.9 under 1,200 bits in zlib level 1 streams, the worst of 130,000 starts 1,985), so where both
+ * stop at the same bit that is a true symbol start. If h is within 2 ZD_INFS_SYNC_BITS of c, one
+ * walk from h itself gives it. The start is taken (ZD_INFS_F_FOUND | ZD_INFS_F_SYNC, with
+ * ZD_INFS_F_MID and `tables` unless it is a block boundary) only inside the range. Nothing here is
+ * trusted: the chain accepts a segment only where the one before it stopped exactly at its start
+ * in the same block (zd_infs_meets_thread), and InflateSplitPlan.markRetries restarts one that did
+ * not where the one before stopped.
+ */
+ZD_FUNC void zd_infs_sync_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u32 format, zd_u64 seg_bytes,
+                                 ZD_GLOBAL zd_infs_seg *segs, zd_u32 g, ZD_LOCAL zd_inflate_lds *lds) {
+    ZD_GLOBAL zd_infs_seg *seg = &segs[g];
+    zd_u32 flags = seg->flags;
+    if ((flags & ZD_INFS_F_FOUND) != 0u || seg->status != ZD_STATUS_OK || seg->index == 0u) return;
+    /* the find checked the wrapper and the range size (else its status is not ZD_STATUS_OK), so
+       the header is not parsed again: the data ends before the trailer, and a range before the
+       data's start (a gzip header longer than a range) has range 0's start at or past it */
+    zd_u64 trailer = format == ZD_INFS_FORMAT_ZLIB ? 4u : format == ZD_INFS_FORMAT_GZIP ? 8u : 0u;
+    zd_u64 k = seg->index;
+    if (src_len < trailer) return;
+    zd_u64 c = 8u * k * seg_bytes, r1 = 8u * zd_min_u64((k + 1u) * seg_bytes, src_len - trailer);
+    if (c >= r1) return;
+    /* the find's starts only: another group of this launch may be writing its sync start */
+    zd_u64 h = ZD_INF_NO_STOP;
+    for (zd_u32 j = g; j > 0u && segs[j - 1u].stream == seg->stream; j--) {
+        zd_u32 f = segs[j - 1u].flags;
+        if ((f & ZD_INFS_F_FOUND) != 0u && (f & (ZD_INFS_F_SYNC | ZD_INFS_F_MID)) == 0u) {
+            h = segs[j - 1u].start_bit;
+            break;
+        }
+    }
+    if (h == ZD_INF_NO_STOP || h >= c) return;
+    zd_u64 end = 0u, end_hdr = 0u;
+    zd_u32 near = c - h <= 2u * ZD_INFS_SYNC_BITS;
+    /* one call of the walk in a loop (PoCL 3's LLVM 15 crashed building this kernel with three) */
+    for (zd_u32 w = 0; w < (near ? 1u : 2u); w++) {
+        zd_u64 e = 0u, eh = 0u;
+        if (!zd_infs_walk_thread(src, src_len, near ? h : c - (w == 0u ? ZD_INFS_SYNC_BITS : ZD_INFS_SYNC_BITS2),
+                                 near ? ZD_INF_NO_STOP : h, c, lds, &e, &eh))
+            return;
+        if (w > 0u && (e != end || eh != end_hdr)) return;
+        end = e;
+        end_hdr = eh;
+    }
+    if (end >= r1) return;
+    seg->start_bit = end;
+    seg->tables = end_hdr;
+    seg->flags = ZD_INFS_F_FOUND | ZD_INFS_F_SYNC | (end_hdr != ZD_INF_NO_STOP ? ZD_INFS_F_MID : 0u);
 }
 
 /*
@@ -460,6 +612,7 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
         lds->u.b[1].nseg = 0u;
         lds->status = ZD_STATUS_OK;
         lds->end_bit = 0u;
+        lds->end_hdr = ZD_INF_NO_STOP;
         lds->ended_last = 0u;
         lds->out_end = cell0;
     }
@@ -469,10 +622,18 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
     /* distances may reach the window before the segment (wrapping arithmetic: out - out0 is right) */
     zd_inf_start_thread(&st, src_len, start >> 3, cell0, cell0 + dl->cap, dl->stop);
     st.out0 = cell0 - (seg->index == 0u ? 0u : ZD_INFS_WINDOW);
-    if (lid == 0u && (start & 7u) != 0u) {
-        zd_inf_refill_thread(&st, src);
-        (void)zd_inf_take_thread(&st, (zd_u32)(start & 7u));
+    if (lid == 0u) {
+        if (flags & ZD_INFS_F_MID) {
+            zd_u32 status = zd_infs_enter_thread(&st, src, lds, seg->tables, start);
+            if (status != ZD_STATUS_OK) { /* nothing to decode: the run below ends at once */
+                lds->u.b[1].op = ZD_INF_OP_DONE;
+                lds->status = status;
+            }
+        } else {
+            zd_infs_seek_thread(&st, src, start);
+        }
     }
+    ZD_BARRIER();
     zd_inf_out o;
     o.dst = 0;
     o.cells = cells;
@@ -481,6 +642,7 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
     if (lid == 0u) {
         seg->status = lds->status;
         seg->end_bit = lds->end_bit;
+        seg->end_hdr = lds->end_hdr;
         seg->out_len = lds->out_end - cell0;
         zd_u32 f = (flags & ~(ZD_INFS_F_FINAL | ZD_INFS_F_RETRY)) | ZD_INFS_F_DONE;
         if (lds->status == ZD_STATUS_OK && lds->ended_last) f |= ZD_INFS_F_FINAL;
@@ -545,7 +707,7 @@ ZD_FUNC zd_u32 zd_infs_chain_group(zd_u64 src_len, zd_u32 format, ZD_GLOBAL zd_u
                 if (j < n) ok = 0u; /* a start after the final block: not this stream's */
                 break;
             }
-            if (j >= n || !zd_infs_meets_thread(s->end_bit, &segs[j])) ok = 0u;
+            if (j >= n || !zd_infs_meets_thread(s->end_bit, s->end_hdr, &segs[j])) ok = 0u;
             k = j;
         }
         if (!final_seen || out != dst_len) ok = 0u;

@@ -46,7 +46,7 @@ __kernel void zd_gzip_decode_batch(const __global uchar *src, const __global ulo
 }
 
 /* One deflate stream decoded by many groups (inflate/zd_inflate_split.h); the same contracts as
-   cuda/zd_inflate.cu's zd_infs_find, zd_infs_decode, zd_infs_chain, zd_infs_layout and zd_infs_check. */
+   cuda/zd_inflate.cu's zd_infs_find, zd_infs_sync, zd_infs_decode, zd_infs_chain, zd_infs_layout and zd_infs_check. */
 #include "inflate/zd_inflate_split.h"
 
 __kernel void zd_infs_find(const __global uchar *src, const __global ulong *src_offsets,
@@ -57,6 +57,16 @@ __kernel void zd_infs_find(const __global uchar *src, const __global ulong *src_
     if (g >= n_segs) return;
     uint c = segs[g].stream;
     zd_infs_find_group(src + src_offsets[c], src_sizes[c], format, seg_bytes, &segs[g], &lds);
+}
+
+__kernel void zd_infs_sync(const __global uchar *src, const __global ulong *src_offsets,
+                           const __global ulong *src_sizes, __global zd_infs_seg *segs, ulong seg_bytes, uint format,
+                           uint n_segs) {
+    __local zd_inflate_lds lds;
+    uint g = (uint)get_group_id(0);
+    if (g >= n_segs || get_local_id(0) != 0) return;
+    uint c = segs[g].stream;
+    zd_infs_sync_thread(src + src_offsets[c], src_sizes[c], format, seg_bytes, segs, g, &lds);
 }
 
 __kernel void zd_infs_decode(const __global uchar *src, const __global ulong *src_offsets,

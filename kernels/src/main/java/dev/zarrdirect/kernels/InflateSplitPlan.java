@@ -50,6 +50,9 @@ public final class InflateSplitPlan {
 
     private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
 
+    /** Whether the backends run the sync launch (starts inside blocks); temporary, for measuring both ways in one call. */
+    public static final boolean SYNC = !"false".equals(System.getProperty("zd.infs.sync"));
+
     private final long rangeBytes;
     private final long[] decoded;
     private final int[] first;
@@ -275,6 +278,8 @@ public final class InflateSplitPlan {
                 host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CAP_AT, perRange[j]);
                 host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STREAM_AT, j);
                 host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_INDEX_AT, r);
+                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT, NO_STOP);
+                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_HDR_AT, NO_STOP);
                 cell += perRange[j];
             }
         }
@@ -286,7 +291,7 @@ public final class InflateSplitPlan {
      */
     public String describe(MemorySegment host, long at, int j) {
         StringBuilder b = new StringBuilder("split stream ").append(j).append(" did not verify:");
-        long prevEnd = -1;
+        long prevEnd = -1, prevHdr = NO_STOP;
         int shown = 0;
         for (int r = 0; r < count[j] && shown < 6; r++) {
             long rec = at + SEG * (first[j] + r);
@@ -297,13 +302,15 @@ public final class InflateSplitPlan {
             long start = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT);
             long end = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_AT);
             int status = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT);
-            boolean broken = status != 0 || (prevEnd >= 0 && !meets(prevEnd, start, flags));
+            long tables = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT);
+            boolean broken = status != 0 || (prevEnd >= 0 && !meets(prevEnd, prevHdr, start, flags, tables));
             if (broken) {
-                b.append(String.format(" [range %d: start %d (previous ended %d) end %d status %d flags %d]",
-                        r, start, prevEnd, end, status, flags));
+                b.append(String.format(" [range %d: start %d (tables %d; previous ended %d in block %d) end %d status %d flags %d]",
+                        r, start, tables, prevEnd, prevHdr, end, status, flags));
                 shown++;
             }
             prevEnd = end;
+            prevHdr = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_HDR_AT);
         }
         return b.toString();
     }
@@ -330,7 +337,7 @@ public final class InflateSplitPlan {
                     continue;
                 }
                 if (status == KernelContract.ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) {
-                    next = retry(host, rec, j, next, -1);
+                    next = retry(host, rec, j, next, -1, NO_STOP);
                     prev = -2; // its end is not known yet: nothing after it is verified
                     continue;
                 }
@@ -340,13 +347,15 @@ public final class InflateSplitPlan {
                 if (prev >= 0) {
                     long p = at + SEG * prev;
                     long end = host.get(ValueLayout.JAVA_LONG, p + KernelContract.ZD_INFS_SEG_END_AT);
+                    long endHdr = host.get(ValueLayout.JAVA_LONG, p + KernelContract.ZD_INFS_SEG_END_HDR_AT);
                     int pflags = host.get(ValueLayout.JAVA_INT, p + KernelContract.ZD_INFS_SEG_FLAGS_AT);
                     if ((pflags & KernelContract.ZD_INFS_F_FINAL) != 0) {
                         prev = -2; // a start after the final block: the finish decides
                         continue;
                     }
-                    if (!meets(end, host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT), flags)) {
-                        next = retry(host, rec, j, next, end);
+                    if (!meets(end, endHdr, host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT),
+                            flags, host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT))) {
+                        next = retry(host, rec, j, next, end, endHdr);
                         prev = -2;
                         continue;
                     }
@@ -357,18 +366,33 @@ public final class InflateSplitPlan {
         return next;
     }
 
-    /** {@code zd_infs_meets_thread}: a segment that stopped at {@code end} meets a start at {@code start}. */
-    static boolean meets(long end, long start, int flags) {
-        return end == start || ((flags & KernelContract.ZD_INFS_F_LOOSE) != 0 && end > start
-                && end <= ((start + 10) >>> 3) * 8 - 3);
+    /** {@code ZD_INF_NO_STOP}: a segment's end at a block boundary rather than inside a block. */
+    static final long NO_STOP = -1L;
+
+    /**
+     * {@code zd_infs_meets_thread}: a segment that stopped at {@code end} (inside the block whose
+     * header is at {@code endHdr}, or at a boundary: {@link #NO_STOP}) meets a start at {@code start}
+     * of those {@code flags} (inside the block at {@code tables} if {@code ZD_INFS_F_MID}).
+     */
+    static boolean meets(long end, long endHdr, long start, int flags, long tables) {
+        if ((flags & KernelContract.ZD_INFS_F_MID) != 0) {
+            return end == start && endHdr == tables;
+        }
+        return endHdr == NO_STOP && (end == start || ((flags & KernelContract.ZD_INFS_F_LOOSE) != 0 && end > start
+                && end <= ((start + 10) >>> 3) * 8 - 3));
     }
 
-    private long retry(MemorySegment host, long rec, int j, long next, long startAt) {
+    private long retry(MemorySegment host, long rec, int j, long next, long startAt, long startHdr) {
         long flagsAt = rec + KernelContract.ZD_INFS_SEG_FLAGS_AT;
         int flags = host.get(ValueLayout.JAVA_INT, flagsAt) | (int) KernelContract.ZD_INFS_F_RETRY;
         if (startAt >= 0) {
+            // where the segment before stopped: a block boundary, or a symbol inside its block
             host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT, startAt);
-            flags &= ~(int) KernelContract.ZD_INFS_F_LOOSE; // an exact start now
+            host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT, startHdr);
+            flags &= ~(int) (KernelContract.ZD_INFS_F_LOOSE | KernelContract.ZD_INFS_F_MID); // an exact start now
+            if (startHdr != NO_STOP) {
+                flags |= (int) KernelContract.ZD_INFS_F_MID;
+            }
         }
         host.set(ValueLayout.JAVA_INT, flagsAt, flags);
         host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CELL0_AT, next);
@@ -381,6 +405,12 @@ public final class InflateSplitPlan {
 
     /** Items a group of the find launch (one group a range), on every backend. */
     public static final int FIND_ITEMS = 128;
+    /**
+     * Items a group of the sync launch (one group a range; item 0 walks into a range that found no
+     * block start: {@code zd_infs_sync_thread}), on every backend: its local memory is a decoder's
+     * tables, so one warp.
+     */
+    public static final int SYNC_ITEMS = 32;
     /** Items a group of the decode launch (one group a segment): CUDA's entry is compiled for groups of this many. */
     public static final int DECODE_ITEMS = KernelContract.ZD_INFS_DECODE_ITEMS;
     /** Items a group of the chain launch: one group a stream lays every segment's last 32 KiB out in order, so as many as the kernels allow. */

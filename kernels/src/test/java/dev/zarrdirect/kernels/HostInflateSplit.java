@@ -18,8 +18,11 @@ final class HostInflateSplit {
     private static final boolean TRACE = System.getenv("ZD_INFS_TRACE") != null;
     private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
 
-    /** The finish's status, the bytes it laid out, the verified chain's segments, and the segments decoded again. */
-    record Result(int status, byte[] out, int chain, int retried) {}
+    /**
+     * The finish's status, the bytes it laid out, the verified chain's segments (of them, those
+     * that started inside a block), and the segments decoded again.
+     */
+    record Result(int status, byte[] out, int chain, int mid, int retried, long[] lengths) {}
 
     private HostInflateSplit() {
     }
@@ -30,6 +33,12 @@ final class HostInflateSplit {
      * backends' share), groups of {@code localSize} items; dst starts poisoned.
      */
     static Result decode(byte[] stream, int dstLen, int format, long rangeBytes, long cellsPerRange, int localSize) {
+        return decode(stream, dstLen, format, rangeBytes, cellsPerRange, localSize, segs -> { });
+    }
+
+    /** {@link #decode}, with {@code afterSync} given the records between the sync and decode launches (a test's damage). */
+    static Result decode(byte[] stream, int dstLen, int format, long rangeBytes, long cellsPerRange, int localSize,
+                         java.util.function.Consumer<MemorySegment> afterSync) {
         long[] enc = {stream.length}, dec = {dstLen};
         InflateSplitPlan plan = cellsPerRange > 0 ? InflateSplitPlan.withCells(rangeBytes, enc, dec, cellsPerRange)
                 : InflateSplitPlan.of(rangeBytes, enc, dec);
@@ -44,6 +53,10 @@ final class HostInflateSplit {
             long have = plan.cells();
             MemorySegment cells = a.allocate(2 * have + 2, 8);
             k.infsFind(src, format, rangeBytes, segs, n);
+            if (InflateSplitPlan.SYNC) {
+                k.infsSync(src, format, rangeBytes, segs, n);
+            }
+            afterSync.accept(segs);
             k.infsDecode(src, cells, segs, n, false, localSize);
             int retried = 0;
             for (int round = 0; round < InflateSplitPlan.MAX_ROUNDS; round++) {
@@ -59,18 +72,27 @@ final class HostInflateSplit {
                 k.infsDecode(src, cells, segs, n, true, localSize);
             }
             int status = k.infsFinish(src, dst, cells, segs, n, format, localSize);
-            int chain = 0;
+            int chain = 0, mid = 0;
+            long[] lengths = new long[n];
             for (int r = 0; r < n; r++) {
                 int flags = segs.get(ValueLayout.JAVA_INT, SEG * r + KernelContract.ZD_INFS_SEG_FLAGS_AT);
-                chain += (flags & KernelContract.ZD_INFS_F_CHAIN) != 0 ? 1 : 0;
+                boolean in = (flags & KernelContract.ZD_INFS_F_CHAIN) != 0;
+                if (in) {
+                    lengths[chain] = segs.get(ValueLayout.JAVA_LONG, SEG * r + KernelContract.ZD_INFS_SEG_OUT_LEN_AT);
+                }
+                chain += in ? 1 : 0;
+                mid += in && (flags & KernelContract.ZD_INFS_F_MID) != 0 ? 1 : 0;
                 if (TRACE) {
-                    System.err.printf("range %d: start %d end %d status %d flags %d%n", r,
+                    System.err.printf("range %d: start %d (tables %d) end %d (in block %d) status %d flags %d%n", r,
                             segs.get(ValueLayout.JAVA_LONG, SEG * r + KernelContract.ZD_INFS_SEG_START_AT),
+                            segs.get(ValueLayout.JAVA_LONG, SEG * r + KernelContract.ZD_INFS_SEG_TABLES_AT),
                             segs.get(ValueLayout.JAVA_LONG, SEG * r + KernelContract.ZD_INFS_SEG_END_AT),
+                            segs.get(ValueLayout.JAVA_LONG, SEG * r + KernelContract.ZD_INFS_SEG_END_HDR_AT),
                             segs.get(ValueLayout.JAVA_INT, SEG * r + KernelContract.ZD_INFS_SEG_STATUS_AT), flags);
                 }
             }
-            return new Result(status, dst.toArray(ValueLayout.JAVA_BYTE), chain, retried);
+            return new Result(status, dst.toArray(ValueLayout.JAVA_BYTE), chain, mid, retried,
+                    java.util.Arrays.copyOf(lengths, chain));
         }
     }
 

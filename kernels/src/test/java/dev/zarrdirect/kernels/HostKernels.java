@@ -51,6 +51,7 @@ final class HostKernels {
     final MethodHandle inflateLdsBytes;
     final MethodHandle infsFind;
     final MethodHandle infsDecode;
+    final MethodHandle infsSync;
     final MethodHandle infsFinish;
     final MethodHandle infsQuick;
     final long ldsBytes;
@@ -114,6 +115,8 @@ final class HostKernels {
                     FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
             infsFind = linker.downcallHandle(lookup.find("zd_host_infs_find").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT));
+            infsSync = linker.downcallHandle(lookup.find("zd_host_infs_sync").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT));
             infsDecode = linker.downcallHandle(lookup.find("zd_host_infs_decode").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
             infsFinish = linker.downcallHandle(lookup.find("zd_host_infs_finish").orElseThrow(),
@@ -176,6 +179,15 @@ final class HostKernels {
     void infsFind(MemorySegment src, int format, long rangeBytes, MemorySegment segs, int n) {
         try {
             check((int) infsFind.invokeExact(src, src.byteSize(), format, rangeBytes, segs, n), "find");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** zd_host_infs_sync: a start inside a block for every range of the {@code n} records that found none. */
+    void infsSync(MemorySegment src, int format, long rangeBytes, MemorySegment segs, int n) {
+        try {
+            check((int) infsSync.invokeExact(src, src.byteSize(), format, rangeBytes, segs, n), "sync");
         } catch (Throwable t) {
             throw rethrow(t);
         }

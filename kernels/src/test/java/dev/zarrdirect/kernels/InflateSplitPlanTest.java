@@ -149,6 +149,41 @@ class InflateSplitPlanTest {
     }
 
     @Test
+    void aStartInsideABlockIsMetOnlyAtItsBitInItsBlock() {
+        int found = (int) KernelContract.ZD_INFS_F_FOUND, mid = found | (int) KernelContract.ZD_INFS_F_MID;
+        long none = InflateSplitPlan.NO_STOP;
+        assertTrue(InflateSplitPlan.meets(5000, 1000, 5000, mid, 1000));
+        assertFalse(InflateSplitPlan.meets(5000, 1200, 5000, mid, 1000), "another block's tables");
+        assertFalse(InflateSplitPlan.meets(5001, 1000, 5000, mid, 1000), "a bit past it");
+        assertFalse(InflateSplitPlan.meets(5000, none, 5000, mid, 1000), "a block boundary is not a symbol inside one");
+        assertFalse(InflateSplitPlan.meets(5000, 1000, 5000, found, none), "a block start is not a symbol inside a block");
+        assertTrue(InflateSplitPlan.meets(5000, none, 5000, found, none));
+        int loose = found | (int) KernelContract.ZD_INFS_F_LOOSE;
+        assertFalse(InflateSplitPlan.meets(5003, 1000, 5000, loose, none), "a loose start is a boundary too");
+        // a false block start that the segment before stepped over inside its block: decoded again
+        // from the symbol where that one stopped, with its block's tables
+        int done = found | (int) KernelContract.ZD_INFS_F_DONE;
+        InflateSplitPlan p = InflateSplitPlan.of(16 * K, new long[]{64 * K}, new long[]{100 * K});
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment host = records(a, p, new long[]{16, 131_000, 262_800, 393_000},
+                    new long[]{131_000, 262_800, 393_018, 524_000}, new int[]{0, 0, 0, 0}, new int[]{done, done, done, done});
+            host.set(ValueLayout.JAVA_LONG, 2 * KernelContract.ZD_INFS_SEG_BYTES + KernelContract.ZD_INFS_SEG_END_HDR_AT, 300_000);
+            assertEquals(p.cells() + 100 * K, p.markRetries(host, 0, p.cells()));
+            long r3 = 3 * KernelContract.ZD_INFS_SEG_BYTES;
+            assertEquals(393_018, host.get(ValueLayout.JAVA_LONG, r3 + KernelContract.ZD_INFS_SEG_START_AT));
+            assertEquals(300_000, host.get(ValueLayout.JAVA_LONG, r3 + KernelContract.ZD_INFS_SEG_TABLES_AT));
+            assertEquals(done | KernelContract.ZD_INFS_F_RETRY | KernelContract.ZD_INFS_F_MID,
+                    host.get(ValueLayout.JAVA_INT, r3 + KernelContract.ZD_INFS_SEG_FLAGS_AT));
+            // decoded again and met at a block boundary this time: a block start again
+            host.set(ValueLayout.JAVA_LONG, 2 * KernelContract.ZD_INFS_SEG_BYTES + KernelContract.ZD_INFS_SEG_END_HDR_AT, none);
+            host.set(ValueLayout.JAVA_LONG, 2 * KernelContract.ZD_INFS_SEG_BYTES + KernelContract.ZD_INFS_SEG_END_AT, 393_020);
+            p.markRetries(host, 0, p.cells());
+            assertEquals(393_020, host.get(ValueLayout.JAVA_LONG, r3 + KernelContract.ZD_INFS_SEG_START_AT));
+            assertEquals(0, host.get(ValueLayout.JAVA_INT, r3 + KernelContract.ZD_INFS_SEG_FLAGS_AT) & KernelContract.ZD_INFS_F_MID);
+        }
+    }
+
+    @Test
     void aFalseStartIsDecodedAgainFromWhereTheSegmentBeforeItStopped() {
         int found = (int) KernelContract.ZD_INFS_F_FOUND | (int) KernelContract.ZD_INFS_F_DONE;
         int loose = found | (int) KernelContract.ZD_INFS_F_LOOSE;

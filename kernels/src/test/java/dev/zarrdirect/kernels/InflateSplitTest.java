@@ -23,11 +23,25 @@ class InflateSplitTest {
 
     private static final int SERIAL = ZdStatusCodes.INFLATE_SPLIT_SERIAL;
 
-    record Split(int status, byte[] out, int chain, int retried) {}
+    record Split(int status, byte[] out, int chain, int mid, int retried, long[] lengths) {}
 
     static Split split(byte[] stream, int dstLen, int format, long range, long cells, int localSize) {
-        HostInflateSplit.Result r = HostInflateSplit.decode(stream, dstLen, format, range, cells, localSize);
-        return new Split(r.status(), r.out(), r.chain(), r.retried());
+        return split(stream, dstLen, format, range, cells, localSize, segs -> { });
+    }
+
+    static Split split(byte[] stream, int dstLen, int format, long range, long cells, int localSize,
+                       java.util.function.Consumer<MemorySegment> afterSync) {
+        HostInflateSplit.Result r = HostInflateSplit.decode(stream, dstLen, format, range, cells, localSize, afterSync);
+        return new Split(r.status(), r.out(), r.chain(), r.mid(), r.retried(), r.lengths());
+    }
+
+    /** Bytes of 16 values at random. */
+    static byte[] nibbles(int n, Random r) {
+        byte[] d = new byte[n];
+        for (int i = 0; i < n; i++) {
+            d[i] = (byte) r.nextInt(16);
+        }
+        return d;
     }
 
     /** Float words of a smooth field with noisy low bits, as ERA5-like chunks are; zeros in [z0, z1) of the words. */
@@ -296,6 +310,77 @@ class InflateSplitTest {
     }
 
     @Test
+    void rangesInsideABlockStartAtTheFirstSymbolPastTheirStart() {
+        Random r = new Random(SEED + 5);
+        int n = 512 << 10;
+        for (int format : new int[]{RAW, ZLIB, GZIP}) {
+            for (int level : new int[]{0, 1, 6, 9}) {
+                // level 0 here: Huffman codes alone over 16 byte values, literals of 4-bit codes only,
+                // which a decoder reads two at a lookup: one that did so across a stop would step over it
+                byte[] d = level > 0 ? field(n, r, -1, -1) : nibbles(n, r);
+                byte[] s = encode(format, d, Math.max(1, level), level == 0 ? Deflater.HUFFMAN_ONLY : Deflater.DEFAULT_STRATEGY);
+                long range = 2 << 10;
+                Split x = split(s, n, format, range, cells(range, s.length, n), 2);
+                String what = FORMATS[format] + (level == 0 ? " Huffman only" : " level " + level);
+                assertEquals(ZdStatusCodes.OK, x.status(), what);
+                assertArrayEquals(d, x.out(), what);
+                long ranges = InflateSplitPlan.ranges(s.length, range);
+                if (level > 0) {
+                    // without starts inside blocks, about one segment a block (some 14 KB encoded)
+                    assertTrue(x.chain() >= ranges * 9 / 10, what + ": " + x.chain() + " segments of " + ranges + " ranges");
+                    assertTrue(x.mid() > ranges / 2, what + ": " + x.mid() + " started inside a block");
+                    // each segment stopped exactly at the symbol the next one's sync found: no mending
+                    assertEquals(0, x.retried(), what);
+                } else {
+                    // codes of nearly one length fall into step slowly: fewer starts, and the odd
+                    // chance agreement of both sync decoders on a wrong bit, mended (a decoder that
+                    // read two literals across its stop mended 35 here)
+                    assertTrue(x.chain() > ranges / 2, what + ": " + x.chain() + " segments of " + ranges + " ranges");
+                    assertTrue(x.retried() <= 3, what + ": " + x.retried() + " segments decoded again");
+                }
+            }
+        }
+    }
+
+    @Test
+    void aWrongStartInsideABlockIsMendedFromWhereTheSegmentBeforeStopped() {
+        Random r = new Random(SEED + 6);
+        int n = 256 << 10;
+        byte[] d = field(n, r, -1, -1);
+        byte[] s = encode(ZLIB, d, 6, Deflater.DEFAULT_STRATEGY);
+        long range = 2 << 10;
+        long seg = KernelContract.ZD_INFS_SEG_BYTES;
+        // the first start the sync found inside a block moved one bit on, or read with the tables
+        // of a header one bit off, or both
+        for (int damage = 1; damage <= 3; damage++) {
+            int dmg = damage;
+            long[] damaged = {-1};
+            Split x = split(s, n, ZLIB, range, cells(range, s.length, n), 2, segs -> {
+                for (int k = 0; k < InflateSplitPlan.ranges(s.length, range); k++) {
+                    long rec = seg * k;
+                    if ((segs.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_FLAGS_AT) & KernelContract.ZD_INFS_F_MID) != 0) {
+                        if ((dmg & 1) != 0) {
+                            segs.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT,
+                                    segs.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT) + 1);
+                        }
+                        if ((dmg & 2) != 0) {
+                            segs.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT,
+                                    segs.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT) + 1);
+                        }
+                        damaged[0] = k;
+                        break;
+                    }
+                }
+            });
+            String what = "damage " + damage + " at range " + damaged[0];
+            assertTrue(damaged[0] > 0, "the sync should have found a start inside a block");
+            assertEquals(ZdStatusCodes.OK, x.status(), what);
+            assertArrayEquals(d, x.out(), what);
+            assertTrue(x.retried() > 0, what + ": the damaged segment should have been decoded again");
+        }
+    }
+
+    @Test
     void segmentsThatRunOutOfCellsAreDecodedAgain() {
         Random r = new Random(SEED + 2);
         int n = 1 << 20;
@@ -309,7 +394,10 @@ class InflateSplitTest {
         Split tight = split(s, n, ZLIB, range, 1000, 2); // every segment runs out
         assertEquals(ZdStatusCodes.OK, tight.status());
         assertArrayEquals(d, tight.out());
-        assertEquals(tight.chain(), tight.retried(), "every segment of the chain was decoded again");
+        // a segment that stops soon after its start (before a range that starts inside its block) fits
+        assertEquals(java.util.Arrays.stream(tight.lengths()).filter(len -> len > 1000).count(), tight.retried(),
+                "every segment of the chain with more bytes than its cells was decoded again");
+        assertTrue(tight.retried() > tight.chain() / 2, tight.retried() + " of " + tight.chain());
     }
 
     @Test
