@@ -5,7 +5,7 @@
  * batch of a few large chunks (a netCDF-like zlib store of 66 MB chunks) decodes far slower on the
  * device than on the CPU's cores. The stream's blocks are independent except for the 32 KiB window,
  * and a dynamic block's header can be recognised without decoding what comes before it (the idea
- * of rapidgzip, Knespel and Brunst 2023), which gives three launches:
+ * of rapidgzip, Knespel and Brunst 2023), which gives these launches:
  *
  *   1. find (zd_infs_find_group, one group per range): the stream's bytes are cut into ranges of
  *      seg_bytes. Range 0 starts where the wrapper's header ends; the group of range k > 0 looks for
@@ -14,16 +14,23 @@
  *      HLIT + HDIST and repeat something, an end-of-block code, a complete literal/length code and
  *      a complete (or one-code-of-one-bit, or empty) distance code. Random bits pass all of that
  *      rarely, and a range with no block header in it finds nothing: its bytes go to the segment
- *      before it.
+ *      before it, unless
+ *   1b. sync (zd_infs_sync_thread, one group per range, where ranges are smaller than a block:
+ *      InflateSplitPlan.syncs) gives it a start inside its Huffman block: the first symbol at or
+ *      past its first bit on which two decoders, started some thousands of bits before it with the
+ *      tables of the block start found before, agree (a Huffman decoder started at a wrong bit
+ *      falls into step with the true symbols soon). Such a start (ZD_INFS_F_MID) carries the bit of
+ *      its block's header, whose tables its decode reads first.
  *   2. decode (zd_infs_decode_group, one group per range that found a start): zd_inflate.h's
- *      decoder, from the start to the first block boundary at or past the next range's start, into
+ *      decoder, from the start to the next start (a symbol or block boundary at or past it), into
  *      16-bit cells: a byte (< 256), or ZD_INFS_REF | w for a byte not known yet, the w-th of the 32
  *      KiB before the segment's output (a match reaching back past the segment's start; a later
  *      match that copies such a cell copies the reference, which stays right: it is relative to the
  *      segment's start).
  *   3. finish, in three launches:
  *      a. chain (zd_infs_chain_group, one group per stream): the segments are the stream's true
- *         blocks only if, from range 0 on, each one stopped exactly at the next one's start and the
+ *         parts only if, from range 0 on, each one stopped exactly at the next one's start (a start
+ *         inside a block: at its bit, in the block whose header it names) and the
  *         last one ended the final block, where the input ends before the wrapper's trailer and
  *         the sizes add up. Then the last 32 KiB of each segment (its tail) is laid out in dst, in
  *         order, its references read from the tails before it. A reference reaches only the 32
@@ -44,11 +51,12 @@
  * this path accepts only streams whose every byte and check it verified.
  *
  * Memory:
- *   global: the segment records (zd_infs_seg, 64 bytes a range, written by the caller: stream,
- *           index, cell0, cap; the rest zero), and the cells: 2 bytes each. A range's cells are
+ *   global: the segment records (zd_infs_seg, ZD_INFS_SEG_BYTES a range, written by the caller:
+ *           stream, index, cell0, cap; tables and end_hdr ZD_INF_NO_STOP; the rest zero), and the cells: 2 bytes each. A range's cells are
  *           cap, contiguous with the next range's in the same stream, so that a segment whose
  *           following ranges found no start uses their cells too.
- *   local:  find: ZD_INFS_FIND_LDS_BYTES; decode: ZD_INFS_DECODE_LDS_BYTES (the inflate state);
+ *   local:  find: ZD_INFS_FIND_LDS_BYTES; sync: ZD_INFLATE_LDS_BYTES; decode: ZD_INFS_DECODE_LDS_BYTES
+ *           (the inflate state);
  *           chain: ZD_INFS_CHAIN_LDS_BYTES; layout: ZD_INFS_LAYOUT_LDS_BYTES (checksum lanes and
  *           CRC tables).
  */

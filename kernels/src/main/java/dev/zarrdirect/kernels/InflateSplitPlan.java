@@ -50,8 +50,8 @@ public final class InflateSplitPlan {
 
     private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
 
-    /** Whether the backends run the sync launch (starts inside blocks); temporary, for measuring both ways in one call. */
-    public static final boolean SYNC = !"false".equals(System.getProperty("zd.infs.sync"));
+    /** Whether the backends may run the sync launch at all; temporary, for measuring both ways in one call. */
+    static final boolean SYNC = !"false".equals(System.getProperty("zd.infs.sync"));
 
     private final long rangeBytes;
     private final long[] decoded;
@@ -169,8 +169,41 @@ public final class InflateSplitPlan {
      * more parallelism. docs/performance.md, "Ranges sized by the batch".
      */
     public static long batchRangeBytes(long encodedTotal, int units, long maxRangeBytes) {
+        if (encodedTotal < LATENCY_RANGES_PER_UNIT * Math.max(1, units) * BATCH_MIN_RANGE_BYTES) {
+            return Math.min(maxRangeBytes, SYNC_RANGE_BYTES);
+        }
         long want = Long.highestOneBit(Math.max(1, encodedTotal / (BATCH_RANGES_PER_UNIT * Math.max(1, units))));
         return Math.min(maxRangeBytes, Math.max(BATCH_MIN_RANGE_BYTES, want));
+    }
+
+    /**
+     * A batch that would make fewer ranges of {@link #BATCH_MIN_RANGE_BYTES} than this per compute
+     * unit leaves the device's decoders idle while a few serial segments decode: its ranges are
+     * {@link #SYNC_RANGE_BYTES} instead, each started inside its Huffman block where it finds no block
+     * start ({@link #syncs}).
+     */
+    public static final long LATENCY_RANGES_PER_UNIT = 4;
+    /**
+     * The range of a batch too small to fill the device. Measured on an H200, every batch on the
+     * device, calls of one chunk (docs/performance.md, "Inside a Huffman block"): a 2 MB int16 zlib
+     * chunk read 0.24 GB/s in 4 KiB ranges started inside blocks, 0.10-0.11 in 16 KiB ranges
+     * (inside blocks or not) and in 4 KiB ranges at block starts only; an 8.3 MB one 0.57 against
+     * 0.33-0.35, a 2 MB float32 one 0.20 against 0.10. A batch that fills the device lost by it (the
+     * same stores' calls of 4 steps 2.80 in 4 KiB ranges, 3.24 as they were).
+     */
+    public static final long SYNC_RANGE_BYTES = 4L << 10;
+
+    /**
+     * Whether streams split in ranges of {@code rangeBytes} get starts inside Huffman blocks (the
+     * sync launch, {@code zd_infs_sync_thread}): ranges smaller than a dynamic block (zlib level 1
+     * writes them of some 14-30 KB encoded), those of a batch too small to fill the device or of
+     * a setting below {@link #BATCH_MIN_RANGE_BYTES}. In larger ranges it bought nothing: the same
+     * H200 call, 16 KiB ranges with and without it, 2 MB int16 store, calls of 4 steps 3.00 / 3.24
+     * GB/s, 2-step windows 4.35 / 4.60, whole array 5.26 / 5.39; 8.3 MB store 2.78 / 2.97, 3.77 /
+     * 3.66, 4.44 / 4.44 (the device is busy decoding there, not waiting on a long segment).
+     */
+    public static boolean syncs(long rangeBytes) {
+        return SYNC && rangeBytes < BATCH_MIN_RANGE_BYTES;
     }
 
     /** Streams (the caller's indices) that one plan decodes: one range size, their cells within a budget. */

@@ -33,12 +33,17 @@ final class HostInflateSplit {
      * backends' share), groups of {@code localSize} items; dst starts poisoned.
      */
     static Result decode(byte[] stream, int dstLen, int format, long rangeBytes, long cellsPerRange, int localSize) {
-        return decode(stream, dstLen, format, rangeBytes, cellsPerRange, localSize, segs -> { });
+        return decode(stream, dstLen, format, rangeBytes, cellsPerRange, localSize, InflateSplitPlan.syncs(rangeBytes),
+                segs -> { });
     }
 
-    /** {@link #decode}, with {@code afterSync} given the records between the sync and decode launches (a test's damage). */
+    /**
+     * {@link #decode}, with the sync launch run or not ({@code sync}; the backends run it where
+     * {@link InflateSplitPlan#syncs}), and {@code afterSync} given the records between the sync and
+     * decode launches (a test's damage).
+     */
     static Result decode(byte[] stream, int dstLen, int format, long rangeBytes, long cellsPerRange, int localSize,
-                         java.util.function.Consumer<MemorySegment> afterSync) {
+                         boolean sync, java.util.function.Consumer<MemorySegment> afterSync) {
         long[] enc = {stream.length}, dec = {dstLen};
         InflateSplitPlan plan = cellsPerRange > 0 ? InflateSplitPlan.withCells(rangeBytes, enc, dec, cellsPerRange)
                 : InflateSplitPlan.of(rangeBytes, enc, dec);
@@ -53,7 +58,7 @@ final class HostInflateSplit {
             long have = plan.cells();
             MemorySegment cells = a.allocate(2 * have + 2, 8);
             k.infsFind(src, format, rangeBytes, segs, n);
-            if (InflateSplitPlan.SYNC) {
+            if (sync) {
                 k.infsSync(src, format, rangeBytes, segs, n);
             }
             afterSync.accept(segs);

@@ -28,8 +28,18 @@ class InflateSplitPlanTest {
         assertEquals(64 * K, InflateSplitPlan.batchRangeBytes(edge, sms, 64 * K));
         assertEquals(32 * K, InflateSplitPlan.batchRangeBytes(edge - 1, sms, 64 * K));
         assertEquals(64 * K, InflateSplitPlan.batchRangeBytes(1L << 50, sms, 64 * K));
-        assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(0, sms, 64 * K));
-        assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(1, 0, 64 * K), "no units known: one");
+        // batches too small to fill the device: ranges started inside blocks
+        assertEquals(4 * K, InflateSplitPlan.batchRangeBytes(0, sms, 64 * K));
+        assertEquals(4 * K, InflateSplitPlan.batchRangeBytes(1, 0, 64 * K), "no units known: one");
+        assertEquals(4 * K, InflateSplitPlan.batchRangeBytes(1_400 * K, sms, 64 * K), "one 2 MB int16 chunk");
+        assertEquals(4 * K, InflateSplitPlan.batchRangeBytes(6_000 * K, sms, 64 * K), "one 8.3 MB int16 chunk");
+        long fills = InflateSplitPlan.LATENCY_RANGES_PER_UNIT * sms * InflateSplitPlan.BATCH_MIN_RANGE_BYTES;
+        assertEquals(4 * K, InflateSplitPlan.batchRangeBytes(fills - 1, sms, 64 * K));
+        assertEquals(16 * K, InflateSplitPlan.batchRangeBytes(fills, sms, 64 * K));
+        assertEquals(2 * K, InflateSplitPlan.batchRangeBytes(1, sms, 2 * K), "a smaller setting stands there too");
+        assertTrue(InflateSplitPlan.syncs(4 * K));
+        assertTrue(InflateSplitPlan.syncs(8 * K), "a setting below the batch's smallest range");
+        assertFalse(InflateSplitPlan.syncs(16 * K));
         assertEquals(8 * K, InflateSplitPlan.batchRangeBytes(16 * int16, sms, 8 * K), "a smaller setting stands");
         assertEquals(256 * K, InflateSplitPlan.batchRangeBytes(1L << 40, 2, 256 * K), "a larger one is reached");
         // a stream's own rule still bounds its range within the batch's: a 1.4 MB stream keeps 16 KiB

@@ -31,7 +31,8 @@ class InflateSplitTest {
 
     static Split split(byte[] stream, int dstLen, int format, long range, long cells, int localSize,
                        java.util.function.Consumer<MemorySegment> afterSync) {
-        HostInflateSplit.Result r = HostInflateSplit.decode(stream, dstLen, format, range, cells, localSize, afterSync);
+        HostInflateSplit.Result r = HostInflateSplit.decode(stream, dstLen, format, range, cells, localSize,
+                InflateSplitPlan.syncs(range), afterSync);
         return new Split(r.status(), r.out(), r.chain(), r.mid(), r.retried(), r.lengths());
     }
 

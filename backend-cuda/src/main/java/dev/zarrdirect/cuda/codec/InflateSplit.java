@@ -77,7 +77,7 @@ final class InflateSplit {
         w.launch("zd_infs_find", nseg, InflateSplitPlan.FIND_ITEMS, 0, new KernelArgs()
                 .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
                 .u64(segs).u64(rangeBytes).u32(format).u32(nseg));
-        if (InflateSplitPlan.SYNC) {
+        if (InflateSplitPlan.syncs(rangeBytes)) {
             w.launch("zd_infs_sync", nseg, InflateSplitPlan.SYNC_ITEMS, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(table + t.srcOffsetsAt()).u64(table + t.srcSizesAt())
                     .u64(segs).u64(rangeBytes).u32(format).u32(nseg));

@@ -114,7 +114,7 @@ final class OpenClInflateSplit {
                 find.enqueueUnawaited(b.queue(), new long[]{nseg * lf}, new long[]{lf}, io[0], io[1], io[2],
                         new ClKernel.Mem(segs), new ClKernel.U64(rangeBytes), new ClKernel.U32(format),
                         new ClKernel.U32(nseg));
-                if (InflateSplitPlan.SYNC) {
+                if (InflateSplitPlan.syncs(rangeBytes)) {
                     sync.enqueueUnawaited(b.queue(), new long[]{nseg * ls}, new long[]{ls}, io[0], io[1], io[2],
                             new ClKernel.Mem(segs), new ClKernel.U64(rangeBytes), new ClKernel.U32(format),
                             new ClKernel.U32(nseg));
