@@ -50,9 +50,6 @@ public final class InflateSplitPlan {
 
     private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
 
-    /** Whether the backends may run the sync launch at all; temporary, for measuring both ways in one call. */
-    static final boolean SYNC = !"false".equals(System.getProperty("zd.infs.sync"));
-
     private final long rangeBytes;
     private final long[] decoded;
     private final int[] first;
@@ -186,10 +183,11 @@ public final class InflateSplitPlan {
     /**
      * The range of a batch too small to fill the device. Measured on an H200, every batch on the
      * device, calls of one chunk (docs/performance.md, "Inside a Huffman block"): a 2 MB int16 zlib
-     * chunk read 0.24 GB/s in 4 KiB ranges started inside blocks, 0.10-0.11 in 16 KiB ranges
+     * chunk read 0.23-0.24 GB/s in 4 KiB ranges started inside blocks, 0.10-0.11 in 16 KiB ranges
      * (inside blocks or not) and in 4 KiB ranges at block starts only; an 8.3 MB one 0.57 against
-     * 0.33-0.35, a 2 MB float32 one 0.20 against 0.10. A batch that fills the device lost by it (the
-     * same stores' calls of 4 steps 2.80 in 4 KiB ranges, 3.24 as they were).
+     * 0.33-0.35, a 2 MB float32 one 0.20 against 0.10, four 2 MB int16 chunks a call 0.71 against
+     * 0.37. A batch that fills the device lost by it (the same stores' calls of 4 steps 2.80 in 4 KiB
+     * ranges, 3.24 as they were).
      */
     public static final long SYNC_RANGE_BYTES = 4L << 10;
 
@@ -203,7 +201,7 @@ public final class InflateSplitPlan {
      * 3.66, 4.44 / 4.44 (the device is busy decoding there, not waiting on a long segment).
      */
     public static boolean syncs(long rangeBytes) {
-        return SYNC && rangeBytes < BATCH_MIN_RANGE_BYTES;
+        return rangeBytes < BATCH_MIN_RANGE_BYTES;
     }
 
     /** Streams (the caller's indices) that one plan decodes: one range size, their cells within a budget. */
