@@ -142,10 +142,10 @@ typedef struct {
     zd_u64 la, lb;
     zd_u32 nla, nlb;
     zd_u64 out, out0, dst_len;
-    /* where a split segment stops (zd_inflate_split.h): at the first symbol or block boundary at or
-       past this bit of src (literals are then decoded one a lookup from 10 bits before it, so that
-       no boundary is stepped over); ZD_INF_NO_STOP for a whole stream */
-    zd_u64 stop;
+    /* where a split segment stops (zd_inflate_split.h): at the first block boundary at or past
+       stop, or the first symbol at or past hstop (literals are then decoded one a lookup from 10
+       bits before it, so that no symbol is stepped over); ZD_INF_NO_STOP for a whole stream */
+    zd_u64 stop, hstop;
     zd_u64 hdr; /* the bit where the current block's header starts */
     zd_u32 mode, last, fixed;
     /* the batch being filled, between two calls of zd_inflate_step_thread */
@@ -482,9 +482,9 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
     for (;;) {
         if (s->mode == ZD_INF_M_HUFF) {
             zd_u64 pos = 0u; /* where this symbol starts, if a stop is set */
-            if (s->stop != ZD_INF_NO_STOP) {
+            if (s->hstop != ZD_INF_NO_STOP) {
                 pos = zd_inf_bitpos_thread(s);
-                if (pos >= s->stop) {
+                if (pos >= s->hstop) {
                     if (nrec > 0u || rlit > 0u) break;
                     lds->in_end = zd_inf_next_byte_thread(s);
                     lds->out_end = s->out;
@@ -505,7 +505,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             zd_inf_refill_thread(s, src);
             zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
             if (ZD_INF_E_LEN2(e) != 0u && s->dst_len - s->out >= 2u && nlit + 2u <= ZD_INF_LITS &&
-                pos + ZD_INF_LBITS <= s->stop) {
+                pos + ZD_INF_LBITS <= s->hstop) {
                 zd_u32 n = ZD_INF_E_LEN(e) + ZD_INF_E_LEN2(e);
                 s->bb >>= n;
                 s->nb -= n;
@@ -785,6 +785,7 @@ ZD_INLINE void zd_inf_start_thread(zd_inf_state *st, zd_u64 src_len, zd_u64 in0,
     st->out0 = out0;
     st->dst_len = dst_len;
     st->stop = stop;
+    st->hstop = stop;
     st->hdr = ZD_INF_NO_STOP;
     st->mode = ZD_INF_M_HEADER;
     st->last = 0u;

@@ -82,7 +82,7 @@
 #define ZD_INFS_F_CHAIN 16u  /* finish: the segment is part of the verified chain */
 #define ZD_INFS_F_LOOSE 32u  /* find: a stored block's start in zero bits (zd_infs_stored_thread) */
 #define ZD_INFS_F_MID 64u    /* sync or caller: the start is a symbol inside the block whose header is at `tables` */
-#define ZD_INFS_F_SYNC 128u  /* sync: the start was found by decoding into the range (zd_infs_sync_group) */
+#define ZD_INFS_F_SYNC 128u  /* sync: the start was found by decoding into the range (zd_infs_sync_thread) */
 /* A range with no block start decodes from the symbol its sync decoders reach first at or past its
    start: the first begins ZD_INFS_SYNC_BITS before it, the second ZD_INFS_SYNC_BITS2 (or one begins
    at the block start found before, if that is within twice ZD_INFS_SYNC_BITS). The two are a prime
@@ -149,7 +149,7 @@ typedef struct {
 
 typedef struct {
     zd_inflate_lds inf;
-    zd_u64 stop, cap;
+    zd_u64 stop, hstop, cap;
 } zd_infs_decode_lds;
 
 typedef struct {
@@ -605,16 +605,21 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
     ZD_LOCAL zd_inflate_lds *lds = &dl->inf;
     if (lid == 0u) {
         /* the next start in the same stream, and the cells up to its range */
-        zd_u64 stop = ZD_INF_NO_STOP, cap = seg->cap;
+        zd_u64 stop = ZD_INF_NO_STOP, hstop = ZD_INF_NO_STOP, cap = seg->cap;
         zd_u32 c = seg->stream;
         for (zd_u32 j = g + 1u; j < n && segs[j].stream == c; j++) {
             if (segs[j].flags & ZD_INFS_F_FOUND) {
-                stop = segs[j].start_bit;
+                stop = hstop = segs[j].start_bit;
+                /* a loose start may be any bit of its zero run, where a fixed block's end-of-block
+                   code (seven zero bits) can begin: a symbol there is not past it, only one past
+                   the last bit zd_infs_meets_thread takes */
+                if (segs[j].flags & ZD_INFS_F_LOOSE) hstop = ((stop + 10u) >> 3) * 8u - 2u;
                 break;
             }
             if (!retry) cap = segs[j].cell0 + segs[j].cap - cell0;
         }
         dl->stop = stop;
+        dl->hstop = hstop;
         dl->cap = cap;
         lds->u.b[1].op = ZD_INF_OP_EXEC; /* an empty batch 1 first, as zd_inflate_stream_group */
         lds->u.b[1].nseg = 0u;
@@ -629,6 +634,7 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
     zd_inf_state st;
     /* distances may reach the window before the segment (wrapping arithmetic: out - out0 is right) */
     zd_inf_start_thread(&st, src_len, start >> 3, cell0, cell0 + dl->cap, dl->stop);
+    st.hstop = dl->hstop;
     st.out0 = cell0 - (seg->index == 0u ? 0u : ZD_INFS_WINDOW);
     if (lid == 0u) {
         if (flags & ZD_INFS_F_MID) {

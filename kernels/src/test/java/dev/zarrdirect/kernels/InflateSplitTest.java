@@ -206,7 +206,11 @@ class InflateSplitTest {
         void fixedBlock(byte[] lits) {
             put(0, 1);
             put(1, 2);
-            for (byte b : lits) code(0x30 + b, 8); // literals 0..143 are 8-bit codes from 0x30
+            for (byte b : lits) {
+                int v = b & 0xFF; // literals 0..143 are 8-bit codes from 0x30, 144..255 9-bit ones from 0x190
+                if (v < 144) code(0x30 + v, 8);
+                else code(0x190 + v - 144, 9);
+            }
             code(0, 7);                             // end of block: seven zero bits
         }
 
@@ -232,6 +236,12 @@ class InflateSplitTest {
         for (int t = 0; t < triples; t++) {
             byte[] lits = new byte[1 + r.nextInt(40)];
             for (int i = 0; i < lits.length; i++) lits[i] = (byte) ('a' + r.nextInt(26));
+            if (t % 2 == 1) {
+                // three 9-bit literals: the block then ends 5 bits into a byte, the stored header
+                // fills it, no padding: the end-of-block code's first bit is the run's first
+                lits = java.util.Arrays.copyOf(lits, lits.length + 3);
+                java.util.Arrays.fill(lits, lits.length - 3, lits.length, (byte) 200);
+            }
             b.fixedBlock(lits);
             want.writeBytes(lits);
             for (int k = 0; k < 2; k++) {
@@ -256,6 +266,9 @@ class InflateSplitTest {
         assertArrayEquals(d, x.out());
         // every triple's first stored block (followed by a stored one) is a start, and the final one
         assertTrue(x.chain() >= triples, "chain " + x.chain());
+        // met where they stopped, at the block boundary: a decoder that stopped at the end-of-block
+        // code's start (a symbol in the run) would have each of them decoded again
+        assertEquals(0, x.retried(), "segments decoded again");
     }
 
     /** Raw deflate of {@code d}, left open (no final block) and byte-aligned by a sync flush: another part may follow. */
