@@ -350,9 +350,10 @@ public final class InflateSplitPlan {
      * After a decode, with its records read back at {@code at} of {@code host}: marks for another
      * decode (ZD_INFS_F_RETRY) every segment whose cells ran out, and in each stream the first
      * segment whose found start proved false: the segment before it, reached from the stream's
-     * start through verified links, stopped at a block boundary past that start (a chance pass of
-     * the header checks; seen on one 8 MB int16 chunk in 16). That segment starts again where the
-     * one before it stopped. Marked segments get cells of their own after the others (as many as
+     * start through verified links, stopped past that start, or at it in another block (a chance
+     * pass of the header checks, seen on one 8 MB int16 chunk in 16; or a sync start on which both
+     * decoders agreed wrongly). That segment starts again where the one before it stopped, in the
+     * block it stopped in ({@code ZD_INFS_F_MID}) or at the boundary. Marked segments get cells of their own after the others (as many as
      * their stream has decoded bytes). Returns the cells the next decode needs in all, or
      * {@code cells} (the cells given so far) if nothing was marked.
      */
