@@ -444,6 +444,15 @@ ZD_FUNC void zd_infs_find_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_u
     }
 }
 
+/* The wrapper's trailer after the deflate data: Adler-32 (zlib), CRC-32 and ISIZE (gzip), none (raw). */
+ZD_INLINE zd_u64 zd_infs_trailer_thread(zd_u32 format) {
+    return format == ZD_INFS_FORMAT_ZLIB ? 4u : format == ZD_INFS_FORMAT_GZIP ? 8u : 0u;
+}
+
+/* The last bit of a loose start's zero run (from its start bit s) where the stored header may be:
+   the run ends at its LEN field, byte (s + 10) / 8, and the header is 3 bits. */
+ZD_INLINE zd_u64 zd_infs_loose_last_thread(zd_u64 s) { return ((s + 10u) >> 3) * 8u - 3u; }
+
 /*
  * Whether a segment that stopped at end_bit (inside the block whose header is at end_hdr, or at a
  * block boundary: ZD_INF_NO_STOP) ends exactly where segment `next` starts: a start inside a block
@@ -457,7 +466,7 @@ ZD_INLINE zd_u32 zd_infs_meets_thread(zd_u64 end_bit, zd_u64 end_hdr, const ZD_G
     if (end_bit == s) return 1u;
     /* a loose start's header and padding are zero bits up to its LEN field (byte (s + 10) / 8):
        a header read anywhere in them is the same non-final stored block */
-    return (next->flags & ZD_INFS_F_LOOSE) != 0u && end_bit > s && end_bit <= ((s + 10u) >> 3) * 8u - 3u;
+    return (next->flags & ZD_INFS_F_LOOSE) != 0u && end_bit > s && end_bit <= zd_infs_loose_last_thread(s);
 }
 
 /* Item 0: the reader of st moved to bit p of its input (the state's block is left as it is). */
@@ -554,7 +563,7 @@ ZD_FUNC void zd_infs_sync_thread(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, zd_
     /* the find checked the wrapper and the range size (else its status is not ZD_STATUS_OK), so
        the header is not parsed again: the data ends before the trailer, and a range before the
        data's start (a gzip header longer than a range) has range 0's start at or past it */
-    zd_u64 trailer = format == ZD_INFS_FORMAT_ZLIB ? 4u : format == ZD_INFS_FORMAT_GZIP ? 8u : 0u;
+    zd_u64 trailer = zd_infs_trailer_thread(format);
     zd_u64 k = seg->index;
     if (src_len < trailer) return;
     zd_u64 c = 8u * k * seg_bytes, r1 = 8u * zd_min_u64((k + 1u) * seg_bytes, src_len - trailer);
@@ -613,7 +622,7 @@ ZD_FUNC void zd_infs_decode_group(const ZD_GLOBAL zd_u8 *src, zd_u64 src_len, ZD
                 /* a loose start may be any bit of its zero run, where a fixed block's end-of-block
                    code (seven zero bits) can begin: a symbol there is not past it, only one past
                    the last bit zd_infs_meets_thread takes */
-                if (segs[j].flags & ZD_INFS_F_LOOSE) hstop = ((stop + 10u) >> 3) * 8u - 2u;
+                if (segs[j].flags & ZD_INFS_F_LOOSE) hstop = zd_infs_loose_last_thread(stop) + 1u;
                 break;
             }
             if (!retry) cap = segs[j].cell0 + segs[j].cap - cell0;
@@ -726,7 +735,7 @@ ZD_FUNC zd_u32 zd_infs_chain_group(zd_u64 src_len, zd_u32 format, ZD_GLOBAL zd_u
         }
         if (!final_seen || out != dst_len) ok = 0u;
         zd_u64 in_end = (end_bit + 7u) >> 3;
-        zd_u64 trailer = format == ZD_INFS_FORMAT_ZLIB ? 4u : format == ZD_INFS_FORMAT_GZIP ? 8u : 0u;
+        zd_u64 trailer = zd_infs_trailer_thread(format);
         if (ok && (in_end > src_len || src_len - in_end != trailer)) ok = 0u;
         lds->verdict = ok;
         lds->bad_ref = 0u;

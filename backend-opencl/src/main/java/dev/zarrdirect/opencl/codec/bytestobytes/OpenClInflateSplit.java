@@ -79,12 +79,10 @@ final class OpenClInflateSplit {
         }
         int nseg = plan.segments();
         ClKernel find = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_find");
-        ClKernel sync = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_sync");
         ClKernel dec = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_decode");
         ClKernel chain = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_chain");
         ClKernel layout = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_layout");
         ClKernel check = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_check");
-        long ls = local(b, sync, InflateSplitPlan.SYNC_ITEMS);
         long lf = local(b, find, InflateSplitPlan.FIND_ITEMS), ld = local(b, dec, InflateSplitPlan.DECODE_ITEMS);
         long lc = local(b, chain, InflateSplitPlan.CHAIN_ITEMS), ll = local(b, layout, InflateSplitPlan.LAYOUT_ITEMS);
         long lk = local(b, check, InflateSplitPlan.CHECK_ITEMS);
@@ -115,6 +113,8 @@ final class OpenClInflateSplit {
                         new ClKernel.Mem(segs), new ClKernel.U64(rangeBytes), new ClKernel.U32(format),
                         new ClKernel.U32(nseg));
                 if (InflateSplitPlan.syncs(rangeBytes)) {
+                    ClKernel sync = OpenClInflateCodec.PROGRAM.kernel(b, "", "zd_infs_sync");
+                    long ls = local(b, sync, InflateSplitPlan.SYNC_ITEMS);
                     sync.enqueueUnawaited(b.queue(), new long[]{nseg * ls}, new long[]{ls}, io[0], io[1], io[2],
                             new ClKernel.Mem(segs), new ClKernel.U64(rangeBytes), new ClKernel.U32(format),
                             new ClKernel.U32(nseg));
