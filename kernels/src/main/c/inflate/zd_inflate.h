@@ -167,6 +167,19 @@ ZD_INLINE zd_u64 zd_inf_bitpos_thread(const zd_inf_state *s) {
     return 8u * (s->in + s->pad) - s->nla - s->nlb - s->nb;
 }
 
+/*
+ * The stop as a count of buffered bits: the reader is at or past hstop when nb <= the value
+ * returned (bitpos = 8 * (in + pad) - nla - nlb - nb, and only a refill changes the terms but nb),
+ * clamped to [-64, 64] (nb is 0..64: -64 never stops, 64 always does); -64 without a stop. Valid
+ * until the next refill.
+ */
+ZD_INLINE zd_i32 zd_inf_stop_lim_thread(const zd_inf_state *s) {
+    if (s->hstop == ZD_INF_NO_STOP) return -64;
+    zd_u64 top = 8u * (s->in + s->pad) - s->nla - s->nlb;
+    if (top >= s->hstop) return (zd_i32)zd_min_u64(top - s->hstop, 64u);
+    return -(zd_i32)zd_min_u64(s->hstop - top, 64u);
+}
+
 /* The bytes loaded from src but not yet consumed, and where the next unconsumed byte is. */
 ZD_INLINE zd_u64 zd_inf_next_byte_thread(const zd_inf_state *s) {
     return s->in - ((s->nla + s->nlb) >> 3) - ((s->nb - 8u * s->pad) >> 3);
@@ -447,6 +460,11 @@ ZD_INLINE void zd_inf_publish_thread(ZD_LOCAL zd_inflate_lds *lds, ZD_LOCAL zd_i
     bt->op = op;
     lds->status = status;
 }
+/* Why the symbol loop of zd_inflate_step_thread ended. */
+#define ZD_INF_LEAVE_BATCH 0u  /* the batch is full, or at hstop with records pending: close it */
+#define ZD_INF_LEAVE_BUDGET 1u /* the symbols of this call are done, the batch stays open */
+#define ZD_INF_LEAVE_STOP 2u   /* at hstop, nothing pending: the decode ends there */
+#define ZD_INF_LEAVE_BLOCK 3u  /* an end-of-block code */
 #define ZD_INF_STOP(lds, st)                                    \
     do {                                                        \
         zd_inf_publish_thread((lds), bt, ZD_INF_OP_DONE, (st)); \
@@ -481,99 +499,139 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
     }
     for (;;) {
         if (s->mode == ZD_INF_M_HUFF) {
-            zd_u64 pos = 0u; /* where this symbol starts, if a stop is set */
-            if (s->hstop != ZD_INF_NO_STOP) {
-                pos = zd_inf_bitpos_thread(s);
-                if (pos >= s->hstop) {
-                    if (nrec > 0u || rlit > 0u) break;
-                    lds->in_end = zd_inf_next_byte_thread(s);
-                    lds->out_end = s->out;
-                    lds->end_bit = pos;
-                    lds->end_hdr = s->hdr;
-                    lds->ended_last = 0u;
-                    ZD_INF_STOP(lds, ZD_STATUS_OK);
-                }
+            /* The symbol loop keeps its positions as 32-bit offsets from base (a batch spans less
+               than ZD_INF_BATCH_SPAN), the last record's fields in registers, and the stop as a bit
+               count (zd_inf_stop_lim_thread): one thread reads the stream, so each instruction on
+               its chain is the decoder's time (an H200 decoder alone ran some 220 a symbol, 64-bit
+               ones among them, at about 5.6 cycles each). s->out and the batch's fields are
+               written back when it leaves. */
+            zd_u32 orel = (zd_u32)(s->out - base);
+            zd_u32 room = (zd_u32)zd_min_u64(s->dst_len - base, 0xFFFFFFFFu);
+            /* how far before base distances may reach (out0 may wrap below 0: the difference is right) */
+            zd_u32 reach = (zd_u32)zd_min_u64(base - s->out0, 0x80000000u);
+            zd_u32 seg = (zd_u32)(seg_start - base), rrel = (zd_u32)(rout - base);
+            zd_u32 ldist = 0u, lmlen = 0u, lp = 0u; /* the last record: its distance, match length and start */
+            if (nrec > 0u) {
+                ldist = bt->rec[nrec - 1u].dist;
+                lmlen = bt->rec[nrec - 1u].match_len;
+                lp = bt->rec[nrec - 1u].out_rel + bt->rec[nrec - 1u].lit_len;
             }
-            if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS || s->out - base >= ZD_INF_BATCH_SPAN) break;
-            if (budget-- == 0u) {
+            zd_i32 lim = zd_inf_stop_lim_thread(s);
+            zd_u32 leave;
+            for (;;) {
+                if ((zd_i32)s->nb <= lim) { /* at or past hstop */
+                    leave = nrec > 0u || rlit > 0u ? ZD_INF_LEAVE_BATCH : ZD_INF_LEAVE_STOP;
+                    break;
+                }
+                if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS || orel >= ZD_INF_BATCH_SPAN) {
+                    leave = ZD_INF_LEAVE_BATCH;
+                    break;
+                }
+                if (budget-- == 0u) {
+                    leave = ZD_INF_LEAVE_BUDGET;
+                    break;
+                }
+                if (s->nb <= 56u) {
+                    zd_inf_refill_thread(s, src);
+                    lim = zd_inf_stop_lim_thread(s);
+                }
+                zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
+                /* two literals at one lookup only where both end before hstop's symbol */
+                if (ZD_INF_E_LEN2(e) != 0u && room - orel >= 2u && nlit + 2u <= ZD_INF_LITS &&
+                    (zd_i32)s->nb >= lim + (zd_i32)ZD_INF_LBITS) {
+                    zd_u32 n = ZD_INF_E_LEN(e) + ZD_INF_E_LEN2(e);
+                    s->bb >>= n;
+                    s->nb -= n;
+                    if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
+                    bt->lit[nlit] = (zd_u8)ZD_INF_E_SYM(e);
+                    bt->lit[nlit + 1u] = (zd_u8)ZD_INF_E_SYM2(e);
+                    nlit += 2u;
+                    rlit += 2u;
+                    orel += 2u;
+                    continue;
+                }
+                e = zd_inf_entry_thread(s, e, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
+                /* each test of the errors' order below is one branch: the first error in that
+                   order is the one reported, as by the CPU decoder */
+                if (zd_inf_overrun_thread(s) || e == 0u)
+                    ZD_INF_STOP(lds, zd_inf_overrun_thread(s) ? ZD_STATUS_CORRUPT_TRUNCATED
+                                                              : ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+                zd_u32 sym = ZD_INF_E_SYM(e);
+                if (sym < 256u) {
+                    if (orel >= room) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+                    bt->lit[nlit++] = (zd_u8)sym;
+                    rlit++;
+                    orel++;
+                    continue;
+                }
+                if (sym == 256u) {
+                    leave = ZD_INF_LEAVE_BLOCK;
+                    break;
+                }
+                if (sym > 285u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+                zd_u32 len = ZD_INF_E_LBASE(e) + zd_inf_take_thread(s, ZD_INF_E_LEXTRA(e));
+                zd_u32 de = zd_inf_entry_thread(s, lds->dtab[s->bb & ((1u << ZD_INF_DBITS) - 1u)], lds->dcount,
+                                                lds->dsym, ZD_INF_KIND_DIST);
+                if (zd_inf_overrun_thread(s) || de == 0u || ZD_INF_E_SYM(de) >= 30u)
+                    ZD_INF_STOP(lds, zd_inf_overrun_thread(s) ? ZD_STATUS_CORRUPT_TRUNCATED
+                                                              : ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+                zd_u32 dist = ZD_INF_E_DBASE(de) + zd_inf_take_thread(s, ZD_INF_E_DEXTRA(de));
+                if (zd_inf_overrun_thread(s) || dist > orel + reach)
+                    ZD_INF_STOP(lds, zd_inf_overrun_thread(s) ? ZD_STATUS_CORRUPT_TRUNCATED
+                                                              : ZD_STATUS_CORRUPT_DEFLATE_DISTANCE);
+                if (len > room - orel) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+                zd_u32 j, p;
+                if (rlit == 0u && nrec > 0u && ldist == dist) {
+                    j = nrec - 1u; /* same distance, no literal between: one longer copy */
+                    lmlen += len;
+                    bt->rec[j].match_len = lmlen;
+                    p = lp;
+                } else {
+                    j = nrec++;
+                    bt->rec[j].out_rel = rrel;
+                    bt->rec[j].lit_len = rlit;
+                    bt->rec[j].lit_off = rlit_off;
+                    bt->rec[j].match_len = len;
+                    bt->rec[j].dist = dist;
+                    ldist = dist;
+                    lmlen = len;
+                    lp = orel;
+                    p = orel;
+                }
+                /* the bytes this match reads: [p - dist, p - dist + min(len, dist)), which may begin
+                   before base (signed: p < 2^31, dist <= 32768) */
+                if (p > seg && (zd_i32)(p - dist + (lmlen < dist ? lmlen : dist)) > (zd_i32)seg) {
+                    bt->seg_pos[nseg] = p;
+                    bt->seg_first[nseg] = (zd_u16)j;
+                    nseg++;
+                    seg = p;
+                }
+                orel += len;
+                rrel = orel;
+                rlit = 0u;
+                rlit_off = nlit;
+            }
+            s->out = base + orel;
+            seg_start = base + seg;
+            rout = base + rrel;
+            if (leave == ZD_INF_LEAVE_BATCH) break;
+            if (leave == ZD_INF_LEAVE_BLOCK) {
+                s->mode = ZD_INF_M_HEADER;
+                continue;
+            }
+            if (leave == ZD_INF_LEAVE_BUDGET) {
                 s->base = base, s->seg_start = seg_start, s->rout = rout;
                 s->nrec = nrec, s->nlit = nlit, s->nseg = nseg, s->rlit = rlit, s->rlit_off = rlit_off;
                 s->open = 1u;
                 *state = sc;
                 return 0u;
             }
-            zd_inf_refill_thread(s, src);
-            zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
-            if (ZD_INF_E_LEN2(e) != 0u && s->dst_len - s->out >= 2u && nlit + 2u <= ZD_INF_LITS &&
-                pos + ZD_INF_LBITS <= s->hstop) {
-                zd_u32 n = ZD_INF_E_LEN(e) + ZD_INF_E_LEN2(e);
-                s->bb >>= n;
-                s->nb -= n;
-                if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
-                bt->lit[nlit] = (zd_u8)ZD_INF_E_SYM(e);
-                bt->lit[nlit + 1u] = (zd_u8)ZD_INF_E_SYM2(e);
-                nlit += 2u;
-                rlit += 2u;
-                s->out += 2u;
-                continue;
-            }
-            e = zd_inf_entry_thread(s, e, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
-            if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
-            if (e == 0u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
-            zd_u32 sym = ZD_INF_E_SYM(e);
-            if (sym < 256u) {
-                if (s->out >= s->dst_len)
-                    ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
-                bt->lit[nlit++] = (zd_u8)sym;
-                rlit++;
-                s->out++;
-                continue;
-            }
-            if (sym == 256u) {
-                s->mode = ZD_INF_M_HEADER;
-                continue;
-            }
-            if (sym > 285u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
-            zd_u32 len = ZD_INF_E_LBASE(e) + zd_inf_take_thread(s, ZD_INF_E_LEXTRA(e));
-            zd_u32 de = zd_inf_entry_thread(s, lds->dtab[s->bb & ((1u << ZD_INF_DBITS) - 1u)], lds->dcount, lds->dsym,
-                                            ZD_INF_KIND_DIST);
-            if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
-            if (de == 0u || ZD_INF_E_SYM(de) >= 30u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
-            zd_u32 dist = ZD_INF_E_DBASE(de) + zd_inf_take_thread(s, ZD_INF_E_DEXTRA(de));
-            if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
-            if (dist > s->out - s->out0)
-                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_DISTANCE);
-            if (len > s->dst_len - s->out)
-                ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
-            zd_u32 j;
-            zd_u64 p, mlen;
-            if (rlit == 0u && nrec > 0u && bt->rec[nrec - 1u].dist == dist) {
-                j = nrec - 1u; /* same distance, no literal between: one longer copy */
-                bt->rec[j].match_len += len;
-                mlen = bt->rec[j].match_len;
-                p = base + bt->rec[j].out_rel + bt->rec[j].lit_len;
-            } else {
-                j = nrec++;
-                bt->rec[j].out_rel = (zd_u32)(rout - base);
-                bt->rec[j].lit_len = rlit;
-                bt->rec[j].lit_off = rlit_off;
-                bt->rec[j].match_len = len;
-                bt->rec[j].dist = dist;
-                mlen = len;
-                p = s->out;
-            }
-            /* the bytes this match reads: [p - dist, p - dist + min(len, dist)) */
-            if (p > seg_start && p - dist + zd_min_u64(mlen, dist) > seg_start) {
-                bt->seg_pos[nseg] = (zd_u32)(p - base);
-                bt->seg_first[nseg] = (zd_u16)j;
-                nseg++;
-                seg_start = p;
-            }
-            s->out += len;
-            rout = s->out;
-            rlit = 0u;
-            rlit_off = nlit;
-            continue;
+            lds->in_end = zd_inf_next_byte_thread(s); /* ZD_INF_LEAVE_STOP: at hstop, nothing pending */
+            lds->out_end = s->out;
+            lds->end_bit = zd_inf_bitpos_thread(s);
+            lds->end_hdr = s->hdr;
+            lds->ended_last = 0u;
+            ZD_INF_STOP(lds, ZD_STATUS_OK);
         }
         /* a stored block or the end: a pending batch goes first (a new Huffman block needs not
            wait: the batch holds no reference to the tables) */
