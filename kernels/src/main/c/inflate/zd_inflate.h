@@ -150,6 +150,7 @@ typedef struct {
     zd_u32 mode, last, fixed;
     /* the batch being filled, between two calls of zd_inflate_step_thread */
     zd_u32 open, nrec, nlit, nseg, rlit, rlit_off;
+    zd_u32 ldist, lmlen, lp; /* the open batch's last record: distance, match length, where its match starts */
     zd_u64 base, rout, seg_start;
 } zd_inf_state;
 
@@ -510,12 +511,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             /* how far before base distances may reach (out0 may wrap below 0: the difference is right) */
             zd_u32 reach = (zd_u32)zd_min_u64(base - s->out0, 0x80000000u);
             zd_u32 seg = (zd_u32)(seg_start - base), rrel = (zd_u32)(rout - base);
-            zd_u32 ldist = 0u, lmlen = 0u, lp = 0u; /* the last record: its distance, match length and start */
-            if (nrec > 0u) {
-                ldist = bt->rec[nrec - 1u].dist;
-                lmlen = bt->rec[nrec - 1u].match_len;
-                lp = bt->rec[nrec - 1u].out_rel + bt->rec[nrec - 1u].lit_len;
-            }
+            zd_u32 ldist = s->ldist, lmlen = s->lmlen, lp = s->lp; /* read only while nrec > 0 */
             zd_i32 lim = zd_inf_stop_lim_thread(s);
             zd_u32 leave;
             for (;;) {
@@ -523,7 +519,8 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                     leave = nrec > 0u || rlit > 0u ? ZD_INF_LEAVE_BATCH : ZD_INF_LEAVE_STOP;
                     break;
                 }
-                if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS || orel >= ZD_INF_BATCH_SPAN) {
+                /* room for two literals is left, so that a pair needs no test of its own */
+                if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS - 1u || orel >= ZD_INF_BATCH_SPAN) {
                     leave = ZD_INF_LEAVE_BATCH;
                     break;
                 }
@@ -531,14 +528,13 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                     leave = ZD_INF_LEAVE_BUDGET;
                     break;
                 }
-                if (s->nb <= 56u) {
+                if (s->nb < 48u) { /* a whole match reads at most 15 + 5 + 15 + 13 bits */
                     zd_inf_refill_thread(s, src);
                     lim = zd_inf_stop_lim_thread(s);
                 }
                 zd_u32 e = lds->ltab[s->bb & ((1u << ZD_INF_LBITS) - 1u)];
                 /* two literals at one lookup only where both end before hstop's symbol */
-                if (ZD_INF_E_LEN2(e) != 0u && room - orel >= 2u && nlit + 2u <= ZD_INF_LITS &&
-                    (zd_i32)s->nb >= lim + (zd_i32)ZD_INF_LBITS) {
+                if (ZD_INF_E_LEN2(e) != 0u && room - orel >= 2u && (zd_i32)s->nb >= lim + (zd_i32)ZD_INF_LBITS) {
                     zd_u32 n = ZD_INF_E_LEN(e) + ZD_INF_E_LEN2(e);
                     s->bb >>= n;
                     s->nb -= n;
@@ -614,6 +610,7 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             s->out = base + orel;
             seg_start = base + seg;
             rout = base + rrel;
+            s->ldist = ldist, s->lmlen = lmlen, s->lp = lp;
             if (leave == ZD_INF_LEAVE_BATCH) break;
             if (leave == ZD_INF_LEAVE_BLOCK) {
                 s->mode = ZD_INF_M_HEADER;
