@@ -564,18 +564,26 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                     leave = ZD_INF_LEAVE_BLOCK;
                     break;
                 }
-                if (sym > 285u) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+                /* The match is read whole before any test (a bad symbol's fields are 0, so every
+                   read stays in bounds, and the bit buffer holds the 48 bits the most can take),
+                   then tested at one branch; the error, if any, is the first in the CPU decoder's
+                   order: symbol, bits past the input after the distance code, distance code,
+                   bits past the input after its extra bits, distance, output. */
                 zd_u32 len = ZD_INF_E_LBASE(e) + zd_inf_take_thread(s, ZD_INF_E_LEXTRA(e));
                 zd_u32 de = zd_inf_entry_thread(s, lds->dtab[s->bb & ((1u << ZD_INF_DBITS) - 1u)], lds->dcount,
                                                 lds->dsym, ZD_INF_KIND_DIST);
-                if (zd_inf_overrun_thread(s) || de == 0u || ZD_INF_E_SYM(de) >= 30u)
-                    ZD_INF_STOP(lds, zd_inf_overrun_thread(s) ? ZD_STATUS_CORRUPT_TRUNCATED
-                                                              : ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+                zd_u32 nb_code = s->nb;
                 zd_u32 dist = ZD_INF_E_DBASE(de) + zd_inf_take_thread(s, ZD_INF_E_DEXTRA(de));
-                if (zd_inf_overrun_thread(s) || dist > orel + reach)
-                    ZD_INF_STOP(lds, zd_inf_overrun_thread(s) ? ZD_STATUS_CORRUPT_TRUNCATED
-                                                              : ZD_STATUS_CORRUPT_DEFLATE_DISTANCE);
-                if (len > room - orel) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+                zd_u32 bad_code = de == 0u || ZD_INF_E_SYM(de) >= 30u;
+                if (sym > 285u || bad_code || zd_inf_overrun_thread(s) || dist > orel + reach || len > room - orel) {
+                    zd_u32 pb = 8u * s->pad;
+                    ZD_INF_STOP(lds, sym > 285u      ? ZD_STATUS_CORRUPT_DEFLATE_SYMBOL
+                                     : nb_code < pb  ? ZD_STATUS_CORRUPT_TRUNCATED
+                                     : bad_code      ? ZD_STATUS_CORRUPT_DEFLATE_SYMBOL
+                                     : s->nb < pb    ? ZD_STATUS_CORRUPT_TRUNCATED
+                                     : dist > orel + reach ? ZD_STATUS_CORRUPT_DEFLATE_DISTANCE
+                                                     : ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+                }
                 zd_u32 j, p;
                 if (rlit == 0u && nrec > 0u && ldist == dist) {
                     j = nrec - 1u; /* same distance, no literal between: one longer copy */
