@@ -515,19 +515,16 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
             zd_i32 lim = zd_inf_stop_lim_thread(s);
             zd_u32 leave;
             for (;;) {
-                if ((zd_i32)s->nb <= lim) { /* at or past hstop */
-                    leave = nrec > 0u || rlit > 0u ? ZD_INF_LEAVE_BATCH : ZD_INF_LEAVE_STOP;
+                /* at or past hstop; the batch full (room for two literals is left, so that a pair
+                   needs no test of its own); the call's symbols done: one branch, then which */
+                zd_u32 full = nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS - 1u || orel >= ZD_INF_BATCH_SPAN;
+                if ((zd_i32)s->nb <= lim || full || budget == 0u) {
+                    leave = (zd_i32)s->nb <= lim ? (nrec > 0u || rlit > 0u ? ZD_INF_LEAVE_BATCH : ZD_INF_LEAVE_STOP)
+                            : full              ? ZD_INF_LEAVE_BATCH
+                                                : ZD_INF_LEAVE_BUDGET;
                     break;
                 }
-                /* room for two literals is left, so that a pair needs no test of its own */
-                if (nrec >= ZD_INF_BATCH - 1u || nlit >= ZD_INF_LITS - 1u || orel >= ZD_INF_BATCH_SPAN) {
-                    leave = ZD_INF_LEAVE_BATCH;
-                    break;
-                }
-                if (budget-- == 0u) {
-                    leave = ZD_INF_LEAVE_BUDGET;
-                    break;
-                }
+                budget--;
                 if (s->nb < 48u) { /* a whole match reads at most 15 + 5 + 15 + 13 bits */
                     zd_inf_refill_thread(s, src);
                     lim = zd_inf_stop_lim_thread(s);
