@@ -544,28 +544,32 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                     continue;
                 }
                 e = zd_inf_entry_thread(s, e, lds->lcount, lds->lsym, ZD_INF_KIND_LIT);
-                /* each test of the errors' order below is one branch: the first error in that
-                   order is the one reported, as by the CPU decoder */
-                if (zd_inf_overrun_thread(s) || e == 0u)
-                    ZD_INF_STOP(lds, zd_inf_overrun_thread(s) ? ZD_STATUS_CORRUPT_TRUNCATED
-                                                              : ZD_STATUS_CORRUPT_DEFLATE_SYMBOL);
+                /* Each kind of symbol tests its errors at one branch, and reports the first in
+                   the CPU decoder's order: bits past the input, a code no symbol has, then the
+                   symbol's own. A code no symbol has (e == 0) reads as symbol 0, a literal. */
                 zd_u32 sym = ZD_INF_E_SYM(e);
+                zd_u32 nb_sym = s->nb;
                 if (sym < 256u) {
-                    if (orel >= room) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
+                    if (zd_inf_overrun_thread(s) || e == 0u || orel >= room)
+                        ZD_INF_STOP(lds, zd_inf_overrun_thread(s) ? ZD_STATUS_CORRUPT_TRUNCATED
+                                         : e == 0u               ? ZD_STATUS_CORRUPT_DEFLATE_SYMBOL
+                                                                 : ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW);
                     bt->lit[nlit++] = (zd_u8)sym;
                     rlit++;
                     orel++;
                     continue;
                 }
                 if (sym == 256u) {
+                    if (zd_inf_overrun_thread(s)) ZD_INF_STOP(lds, ZD_STATUS_CORRUPT_TRUNCATED);
                     leave = ZD_INF_LEAVE_BLOCK;
                     break;
                 }
                 /* The match is read whole before any test (a bad symbol's fields are 0, so every
                    read stays in bounds, and the bit buffer holds the 48 bits the most can take),
                    then tested at one branch; the error, if any, is the first in the CPU decoder's
-                   order: symbol, bits past the input after the distance code, distance code,
-                   bits past the input after its extra bits, distance, output. */
+                   order: bits past the input after the length code, the symbol, bits past the
+                   input after the distance code, that code, bits past the input after its extra
+                   bits, the distance, the output. */
                 zd_u32 len = ZD_INF_E_LBASE(e) + zd_inf_take_thread(s, ZD_INF_E_LEXTRA(e));
                 zd_u32 de = zd_inf_entry_thread(s, lds->dtab[s->bb & ((1u << ZD_INF_DBITS) - 1u)], lds->dcount,
                                                 lds->dsym, ZD_INF_KIND_DIST);
@@ -574,7 +578,8 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
                 zd_u32 bad_code = de == 0u || ZD_INF_E_SYM(de) >= 30u;
                 if (sym > 285u || bad_code || zd_inf_overrun_thread(s) || dist > orel + reach || len > room - orel) {
                     zd_u32 pb = 8u * s->pad;
-                    ZD_INF_STOP(lds, sym > 285u      ? ZD_STATUS_CORRUPT_DEFLATE_SYMBOL
+                    ZD_INF_STOP(lds, nb_sym < pb     ? ZD_STATUS_CORRUPT_TRUNCATED
+                                     : sym > 285u    ? ZD_STATUS_CORRUPT_DEFLATE_SYMBOL
                                      : nb_code < pb  ? ZD_STATUS_CORRUPT_TRUNCATED
                                      : bad_code      ? ZD_STATUS_CORRUPT_DEFLATE_SYMBOL
                                      : s->nb < pb    ? ZD_STATUS_CORRUPT_TRUNCATED
