@@ -212,6 +212,13 @@ class InflateCorruptionTest {
         byte[] ok = new Bits().put(1, 1).put(1, 2).fixed('a').fixed(257).code(0, 5).fixed(256).bytes();
         expect(ok, 4, RAW, ZdStatusCodes.OK, "distance 1 after one byte");
         expect(ok, 3, RAW, ZdStatusCodes.OUTPUT_OVERFLOW, "match past dst");
+        // a match with two errors reports the first in the decoder's order (the kernel tests a match
+        // at one branch, then picks): the distance before the output, bits past the input before
+        // the distance (24 bits: the distance code ends the input, its extra bit is past it)
+        expect(new Bits().put(1, 1).put(1, 2).fixed('a').fixed(257).code(1, 5).fixed(256).bytes(), 2, RAW,
+                ZdStatusCodes.DEFLATE_DISTANCE, "distance 2 after one byte, and past dst");
+        expect(new Bits().put(1, 1).put(1, 2).fixed('a').fixed(265).put(0, 1).code(4, 5).bytes(), 100, RAW,
+                ZdStatusCodes.TRUNCATED, "distance 5 after one byte, its extra bit past the input");
         // the second member's distance may not reach into the first member's output
         byte[] m2 = ZstdTestSupport.concat(gzipMember(new byte[] {'a'}, 6, 0, 0, null, null, null),
                 gzipWrap(new Bits().put(1, 1).put(1, 2).fixed(257).code(0, 5).fixed(256).bytes(), new byte[] {'a', 'a', 'a'}));
