@@ -502,10 +502,11 @@ ZD_FUNC zd_u32 zd_inflate_step_thread(zd_inf_state *state, const ZD_GLOBAL zd_u8
         if (s->mode == ZD_INF_M_HUFF) {
             /* The symbol loop keeps its positions as 32-bit offsets from base (a batch spans less
                than ZD_INF_BATCH_SPAN), the last record's fields in registers, and the stop as a bit
-               count (zd_inf_stop_lim_thread): one thread reads the stream, so each instruction on
-               its chain is the decoder's time (an H200 decoder alone ran some 220 a symbol, 64-bit
-               ones among them, at about 5.6 cycles each). s->out and the batch's fields are
-               written back when it leaves. */
+               count (zd_inf_stop_lim_thread), and tests at as few branches as the errors' order
+               allows: one thread reads the stream, so each instruction on its chain is the
+               decoder's time (before, an H200 decoder alone spent 0.63 us on a symbol or literal
+               pair, some 245 instructions; docs/performance.md, "The decoder's own
+               instructions"). s->out and the batch's fields are written back when it leaves. */
             zd_u32 orel = (zd_u32)(s->out - base);
             zd_u32 room = (zd_u32)zd_min_u64(s->dst_len - base, 0xFFFFFFFFu);
             /* how far before base distances may reach (out0 may wrap below 0: the difference is right) */
