@@ -857,6 +857,7 @@ ZD_INLINE void zd_inf_start_thread(zd_inf_state *st, zd_u64 src_len, zd_u64 in0,
     st->last = 0u;
     st->fixed = 0u;
     st->open = 0u;
+    st->ldist = st->lmlen = st->lp = 0u; /* read only while a batch holds records; set for tidiness */
 }
 
 /*
