@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from deflate_sync import blocks, decode_sym, step  # noqa: E402
+from deflate_sync import blocks, step  # noqa: E402
 
 PAIR_BITS = 10  # ZD_INF_LBITS: two literals at one lookup when both codes fit in it
 

@@ -170,13 +170,13 @@ ZD_INLINE zd_u64 zd_inf_bitpos_thread(const zd_inf_state *s) {
 
 /*
  * The stop as a count of buffered bits: the reader is at or past hstop when nb <= the value
- * returned (bitpos = 8 * (in + pad) - nla - nlb - nb, and only a refill changes the terms but nb),
- * clamped to [-64, 64] (nb is 0..64: -64 never stops, 64 always does); -64 without a stop. Valid
- * until the next refill.
+ * returned (zd_inf_bitpos_thread is top - nb, where only a refill changes top), clamped to
+ * [-64, 64] (nb is 0..64: -64 never stops, 64 always does); -64 without a stop. Valid until the
+ * next refill.
  */
 ZD_INLINE zd_i32 zd_inf_stop_lim_thread(const zd_inf_state *s) {
     if (s->hstop == ZD_INF_NO_STOP) return -64;
-    zd_u64 top = 8u * (s->in + s->pad) - s->nla - s->nlb;
+    zd_u64 top = zd_inf_bitpos_thread(s) + s->nb;
     if (top >= s->hstop) return (zd_i32)zd_min_u64(top - s->hstop, 64u);
     return -(zd_i32)zd_min_u64(s->hstop - top, 64u);
 }
