@@ -19,6 +19,10 @@
  *   ZD_INLINE        small per-item helper function
  *   ZD_FUNC          larger device function (not forced inline)
  *   ZD_BARRIER()     work-group barrier that also orders global and local memory
+ *   ZD_TAIL_BARRIER_OK(first)  1 where items first .. local_size - 1 can meet at a barrier of their
+ *                    own while the others run on (CUDA: whole warps; the host: any split), else 0
+ *   ZD_TAIL_BARRIER(first)     that barrier, ordering global and local memory among those items;
+ *                    only where ZD_TAIL_BARRIER_OK(first), with every one of them calling it
  *   zd_group_id(), zd_local_id(), zd_local_size(), zd_num_groups()
  *   ZD_STATIC_ASSERT(cond, name)
  *   ZD_UNROLL        before a loop with a small constant trip count: unroll it fully
@@ -56,6 +60,9 @@ typedef long zd_i64;
 #define ZD_INLINE static inline
 #define ZD_FUNC static
 #define ZD_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+/* OpenCL 1.2 has no barrier for part of a group (sub-group barriers are optional) */
+#define ZD_TAIL_BARRIER_OK(first) 0
+#define ZD_TAIL_BARRIER(first) ZD_BARRIER()
 #define zd_group_id() ((zd_u32)get_group_id(0))
 #define zd_local_id() ((zd_u32)get_local_id(0))
 #define zd_local_size() ((zd_u32)get_local_size(0))
@@ -97,6 +104,9 @@ typedef long long zd_i64;
 #define ZD_INLINE static __device__ __forceinline__
 #define ZD_FUNC static __device__
 #define ZD_BARRIER() __syncthreads()
+/* named barrier 1 (__syncthreads is 0), counted in threads: whole warps only */
+#define ZD_TAIL_BARRIER_OK(first) ((first) > 0u && ((first) & 31u) == 0u && (zd_local_size() & 31u) == 0u)
+#define ZD_TAIL_BARRIER(first) asm volatile("bar.sync 1, %0;" ::"r"(zd_local_size() - (first)) : "memory")
 #define zd_group_id() ((zd_u32)blockIdx.x)
 #define zd_local_id() ((zd_u32)threadIdx.x)
 #define zd_local_size() ((zd_u32)blockDim.x)
@@ -185,13 +195,25 @@ typedef struct {
     zd_u32 num_groups;
     zd_host_barrier_t *barrier;
     zd_u32 sense;
+    zd_host_barrier_t *tail; /* ZD_TAIL_BARRIER's */
+    zd_u32 tsense;
 } zd_host_item;
-static __thread zd_host_item zd_host_self = {0u, 0u, 1u, 1u, NULL, 0u};
+static __thread zd_host_item zd_host_self = {0u, 0u, 1u, 1u, NULL, 0u, NULL, 0u};
 
 static inline void zd_host_barrier(void) {
     if (zd_host_self.local_size > 1u) zd_host_barrier_wait(zd_host_self.barrier, &zd_host_self.sense);
 }
 #define ZD_BARRIER() zd_host_barrier()
+/* Items first .. local_size - 1 only. Every caller stores the count before it arrives, so the last
+   to arrive compares with it. */
+static inline void zd_host_tail_barrier(zd_u32 first) {
+    zd_u32 n = zd_host_self.local_size - first;
+    if (n <= 1u) return;
+    __atomic_store_n(&zd_host_self.tail->n, n, __ATOMIC_SEQ_CST);
+    zd_host_barrier_wait(zd_host_self.tail, &zd_host_self.tsense);
+}
+#define ZD_TAIL_BARRIER_OK(first) ((first) > 0u)
+#define ZD_TAIL_BARRIER(first) zd_host_tail_barrier(first)
 #define zd_group_id() (zd_host_self.group_id)
 #define zd_local_id() (zd_host_self.local_id)
 #define zd_local_size() (zd_host_self.local_size)
@@ -224,11 +246,12 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
         zd_host_self.local_size = 1u;
         zd_host_self.num_groups = num_groups;
         zd_host_self.barrier = NULL;
+        zd_host_self.tail = NULL;
         body(arg);
         zd_host_self = saved;
         return 0;
     }
-    zd_host_barrier_t bar = {0u, 0u, local_size};
+    zd_host_barrier_t bar = {0u, 0u, local_size}, tail = {0u, 0u, local_size};
     zd_u32 go = 0u;
     pthread_t *th = (pthread_t *)malloc(sizeof(pthread_t) * local_size);
     zd_host_thread_arg *ta = (zd_host_thread_arg *)malloc(sizeof(zd_host_thread_arg) * local_size);
@@ -244,6 +267,8 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
         t->item.num_groups = num_groups;
         t->item.barrier = &bar;
         t->item.sense = 0u;
+        t->item.tail = &tail;
+        t->item.tsense = 0u;
         t->go = &go;
         if (pthread_create(&th[started], NULL, zd_host_thread_main, t) != 0) break;
     }
