@@ -7,13 +7,18 @@
 //   group64:  zd_inflate_stream_group with 64 items (the decoder's warp and one writers' warp, who
 //             meet at ZD_TAIL_BARRIER between segments): the real decode, written to dst;
 //   group32:  the same with 32 items (writers in the decoder's warp: every item meets at every
-//             segment, the way OpenCL runs).
+//             segment, the way OpenCL runs);
+//   group32w: an experiment, not in the kernels: 32 items, lanes 1-31 writing a batch's segments
+//             between __syncwarp(0xFFFFFFFE) while lane 0 decodes the whole next batch (the run
+//             loop of ZD_TAIL_BARRIER inside one warp: one warp a chunk instead of two).
 // Each way checks the status and the output size; group ways also compare the bytes. Streams: the
 // manifest that `bash tools/gpu/inflate-kernel-ab.sh run` writes on the GPU machine
 // (/tmp/inflate-ab/manifest.txt: the int16 store's chunks and their high bytes).
 //   nvcc -O3 -lineinfo -I src/main/c -gencode arch=compute_90,code=sm_90 -o zd_inflate_stepcost src/test/cuda/zd_inflate_stepcost.cu
 //   ./zd_inflate_stepcost --manifest M [--counts 1,132,1320] [--reps 3]
-// Build with -DZD_INF_CHASE=N to try another chase for group32 (cuda/zd_inflate.cu sets 0).
+// Build with -DZD_INF_CHASE=N to try another chase for group32 (cuda/zd_inflate.cu sets 0; 128 or
+// more cuts no segment at all: a batch is one round, every byte chased to its literal or an earlier
+// batch's byte).
 #include "cuda/zd_inflate.cu"
 #include <algorithm>
 #include <cstdio>
@@ -40,6 +45,51 @@ __global__ void zd_stepcost(const zd_u8 *src, const zd_u64 *soff, const zd_u64 *
     }
     status[c] = lds.status;
     got[c] = lds.out_end;
+}
+
+// zd_inf_run_group's loop with the writers' barrier, for a group of one warp: lanes 1-31 meet at
+// __syncwarp with their mask (which orders their memory) while lane 0 decodes.
+__device__ void zd_run_group_warp(zd_inf_state *st, const zd_u8 *src, zd_inf_out o, zd_inflate_lds *lds) {
+    zd_u32 lid = threadIdx.x;
+    st->chase = 0u;
+    for (zd_u32 cur = 1;; cur ^= 1u) {
+        zd_inf_batch *bt = &lds->u.b[cur];
+        if (bt->op == ZD_INF_OP_DONE) break;
+        if (lid == 0u) {
+            while (!zd_inflate_step_thread(st, src, lds, &lds->u.b[cur ^ 1u], 0xFFFFFFFFu)) {
+            }
+        } else {
+            zd_u32 nseg = bt->op == ZD_INF_OP_EXEC ? bt->nseg : 1u;
+            for (zd_u32 k = 0; k < nseg; k++) {
+                if (k > 0u) __syncwarp(0xFFFFFFFEu);
+                zd_inf_write_segment_thread(src, o, bt, k, lid - 1u, 31u, 0u);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+__global__ void __launch_bounds__(32) zd_groupwarp(const zd_u8 *src, const zd_u64 *soff, const zd_u64 *ssize,
+                                                   zd_u8 *dst, const zd_u64 *doff, const zd_u64 *dsize, zd_u64 *got,
+                                                   zd_u32 *status) {
+    __shared__ zd_inflate_lds lds;
+    zd_u32 c = blockIdx.x;
+    zd_inf_state st;
+    zd_inf_start_thread(&st, ssize[c], 2u, 0u, dsize[c], ZD_INF_NO_STOP);
+    if (threadIdx.x == 0u) { // as zd_inflate_stream_group: an empty batch 1 first
+        lds.u.b[1].op = ZD_INF_OP_EXEC;
+        lds.u.b[1].nseg = 0u;
+    }
+    __syncthreads();
+    zd_inf_out o;
+    o.dst = dst + doff[c];
+    o.cells = 0;
+    o.cell0 = 0u;
+    zd_run_group_warp(&st, src + soff[c], o, &lds);
+    if (threadIdx.x == 0u) {
+        status[c] = lds.status;
+        got[c] = lds.out_end;
+    }
 }
 
 __global__ void zd_groupcost(const zd_u8 *src, const zd_u64 *soff, const zd_u64 *ssize, zd_u8 *dst,
@@ -113,12 +163,13 @@ int main(int argc, char **argv) {
             CK(cudaMalloc(&d_got, 8 * n)); CK(cudaMalloc(&d_st, 4 * n)); CK(cudaMalloc(&dst, decoded));
             CK(cudaMemcpy(d_so, so.data(), 8 * n, cudaMemcpyHostToDevice)); CK(cudaMemcpy(d_ss, ss.data(), 8 * n, cudaMemcpyHostToDevice));
             CK(cudaMemcpy(d_ds, ds.data(), 8 * n, cudaMemcpyHostToDevice)); CK(cudaMemcpy(d_do, dof.data(), 8 * n, cudaMemcpyHostToDevice));
-            const char *names[4] = {"step", "slice16", "group64", "group32"};
-            for (int way = 0; way < 4; way++) {
+            const char *names[5] = {"step", "slice16", "group64", "group32", "group32w"};
+            for (int way = 0; way < 5; way++) {
                 auto launch = [&]() {
                     if (way == 0) zd_stepcost<<<n, 32>>>(src, d_so, d_ss, d_ds, d_got, d_st, 0xFFFFFFFFu);
                     else if (way == 1) zd_stepcost<<<n, 32>>>(src, d_so, d_ss, d_ds, d_got, d_st, ZD_INF_SLICE);
-                    else zd_groupcost<<<n, way == 2 ? 64 : 32>>>(src, d_so, d_ss, dst, d_do, d_ds, d_got, d_st);
+                    else if (way < 4) zd_groupcost<<<n, way == 2 ? 64 : 32>>>(src, d_so, d_ss, dst, d_do, d_ds, d_got, d_st);
+                    else zd_groupwarp<<<n, 32>>>(src, d_so, d_ss, dst, d_do, d_ds, d_got, d_st);
                 };
                 launch(); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
                 std::vector<float> ms;
