@@ -66,8 +66,10 @@
    at every segment (zd_inf_run_group without ZD_TAIL_BARRIER): the writers resolve such a byte by
    following its copies back through the batch's records (at most this many hops) to a literal or
    a byte of an earlier segment, so a segment ends only when the chain would grow longer. Fewer
-   segments, fewer rounds: H200, CUDA groups of 32 (writers in the decoder's warp), one 1 MiB
-   zlib chunk of int16 high bytes 145 ms with 0, 135 with 8; 1,320 chunks 7.36 and 8.04 GB/s. */
+   segments, fewer rounds. Measured on CUDA running this scheme (H200, zd_inflate_stepcost.cu, zlib
+   chunks of int16 high bytes, one 1 MiB chunk / 1,320 chunks): groups of 64 (OpenCL's default)
+   118.6 ms / 6.89 GB/s with 0, 92.3 / 7.01 with 4, 103.9 / 7.04 with 8; groups of 32 144.9 / 7.36
+   with 0, 134.6 / 8.04 with 8. OpenCL itself was not timed each way. */
 #ifndef ZD_INF_CHASE
 #define ZD_INF_CHASE 8u
 #endif
