@@ -176,9 +176,10 @@ typedef struct {
     zd_u32 count, sense, n;
 } zd_host_barrier_t;
 
-static inline void zd_host_barrier_wait(zd_host_barrier_t *b, zd_u32 *sense) {
+/* n: the items that meet there (b->n for the group's) */
+static inline void zd_host_barrier_wait(zd_host_barrier_t *b, zd_u32 *sense, zd_u32 n) {
     zd_u32 s = *sense ^= 1u;
-    if (__atomic_add_fetch(&b->count, 1u, __ATOMIC_SEQ_CST) == b->n) {
+    if (__atomic_add_fetch(&b->count, 1u, __ATOMIC_SEQ_CST) == n) {
         __atomic_store_n(&b->count, 0u, __ATOMIC_SEQ_CST);
         __atomic_store_n(&b->sense, s, __ATOMIC_SEQ_CST);
         return;
@@ -201,16 +202,14 @@ typedef struct {
 static __thread zd_host_item zd_host_self = {0u, 0u, 1u, 1u, NULL, 0u, NULL, 0u};
 
 static inline void zd_host_barrier(void) {
-    if (zd_host_self.local_size > 1u) zd_host_barrier_wait(zd_host_self.barrier, &zd_host_self.sense);
+    if (zd_host_self.local_size > 1u)
+        zd_host_barrier_wait(zd_host_self.barrier, &zd_host_self.sense, zd_host_self.barrier->n);
 }
 #define ZD_BARRIER() zd_host_barrier()
-/* Items first .. local_size - 1 only. Every caller stores the count before it arrives, so the last
-   to arrive compares with it. */
+/* Items first .. local_size - 1 only: each of them counts them the same. */
 static inline void zd_host_tail_barrier(zd_u32 first) {
     zd_u32 n = zd_host_self.local_size - first;
-    if (n <= 1u) return;
-    __atomic_store_n(&zd_host_self.tail->n, n, __ATOMIC_SEQ_CST);
-    zd_host_barrier_wait(zd_host_self.tail, &zd_host_self.tsense);
+    if (n > 1u) zd_host_barrier_wait(zd_host_self.tail, &zd_host_self.tsense, n);
 }
 #define ZD_TAIL_BARRIER_OK(first) ((first) > 0u)
 #define ZD_TAIL_BARRIER(first) zd_host_tail_barrier(first)
@@ -251,7 +250,7 @@ static inline int zd_host_group_run(zd_u32 group_id, zd_u32 num_groups, zd_u32 l
         zd_host_self = saved;
         return 0;
     }
-    zd_host_barrier_t bar = {0u, 0u, local_size}, tail = {0u, 0u, local_size};
+    zd_host_barrier_t bar = {0u, 0u, local_size}, tail = {0u, 0u, 0u}; /* the tail's callers give their count */
     zd_u32 go = 0u;
     pthread_t *th = (pthread_t *)malloc(sizeof(pthread_t) * local_size);
     zd_host_thread_arg *ta = (zd_host_thread_arg *)malloc(sizeof(zd_host_thread_arg) * local_size);
