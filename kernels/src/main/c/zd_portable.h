@@ -38,6 +38,8 @@
  *   zd_st_u32a(p, v) stores v little-endian at a 4-aligned global address p
  *   zd_prefetch(p)   asks for the global memory at p to be brought near the item (CUDA: into
  *                    L1), without waiting for it or using a register
+ *   ZD_TEST_MAX(slot, v)  the host build keeps the largest v (a zd_u32) seen at slot 0..7 for its
+ *                    tests (zd_host_test_max); elsewhere it is nothing
  */
 #ifndef ZD_PORTABLE_H
 #define ZD_PORTABLE_H
@@ -84,6 +86,7 @@ typedef long zd_i64;
     ((p)[0] = (zd_u8)(v), (p)[1] = (zd_u8)((v) >> 8), (p)[2] = (zd_u8)((v) >> 16), (p)[3] = (zd_u8)((v) >> 24))
 #endif
 #define zd_prefetch(p) prefetch((const __global zd_u8 *)(p), 1)
+#define ZD_TEST_MAX(slot, v) ((void)0)
 #define ZD_UNROLL _Pragma("unroll")
 
 #elif defined(__CUDACC__)
@@ -121,6 +124,7 @@ typedef long long zd_i64;
 #define zd_ld_u32a(p) (*(const zd_u32 *)(p))
 #define zd_st_u32a(p, v) (*(zd_u32 *)(p) = (v))
 #define zd_prefetch(p) asm volatile("prefetch.global.L1 [%0];" ::"l"((const void *)(p)))
+#define ZD_TEST_MAX(slot, v) ((void)0)
 #define ZD_UNROLL _Pragma("unroll")
 
 #else
@@ -165,6 +169,14 @@ static inline zd_u32 zd_ld_u32a(const zd_u8 *p) {
 }
 static inline void zd_st_u32a(zd_u8 *p, zd_u32 v) { __builtin_memcpy(p, &v, 4); }
 #define zd_prefetch(p) __builtin_prefetch((const void *)(p))
+static zd_u32 zd_host_test_maxima[8];
+static inline void zd_host_test_note(zd_u32 slot, zd_u32 v) {
+    zd_u32 m = __atomic_load_n(&zd_host_test_maxima[slot & 7u], __ATOMIC_RELAXED);
+    while (v > m && !__atomic_compare_exchange_n(&zd_host_test_maxima[slot & 7u], &m, v, 1, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED)) {
+    }
+}
+#define ZD_TEST_MAX(slot, v) zd_host_test_note((slot), (zd_u32)(v))
 #define ZD_UNROLL
 
 /* A work-group's barrier: the last item to arrive resets the count and flips the sense, the others
@@ -211,7 +223,9 @@ static inline void zd_host_tail_barrier(zd_u32 first) {
     zd_u32 n = zd_host_self.local_size - first;
     if (n > 1u) zd_host_barrier_wait(zd_host_self.tail, &zd_host_self.tsense, n);
 }
-#define ZD_TAIL_BARRIER_OK(first) ((first) > 0u)
+/* Tests turn it off (zd_host_set_tail_barrier) to run the loops OpenCL runs with several items. */
+static zd_u32 zd_host_tail_off = 0u;
+#define ZD_TAIL_BARRIER_OK(first) ((first) > 0u && !__atomic_load_n(&zd_host_tail_off, __ATOMIC_SEQ_CST))
 #define ZD_TAIL_BARRIER(first) zd_host_tail_barrier(first)
 #define zd_group_id() (zd_host_self.group_id)
 #define zd_local_id() (zd_host_self.local_id)

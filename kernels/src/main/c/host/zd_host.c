@@ -595,6 +595,18 @@ ZD_KERNEL int zd_host_gzip_decode_batch(const zd_u8 *src, const zd_u64 *src_offs
                                  local_size, 2u);
 }
 
+/* Tests: 0 makes ZD_TAIL_BARRIER_OK false from now on (the kernels then run the loops of a front end
+   without a barrier for part of a group, OpenCL's), 1 makes it true again; returns the setting before. */
+ZD_KERNEL zd_u32 zd_host_set_tail_barrier(zd_u32 on) {
+    return __atomic_exchange_n(&zd_host_tail_off, on ? 0u : 1u, __ATOMIC_SEQ_CST) ? 0u : 1u;
+}
+
+/* Tests: the largest value ZD_TEST_MAX saw at slot (0-7) since the last reset; reset sets it to 0. */
+ZD_KERNEL zd_u32 zd_host_test_max(zd_u32 slot, zd_u32 reset) {
+    zd_u32 *m = &zd_host_test_maxima[slot & 7u];
+    return reset ? __atomic_exchange_n(m, 0u, __ATOMIC_SEQ_CST) : __atomic_load_n(m, __ATOMIC_SEQ_CST);
+}
+
 /* One chunk, convenience for tests and the fuzz driver: format 0 raw deflate, 1 zlib, 2 gzip. */
 ZD_KERNEL zd_u32 zd_host_inflate_decode(const zd_u8 *src, zd_u64 src_len, zd_u8 *dst, zd_u64 dst_len, zd_u32 format,
                                         zd_u32 local_size) {

@@ -803,12 +803,15 @@ ZD_INLINE void zd_inf_exec_chunk_thread(zd_inf_out o, const ZD_LOCAL zd_inf_batc
                 zd_u32 r = y - crel;
                 if (r < cll) {
                     v[k] = bt->lit[bt->rec[c].lit_off + r];
+                    ZD_TEST_MAX(0, hop); /* tests: the deepest chase */
                     break;
                 }
                 zd_u32 dist = bt->rec[c].dist, q = r - cll;
                 if (q >= dist) q = q % dist; /* overlapping match: the source period repeats */
                 y = crel + cll + q - dist;
                 if ((zd_i32)y < (zd_i32)s0 || hop >= chase) { /* the bound holds by construction */
+                    ZD_TEST_MAX(0, hop);
+                    ZD_TEST_MAX(1, (zd_i32)y >= (zd_i32)s0); /* tests: 1 if the bound ever cut a chase short */
                     zd_u64 at = base + (zd_u64)(zd_i64)(zd_i32)y;
                     if (o.cells == 0) {
                         v[k] = o.dst[at];

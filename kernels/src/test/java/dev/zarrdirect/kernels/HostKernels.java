@@ -48,6 +48,8 @@ final class HostKernels {
     /** zd_host_{deflate,zlib,gzip}_decode_batch, indexed by format (0 raw deflate, 1 zlib, 2 gzip). */
     final MethodHandle[] inflateBatch = new MethodHandle[3];
     final MethodHandle inflateDecode;
+    final MethodHandle setTailBarrier;
+    final MethodHandle testMax;
     final MethodHandle inflateLdsBytes;
     final MethodHandle infsFind;
     final MethodHandle infsDecode;
@@ -111,6 +113,10 @@ final class HostKernels {
             }
             inflateDecode = linker.downcallHandle(lookup.find("zd_host_inflate_decode").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+            setTailBarrier = linker.downcallHandle(lookup.find("zd_host_set_tail_barrier").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+            testMax = linker.downcallHandle(lookup.find("zd_host_test_max").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
             inflateLdsBytes = linker.downcallHandle(lookup.find("zd_host_inflate_lds_bytes").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
             infsFind = linker.downcallHandle(lookup.find("zd_host_infs_find").orElseThrow(),
@@ -161,6 +167,27 @@ final class HostKernels {
         try {
             return (int) zstdDecode.invokeExact(src, src.byteSize(), dst, dst.byteSize(), scratch, scratch.byteSize(),
                     localSize);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * Whether the kernels may let part of a group meet at a barrier of its own (ZD_TAIL_BARRIER_OK);
+     * off, they run the loops of a front end without one (OpenCL's). Returns the setting before.
+     */
+    boolean setTailBarrier(boolean on) {
+        try {
+            return (int) setTailBarrier.invokeExact(on ? 1 : 0) != 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** The largest value the kernels' ZD_TEST_MAX saw at {@code slot} since the last reset; reset: then 0. */
+    int testMax(int slot, boolean reset) {
+        try {
+            return (int) testMax.invokeExact(slot, reset ? 1 : 0);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -70,6 +70,43 @@ class InflateRoundTripTest {
         assertDecodes(encode(RAW, runs, 9, Deflater.DEFAULT_STRATEGY), runs, RAW, 96, "runs");
     }
 
+    /**
+     * Without a barrier for part of a group (OpenCL's loop: every item meets at every segment, and
+     * the writers chase bytes of their own segment up to ZD_INF_CHASE records back), several items
+     * write the same bytes, whole streams and split ones. The other tests run the loop with the
+     * writers' own barrier wherever a group has more than one item.
+     */
+    @Test
+    void theLoopWithoutAPartBarrierDecodesTheSameBytes() {
+        Random r = new Random(SEED ^ 0xB0A7);
+        boolean before = HostKernels.get().setTailBarrier(false);
+        try {
+            for (String kind : KINDS) {
+                byte[] d = data(kind, 40_001 + r.nextInt(30_000), r);
+                for (int level : new int[] {1, 9}) {
+                    for (int format = RAW; format <= GZIP; format++) {
+                        byte[] s = encode(format, d, level, Deflater.DEFAULT_STRATEGY);
+                        for (int ls : new int[] {2, 5, 64}) assertDecodes(s, d, format, ls, kind + " level " + level + ", no part barrier");
+                    }
+                }
+            }
+            // int16 planes: smooth high bytes (short matches into the bytes just written, so long
+            // chains and segments cut at the chase's bound), then noise
+            byte[] hi = InflateSplitTest.shuffledInt16(200_000, r);
+            for (int format = RAW; format <= GZIP; format++) {
+                assertDecodes(encode(format, hi, 1, Deflater.DEFAULT_STRATEGY), hi, format, 33, "field, no part barrier");
+                long range = 4 << 10;
+                byte[] s = encode(format, hi, 6, Deflater.DEFAULT_STRATEGY);
+                InflateSplitTest.Split x = InflateSplitTest.split(s, hi.length, format, range,
+                        InflateSplitTest.cells(range, s.length, hi.length), 5);
+                assertEquals(ZdStatusCodes.OK, x.status(), "split, " + FORMATS[format] + ", no part barrier");
+                assertArrayEquals(hi, x.out(), "split, " + FORMATS[format] + ", no part barrier");
+            }
+        } finally {
+            HostKernels.get().setTailBarrier(before);
+        }
+    }
+
     @Test
     void gzipOutputStreamMembersDecode() {
         Random r = new Random(SEED ^ 1);
