@@ -90,11 +90,11 @@ class InflateRoundTripTest {
                     }
                 }
             }
-            // int16 planes: smooth high bytes (short matches into the bytes just written, so long
-            // chains and segments cut at the chase's bound), then noise
+            // int16 planes: smooth high bytes (short matches into the bytes just written: chases;
+            // InflateChaseTest makes chains of a known depth), then noise
             byte[] hi = InflateSplitTest.shuffledInt16(200_000, r);
             for (int format = RAW; format <= GZIP; format++) {
-                assertDecodes(encode(format, hi, 1, Deflater.DEFAULT_STRATEGY), hi, format, 33, "field, no part barrier");
+                assertDecodes(encode(format, hi, 1, Deflater.DEFAULT_STRATEGY), hi, format, 33, "int16 planes, no part barrier");
                 long range = 4 << 10;
                 byte[] s = encode(format, hi, 6, Deflater.DEFAULT_STRATEGY);
                 InflateSplitTest.Split x = InflateSplitTest.split(s, hi.length, format, range,
