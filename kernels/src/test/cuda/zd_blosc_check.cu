@@ -24,6 +24,7 @@
 #include "cuda/zd_blosc.cu"
 #include "zd_bench_data.h"
 #include "zd_blosc_writer.h"
+#include "zd_harness_io.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -35,15 +36,6 @@
 static const int GUARD = 64;
 static const unsigned char POISON = 0xA5;
 
-static Bytes slurp(const std::string &p) {
-    Bytes b;
-    FILE *f = fopen(p.c_str(), "rb");
-    if (!f) { fprintf(stderr, "cannot open %s\n", p.c_str()); exit(2); }
-    fseek(f, 0, SEEK_END); b.resize(ftell(f)); fseek(f, 0, SEEK_SET);
-    if (!b.empty() && fread(b.data(), 1, b.size(), f) != b.size()) exit(2);
-    fclose(f);
-    return b;
-}
 static zd_u32 rd32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (zd_u32)p[3] << 24; }
 
 // ------------------------------------------------------------------ batches on the device
@@ -131,7 +123,7 @@ struct Dev {
 };
 
 static int corpus_check(const std::string &path) {
-    Bytes c = slurp(path);
+    Bytes c = zd_slurp(path);
     if (c.size() < 12 || memcmp(c.data(), "ZDBLOSC1", 8) != 0) { fprintf(stderr, "%s: not a blosc corpus\n", path.c_str()); return 2; }
     size_t p = 8;
     zd_u32 nd = rd32(&c[p]); p += 4;
@@ -232,8 +224,8 @@ static int frames_bench(const std::string &manifest, double gib, int reps) {
     if (!m) { fprintf(stderr, "cannot open %s\n", manifest.c_str()); return 2; }
     char fa[4096], ra[4096];
     while (fscanf(m, "%4095s %4095s", fa, ra) == 2) {
-        frames.push_back(slurp(fa));
-        raws.push_back(slurp(ra));
+        frames.push_back(zd_slurp(fa));
+        raws.push_back(zd_slurp(ra));
         names.push_back(fa);
     }
     fclose(m);

@@ -9,6 +9,7 @@
 // Build: nvcc -O3 -I src/main/c -gencode arch=compute_90,code=sm_90 -o zd_gpu_bench src/test/cuda/zd_gpu_bench.cu
 #include "cuda/zd_zstd.cu"
 #include "zd_bench_data.h"
+#include "zd_harness_io.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -19,15 +20,6 @@
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); exit(3); } } while (0)
 
-static std::vector<unsigned char> slurp(const std::string &p) {
-    std::vector<unsigned char> b;
-    FILE *f = fopen(p.c_str(), "rb");
-    if (!f) { fprintf(stderr, "cannot open %s\n", p.c_str()); exit(2); }
-    fseek(f, 0, SEEK_END); b.resize(ftell(f)); fseek(f, 0, SEEK_SET);
-    if (!b.empty() && fread(b.data(), 1, b.size(), f) != b.size()) exit(2);
-    fclose(f);
-    return b;
-}
 struct Frame { std::vector<unsigned char> z, o; };
 
 int main(int argc, char **argv) {
@@ -47,7 +39,7 @@ int main(int argc, char **argv) {
         bool take = prefixes.empty();
         for (auto &p : prefixes) if (std::string(lab).rfind(p, 0) == 0) take = true;
         if (!take) continue;
-        Frame f; f.z = slurp(fn); f.o.resize(size); zdg_fill(f.o.data(), size, mode, seed);
+        Frame f; f.z = zd_slurp(fn); f.o.resize(size); zdg_fill(f.o.data(), size, mode, seed);
         if (!groups.count(lab)) order.push_back(lab);
         groups[lab].push_back(std::move(f));
     }

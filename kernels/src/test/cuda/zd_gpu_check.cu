@@ -4,23 +4,13 @@
 // and prints the kernel time for several block sizes.
 // Build: nvcc -O3 -I src/main/c -gencode arch=compute_90,code=sm_90 -o zd_gpu_check src/test/cuda/zd_gpu_check.cu
 #include "cuda/zd_zstd.cu"
+#include "zd_harness_io.h"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
-static std::vector<unsigned char> slurp(const std::string &p) {
-    std::vector<unsigned char> b;
-    FILE *f = fopen(p.c_str(), "rb");
-    if (!f) { fprintf(stderr, "cannot open %s\n", p.c_str()); exit(2); }
-    fseek(f, 0, SEEK_END);
-    b.resize(ftell(f));
-    fseek(f, 0, SEEK_SET);
-    if (!b.empty() && fread(b.data(), 1, b.size(), f) != b.size()) exit(2);
-    fclose(f);
-    return b;
-}
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); exit(3); } } while (0)
 
 int main(int argc, char **argv) {
@@ -32,7 +22,7 @@ int main(int argc, char **argv) {
     FILE *m = fopen(man, "r");
     if (!m) return 2;
     while (fscanf(m, "%4095s %4095s", a, b) == 2) {
-        auto f = slurp(a), o = slurp(b);
+        auto f = zd_slurp(a), o = zd_slurp(b);
         for (int r = 0; r < reps; r++) {
             so.push_back(src.size()); ss.push_back(f.size());
             dof.push_back(ref.size()); ds.push_back(o.size());

@@ -16,6 +16,7 @@
 //    and gaps are checked after the timed launches, on the device.
 // Exit status 0 only if every check passed.
 #include "cuda/zd_inflate.cu"
+#include "zd_harness_io.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -29,17 +30,7 @@
 static const zd_u64 GAP = 256; // poisoned bytes before and after every chunk's output
 static const unsigned char POISON = 0xA5;
 
-static std::vector<unsigned char> slurp(const std::string &p) {
-    std::vector<unsigned char> b;
-    FILE *f = fopen(p.c_str(), "rb");
-    if (!f) { fprintf(stderr, "cannot open %s\n", p.c_str()); exit(2); }
-    fseek(f, 0, SEEK_END); b.resize(ftell(f)); fseek(f, 0, SEEK_SET);
-    if (!b.empty() && fread(b.data(), 1, b.size(), f) != b.size()) exit(2);
-    fclose(f);
-    return b;
-}
-
-struct Stream { int format; std::string label; int timed; std::vector<unsigned char> z, o; };
+typedef ZdStream Stream;
 
 typedef void (*Entry)(const zd_u8 *, const zd_u64 *, const zd_u64 *, zd_u8 *, const zd_u64 *, const zd_u64 *, zd_u8 *,
                       zd_u64, zd_u32 *, zd_u32);
@@ -139,15 +130,7 @@ int main(int argc, char **argv) {
     std::vector<int> cs = ints(counts), bs = ints(blocks);
     std::vector<std::string> prefixes;
     { std::string o = only; for (char *t = strtok(&o[0], ","); t; t = strtok(NULL, ",")) prefixes.push_back(t); }
-    std::vector<Stream> all;
-    FILE *m = fopen(man.c_str(), "r");
-    if (!m) { fprintf(stderr, "cannot open %s\n", man.c_str()); return 2; }
-    int fmt, timed; char lab[256], zf[4096], of[4096];
-    while (fscanf(m, "%d %255s %d %4095s %4095s", &fmt, lab, &timed, zf, of) == 5) {
-        Stream s; s.format = fmt; s.label = lab; s.timed = timed; s.z = slurp(zf); s.o = slurp(of);
-        all.push_back(std::move(s));
-    }
-    fclose(m);
+    std::vector<Stream> all = zd_read_manifest(man);
     cudaDeviceProp prop; CK(cudaGetDeviceProperties(&prop, 0));
     printf("%s, %d SMs; lds: deflate %zu B, zlib %zu B, gzip %zu B\n", prop.name, prop.multiProcessorCount,
            sizeof(zd_inflate_lds), sizeof(zd_zlib_lds), sizeof(zd_gzip_lds));

@@ -20,6 +20,7 @@
 // more cuts no segment at all: a batch is one round, every byte chased to its literal or an earlier
 // batch's byte).
 #include "cuda/zd_inflate.cu"
+#include "zd_harness_io.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -104,17 +105,6 @@ __global__ void zd_groupcost(const zd_u8 *src, const zd_u64 *soff, const zd_u64 
     }
 }
 
-struct Stream { std::string label; std::vector<unsigned char> z, o; };
-
-static std::vector<unsigned char> slurp(const std::string &p) {
-    std::vector<unsigned char> b;
-    FILE *f = fopen(p.c_str(), "rb");
-    if (!f) { fprintf(stderr, "cannot open %s\n", p.c_str()); exit(2); }
-    fseek(f, 0, SEEK_END); b.resize(ftell(f)); fseek(f, 0, SEEK_SET);
-    if (!b.empty() && fread(b.data(), 1, b.size(), f) != b.size()) exit(2);
-    fclose(f);
-    return b;
-}
 
 int main(int argc, char **argv) {
     std::string man = "manifest.txt", counts = "1,132,1320";
@@ -124,17 +114,10 @@ int main(int argc, char **argv) {
         if (k == "--manifest") man = v; else if (k == "--counts") counts = v; else if (k == "--reps") reps = atoi(v.c_str());
         else { fprintf(stderr, "unknown option %s\n", k.c_str()); return 2; }
     }
-    std::vector<Stream> all;
-    FILE *m = fopen(man.c_str(), "r");
-    if (!m) { fprintf(stderr, "cannot open %s\n", man.c_str()); return 2; }
-    int fmt, timed; char lab[256], zf[4096], of[4096];
-    while (fscanf(m, "%d %255s %d %4095s %4095s", &fmt, lab, &timed, zf, of) == 5) {
-        if (fmt != 1) continue;
-        Stream s; s.label = lab; s.z = slurp(zf); s.o = slurp(of);
-        all.push_back(std::move(s));
-    }
-    fclose(m);
-    std::map<std::string, std::vector<const Stream *>> groups; std::vector<std::string> order;
+    std::vector<ZdStream> all;
+    for (ZdStream &s : zd_read_manifest(man))
+        if (s.format == 1) all.push_back(std::move(s)); // zlib streams only
+    std::map<std::string, std::vector<const ZdStream *>> groups; std::vector<std::string> order;
     for (auto &s : all) { if (!groups.count(s.label)) order.push_back(s.label); groups[s.label].push_back(&s); }
     cudaDeviceProp prop; CK(cudaGetDeviceProperties(&prop, 0));
     cudaFuncAttributes fa, fb; CK(cudaFuncGetAttributes(&fa, zd_stepcost)); CK(cudaFuncGetAttributes(&fb, zd_groupcost));
