@@ -49,6 +49,8 @@ public final class InflateSplitPlan {
     public static final int CELL_HEADROOM = 4;
 
     private static final long SEG = KernelContract.ZD_INFS_SEG_BYTES;
+    /** The most records a launch group has: their copy on the host is one {@code int[]} ({@link SegmentRecords}). */
+    static final long MAX_SEGMENTS = Integer.MAX_VALUE / (SEG / 4);
 
     private final long rangeBytes;
     private final long[] decoded;
@@ -72,8 +74,9 @@ public final class InflateSplitPlan {
             perRange[j] = cellsPerRange > 0 ? cellsPerRange : cellsPerRange(encoded[j], decoded[j], rangeBytes);
             total += count[j];
             c += count[j] * perRange[j];
-            if (total > Integer.MAX_VALUE / 2) {
-                throw new IllegalArgumentException(total + " ranges: more than a launch's grid holds");
+            if (total > MAX_SEGMENTS) {
+                throw new IllegalArgumentException(total + " ranges: more than a launch's grid or the host's copy of"
+                        + " the records holds");
             }
         }
         this.segments = (int) total;
@@ -300,20 +303,21 @@ public final class InflateSplitPlan {
 
     /** Writes the records, as the find launch wants them, at {@code at} of {@code host}. */
     public void writeRecords(MemorySegment host, long at) {
-        host.asSlice(at, recordBytes()).fill((byte) 0);
+        SegmentRecords recs = SegmentRecords.zeroed(segments);
         long cell = 0;
         for (int j = 0; j < first.length; j++) {
             for (int r = 0; r < count[j]; r++) {
-                long rec = at + SEG * (first[j] + r);
-                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CELL0_AT, cell);
-                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CAP_AT, perRange[j]);
-                host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STREAM_AT, j);
-                host.set(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_INDEX_AT, r);
-                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT, NO_STOP);
-                host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_HDR_AT, NO_STOP);
+                int rec = first[j] + r;
+                recs.setLong(rec, KernelContract.ZD_INFS_SEG_CELL0_AT, cell);
+                recs.setLong(rec, KernelContract.ZD_INFS_SEG_CAP_AT, perRange[j]);
+                recs.setInt(rec, KernelContract.ZD_INFS_SEG_STREAM_AT, j);
+                recs.setInt(rec, KernelContract.ZD_INFS_SEG_INDEX_AT, r);
+                recs.setLong(rec, KernelContract.ZD_INFS_SEG_TABLES_AT, NO_STOP);
+                recs.setLong(rec, KernelContract.ZD_INFS_SEG_END_HDR_AT, NO_STOP);
                 cell += perRange[j];
             }
         }
+        recs.writeTo(host, at);
     }
 
     /**
@@ -321,19 +325,20 @@ public final class InflateSplitPlan {
      * {@code host} after the finish: for a trace of streams that did not verify.
      */
     public String describe(MemorySegment host, long at, int j) {
+        SegmentRecords recs = SegmentRecords.readFrom(host, at, segments);
         StringBuilder b = new StringBuilder("split stream ").append(j).append(" did not verify:");
         long prevEnd = -1, prevHdr = NO_STOP;
         int shown = 0;
         for (int r = 0; r < count[j] && shown < 6; r++) {
-            long rec = at + SEG * (first[j] + r);
-            int flags = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_FLAGS_AT);
+            int rec = first[j] + r;
+            int flags = recs.getInt(rec, KernelContract.ZD_INFS_SEG_FLAGS_AT);
             if ((flags & KernelContract.ZD_INFS_F_FOUND) == 0) {
                 continue;
             }
-            long start = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT);
-            long end = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_AT);
-            int status = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT);
-            long tables = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT);
+            long start = recs.getLong(rec, KernelContract.ZD_INFS_SEG_START_AT);
+            long end = recs.getLong(rec, KernelContract.ZD_INFS_SEG_END_AT);
+            int status = recs.getInt(rec, KernelContract.ZD_INFS_SEG_STATUS_AT);
+            long tables = recs.getLong(rec, KernelContract.ZD_INFS_SEG_TABLES_AT);
             boolean broken = status != 0 || (prevEnd >= 0 && !meets(prevEnd, prevHdr, start, flags, tables));
             if (broken) {
                 b.append(String.format(" [range %d: start %d (tables %d; previous ended %d in block %d) end %d status %d flags %d]",
@@ -341,7 +346,7 @@ public final class InflateSplitPlan {
                 shown++;
             }
             prevEnd = end;
-            prevHdr = host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_END_HDR_AT);
+            prevHdr = recs.getLong(rec, KernelContract.ZD_INFS_SEG_END_HDR_AT);
         }
         return b.toString();
     }
@@ -355,21 +360,25 @@ public final class InflateSplitPlan {
      * decoders agreed wrongly). That segment starts again where the one before it stopped, in the
      * block it stopped in ({@code ZD_INFS_F_MID}) or at the boundary. Marked segments get cells of their own after the others (as many as
      * their stream has decoded bytes). Returns the cells the next decode needs in all, or
-     * {@code cells} (the cells given so far) if nothing was marked.
+     * {@code cells} (the cells given so far) if nothing was marked (the records at {@code at} are
+     * then left as they were).
      */
     public long markRetries(MemorySegment host, long at, long cells) {
+        SegmentRecords recs = SegmentRecords.readFrom(host, at, segments);
         long next = cells;
+        boolean marked = false;
         for (int j = 0; j < first.length; j++) {
             int prev = -1;
             for (int r = 0; r < count[j]; r++) {
-                long rec = at + SEG * (first[j] + r);
-                int flags = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_FLAGS_AT);
-                int status = host.get(ValueLayout.JAVA_INT, rec + KernelContract.ZD_INFS_SEG_STATUS_AT);
+                int rec = first[j] + r;
+                int flags = recs.getInt(rec, KernelContract.ZD_INFS_SEG_FLAGS_AT);
+                int status = recs.getInt(rec, KernelContract.ZD_INFS_SEG_STATUS_AT);
                 if ((flags & KernelContract.ZD_INFS_F_FOUND) == 0) {
                     continue;
                 }
                 if (status == KernelContract.ZD_STATUS_CORRUPT_OUTPUT_OVERFLOW) {
-                    next = retry(host, rec, j, next, -1, NO_STOP);
+                    next = retry(recs, rec, j, next, -1, NO_STOP);
+                    marked = true;
                     prev = -2; // its end is not known yet: nothing after it is verified
                     continue;
                 }
@@ -377,23 +386,26 @@ public final class InflateSplitPlan {
                     continue;
                 }
                 if (prev >= 0) {
-                    long p = at + SEG * prev;
-                    long end = host.get(ValueLayout.JAVA_LONG, p + KernelContract.ZD_INFS_SEG_END_AT);
-                    long endHdr = host.get(ValueLayout.JAVA_LONG, p + KernelContract.ZD_INFS_SEG_END_HDR_AT);
-                    int pflags = host.get(ValueLayout.JAVA_INT, p + KernelContract.ZD_INFS_SEG_FLAGS_AT);
+                    long end = recs.getLong(prev, KernelContract.ZD_INFS_SEG_END_AT);
+                    long endHdr = recs.getLong(prev, KernelContract.ZD_INFS_SEG_END_HDR_AT);
+                    int pflags = recs.getInt(prev, KernelContract.ZD_INFS_SEG_FLAGS_AT);
                     if ((pflags & KernelContract.ZD_INFS_F_FINAL) != 0) {
                         prev = -2; // a start after the final block: the finish decides
                         continue;
                     }
-                    if (!meets(end, endHdr, host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT),
-                            flags, host.get(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT))) {
-                        next = retry(host, rec, j, next, end, endHdr);
+                    if (!meets(end, endHdr, recs.getLong(rec, KernelContract.ZD_INFS_SEG_START_AT),
+                            flags, recs.getLong(rec, KernelContract.ZD_INFS_SEG_TABLES_AT))) {
+                        next = retry(recs, rec, j, next, end, endHdr);
+                        marked = true;
                         prev = -2;
                         continue;
                     }
                 }
-                prev = status == 0 ? first[j] + r : -2;
+                prev = status == 0 ? rec : -2;
             }
+        }
+        if (marked) {
+            recs.writeTo(host, at);
         }
         return next;
     }
@@ -414,21 +426,20 @@ public final class InflateSplitPlan {
                 && end <= ((start + 10) >>> 3) * 8 - 3));
     }
 
-    private long retry(MemorySegment host, long rec, int j, long next, long startAt, long startHdr) {
-        long flagsAt = rec + KernelContract.ZD_INFS_SEG_FLAGS_AT;
-        int flags = host.get(ValueLayout.JAVA_INT, flagsAt) | (int) KernelContract.ZD_INFS_F_RETRY;
+    private long retry(SegmentRecords recs, int rec, int j, long next, long startAt, long startHdr) {
+        int flags = recs.getInt(rec, KernelContract.ZD_INFS_SEG_FLAGS_AT) | (int) KernelContract.ZD_INFS_F_RETRY;
         if (startAt >= 0) {
             // where the segment before stopped: a block boundary, or a symbol inside its block
-            host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_START_AT, startAt);
-            host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_TABLES_AT, startHdr);
+            recs.setLong(rec, KernelContract.ZD_INFS_SEG_START_AT, startAt);
+            recs.setLong(rec, KernelContract.ZD_INFS_SEG_TABLES_AT, startHdr);
             flags &= ~(int) (KernelContract.ZD_INFS_F_LOOSE | KernelContract.ZD_INFS_F_MID); // an exact start now
             if (startHdr != NO_STOP) {
                 flags |= (int) KernelContract.ZD_INFS_F_MID;
             }
         }
-        host.set(ValueLayout.JAVA_INT, flagsAt, flags);
-        host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CELL0_AT, next);
-        host.set(ValueLayout.JAVA_LONG, rec + KernelContract.ZD_INFS_SEG_CAP_AT, decoded[j]);
+        recs.setInt(rec, KernelContract.ZD_INFS_SEG_FLAGS_AT, flags);
+        recs.setLong(rec, KernelContract.ZD_INFS_SEG_CELL0_AT, next);
+        recs.setLong(rec, KernelContract.ZD_INFS_SEG_CAP_AT, decoded[j]);
         return next + decoded[j];
     }
 
