@@ -39,9 +39,14 @@ import java.util.List;
  *                         default 8; 0: always on the device). A batch with runs enough goes the way
  *                         its size of batch was timed faster, the device or the host (both are timed
  *                         on its first batches, and rechecked now and then)
+ * @param hostShare        a device batch with runs enough for the device ({@code serialRunsPerCore})
+ *                         and two ranges or more is shared: the host decodes some of its chunks while
+ *                         the device decodes the rest, the host's share moved batch by batch towards
+ *                         where both parts end together (default true); false: each batch goes the way
+ *                         timed faster
  */
 public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch,
-                           boolean trace, boolean hostDecodeOverlap, int serialRunsPerCore) {
+                           boolean trace, boolean hostDecodeOverlap, int serialRunsPerCore, boolean hostShare) {
 
     /** {@code zarrdirect.decodeDepth}: device batches of one read that decode at once, 1..64; default 3. */
     public static final Setting<Integer> DECODE_DEPTH = Setting.of("zarrdirect.decodeDepth",
@@ -79,9 +84,21 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
                     + "decode on the host when they have fewer runs than this per host core, and larger ones go the way "
                     + "timed faster (device or host); 0: always on the device");
 
+    /**
+     * {@code zarrdirect.hostShare}: share device batches of serial runs with the host; default true.
+     * H200 against 16 cores, three stores of 2-8 MB zlib chunks: a fixed share of 0.4 read 1.10-1.39x
+     * faster than sending each batch the way timed faster, on 8 of 9 reads (docs/performance.md,
+     * "Host and device at once").
+     */
+    public static final Setting<Boolean> HOST_SHARE = Setting.of("zarrdirect.hostShare", SettingType.bool(), true,
+            "core", "device batches whose codecs inflate serially (gzip, zlib, blosc zlib), with runs enough for the "
+                    + "device and two ranges or more, are shared: the host decodes some of their chunks while the device "
+                    + "decodes the rest, its share moved towards where both end together; false: each batch goes the way "
+                    + "timed faster");
+
     /** Every setting of this record, in component order. */
     public static final List<Setting<?>> SETTINGS = List.of(DECODE_DEPTH, DEVICE_BATCH_SIZE, DEVICE_BATCH_BYTES,
-            DEVICE_FIRST_BATCH, TRACE, HOST_DECODE_OVERLAP, SERIAL_RUNS_PER_CORE);
+            DEVICE_FIRST_BATCH, TRACE, HOST_DECODE_OVERLAP, SERIAL_RUNS_PER_CORE, HOST_SHARE);
 
     /**
      * Checks every component against its setting's range.
@@ -94,6 +111,24 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
         check(DEVICE_BATCH_BYTES, deviceBatchBytes);
         check(DEVICE_FIRST_BATCH, deviceFirstBatch);
         check(SERIAL_RUNS_PER_CORE, serialRunsPerCore);
+    }
+
+    /**
+     * The settings with {@code hostShare} at its default.
+     *
+     * @param decodeDepth       device batches of one read that decode at once (1..64)
+     * @param deviceBatchSize   chunks per device batch; 0: the backend's preferred size
+     * @param deviceBatchBytes  at most how many decoded bytes a device batch holds; 0: the backend's
+     * @param deviceFirstBatch  chunks in the first device batch; 0: no ramp
+     * @param trace             print where the time of each device read goes to standard error
+     * @param hostDecodeOverlap overlap host-decoded stages with copies to the device
+     * @param serialRunsPerCore serial device runs a batch needs per host core to decode on the device
+     * @throws InvalidSettingException when a component is outside its setting's range
+     */
+    public ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatchBytes, int deviceFirstBatch, boolean trace,
+                        boolean hostDecodeOverlap, int serialRunsPerCore) {
+        this(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap,
+                serialRunsPerCore, HOST_SHARE.defaultValue());
     }
 
     /**
@@ -137,7 +172,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      * @return depth 3, batch size and bytes from the backend, no ramp, no trace, host decode overlap on
      */
     public static ReadSettings defaults() {
-        return new ReadSettings(3, 0, 0, 0, false, true, SERIAL_RUNS_PER_CORE.defaultValue());
+        return new ReadSettings(3, 0, 0, 0, false, true, SERIAL_RUNS_PER_CORE.defaultValue(), HOST_SHARE.defaultValue());
     }
 
     /**
@@ -160,7 +195,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public static ReadSettings from(SettingResolver r) {
         return new ReadSettings(r.get(DECODE_DEPTH), r.get(DEVICE_BATCH_SIZE), r.get(DEVICE_BATCH_BYTES),
-                r.get(DEVICE_FIRST_BATCH), r.get(TRACE), r.get(HOST_DECODE_OVERLAP), r.get(SERIAL_RUNS_PER_CORE));
+                r.get(DEVICE_FIRST_BATCH), r.get(TRACE), r.get(HOST_DECODE_OVERLAP), r.get(SERIAL_RUNS_PER_CORE),
+                r.get(HOST_SHARE));
     }
 
     /**
@@ -172,7 +208,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
         return SettingValues.builder().set(DECODE_DEPTH, decodeDepth).set(DEVICE_BATCH_SIZE, deviceBatchSize)
                 .set(DEVICE_BATCH_BYTES, deviceBatchBytes).set(DEVICE_FIRST_BATCH, deviceFirstBatch)
                 .set(TRACE, trace).set(HOST_DECODE_OVERLAP, hostDecodeOverlap)
-                .set(SERIAL_RUNS_PER_CORE, serialRunsPerCore).build();
+                .set(SERIAL_RUNS_PER_CORE, serialRunsPerCore).set(HOST_SHARE, hostShare).build();
     }
 
     /**
@@ -184,7 +220,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public ReadSettings withDecodeDepth(int v) {
         return new ReadSettings(v, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap,
-                serialRunsPerCore);
+                serialRunsPerCore, hostShare);
     }
 
     /**
@@ -196,7 +232,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public ReadSettings withDeviceBatchSize(int v) {
         return new ReadSettings(decodeDepth, v, deviceBatchBytes, deviceFirstBatch, trace, hostDecodeOverlap,
-                serialRunsPerCore);
+                serialRunsPerCore, hostShare);
     }
 
     /**
@@ -208,7 +244,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public ReadSettings withDeviceBatchBytes(long v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, v, deviceFirstBatch, trace, hostDecodeOverlap,
-                serialRunsPerCore);
+                serialRunsPerCore, hostShare);
     }
 
     /**
@@ -220,7 +256,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public ReadSettings withDeviceFirstBatch(int v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, v, trace, hostDecodeOverlap,
-                serialRunsPerCore);
+                serialRunsPerCore, hostShare);
     }
 
     /**
@@ -231,7 +267,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public ReadSettings withTrace(boolean v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, v,
-                hostDecodeOverlap, serialRunsPerCore);
+                hostDecodeOverlap, serialRunsPerCore, hostShare);
     }
 
     /**
@@ -242,7 +278,7 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
      */
     public ReadSettings withHostDecodeOverlap(boolean v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace, v,
-                serialRunsPerCore);
+                serialRunsPerCore, hostShare);
     }
 
     /**
@@ -255,6 +291,17 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
     public ReadSettings withSerialRunsPerCore(int v) {
         return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace,
                 hostDecodeOverlap,
-                v);
+                v, hostShare);
+    }
+
+    /**
+     * These settings with another {@code hostShare}.
+     *
+     * @param v whether device batches of serial runs are shared with the host
+     * @return a new record; this one is unchanged
+     */
+    public ReadSettings withHostShare(boolean v) {
+        return new ReadSettings(decodeDepth, deviceBatchSize, deviceBatchBytes, deviceFirstBatch, trace,
+                hostDecodeOverlap, serialRunsPerCore, v);
     }
 }

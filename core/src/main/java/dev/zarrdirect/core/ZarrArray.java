@@ -734,7 +734,7 @@ public final class ZarrArray implements AutoCloseable {
                 d = new DeviceDecoder(ctx.backend(), CodecStages.resolve(leaf.metadata(), leaf.spec(), leaf.fill(),
                         new CodecStages.Context(ctx.codecs(), ctx.backend().defaultDevice(), codecChoices), describe()),
                         leaf, ctx.engine().settings().hostDecodeOverlap(), ctx.engine().settings().serialRunsPerCore(),
-                        describe());
+                        ctx.engine().settings().hostShare(), describe());
                 deviceDecoder = d;
             } catch (IllegalArgumentException e) {
                 hostOnlyReason = e.getMessage();

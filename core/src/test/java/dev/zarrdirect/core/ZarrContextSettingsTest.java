@@ -130,9 +130,13 @@ class ZarrContextSettingsTest {
         ReadSettings serial = ReadSettings.defaults().withSerialRunsPerCore(0);
         assertEquals(serial, ReadSettings.from(dev.zarrdirect.api.settings.SettingResolver.system(serial.toValues())));
         assertEquals(8, ReadSettings.defaults().serialRunsPerCore());
+        ReadSettings oneWay = ReadSettings.defaults().withHostShare(false);
+        assertEquals(oneWay, ReadSettings.from(dev.zarrdirect.api.settings.SettingResolver.system(oneWay.toValues())));
+        assertEquals(true, ReadSettings.defaults().hostShare());
+        assertEquals(new ReadSettings(3, 0, 0, 0, false, true, 8), ReadSettings.defaults(), "the seven-setting form shares");
         assertEquals(List.of("zarrdirect.decodeDepth", "zarrdirect.deviceBatchSize", "zarrdirect.deviceBatchBytes",
                 "zarrdirect.deviceFirstBatch", "zarrdirect.trace", "zarrdirect.hostDecodeOverlap",
-                "zarrdirect.serialRunsPerCore"), ReadSettings.SETTINGS.stream().map(s -> s.name()).toList());
+                "zarrdirect.serialRunsPerCore", "zarrdirect.hostShare"), ReadSettings.SETTINGS.stream().map(s -> s.name()).toList());
         assertEquals(CodecRegistry.CODEC_FAMILY, ZarrContext.coreSettingDescriptors().getLast());
     }
 }

@@ -36,9 +36,10 @@ import static org.junit.jupiter.api.Assertions.*;
  * The rule of {@code zarrdirect.serialRunsPerCore}: on a device backend, a batch whose deflate
  * streams (gzip, numcodecs.zlib, blosc with zlib inside) are too few to keep the device busy decodes
  * on the host. Whichever way a batch goes, a read gives the CPU's bytes: with the rule off (0,
- * every batch on the device), at its default (small batches on the host, large ones on the device),
- * and at its maximum (every batch of these small arrays on the host); the decoder's path says which
- * rule it applies.
+ * every batch on the device), at its default (small batches on the host, large ones on the device,
+ * shared with the host or sent the way timed faster: {@code zarrdirect.hostShare} on and off), and at
+ * its maximum (every batch of these small arrays on the host); the decoder's path says which rule it
+ * applies.
  */
 class SerialRunRuleTest {
 
@@ -77,17 +78,21 @@ class SerialRunRuleTest {
                 }
                 ZarrArray onCpu = Zarr.openArray(cpu, store, "a");
                 // batches of 1 and 48 chunks: below and above the default's threshold on machines of up to
-                // 6 cores (48 chunks of blosc in 10 blocks each: up to 60); 4096: on the host however large
+                // 6 cores (48 chunks of blosc in 10 blocks each: up to 60); 4096: on the host however large;
+                // the third number: batches of runs enough shared with the host (1) or sent one way (0)
                 int def = ReadSettings.SERIAL_RUNS_PER_CORE.defaultValue();
-                for (int[] rule : new int[][] {{0, 1}, {0, 48}, {def, 1}, {def, 48}, {4096, 48}}) {
+                for (int[] rule : new int[][] {{0, 1, 1}, {0, 48, 1}, {def, 1, 1}, {def, 48, 0}, {def, 48, 1}, {4096, 48, 1}}) {
                     int runsPerCore = rule[0], batch = rule[1];
-                    ReadSettings rs = ReadSettings.defaults().withSerialRunsPerCore(runsPerCore).withDeviceBatchSize(batch);
+                    boolean share = rule[2] == 1;
+                    ReadSettings rs = ReadSettings.defaults().withSerialRunsPerCore(runsPerCore).withDeviceBatchSize(batch)
+                            .withHostShare(share);
                     try (ZarrContext dev = ZarrContext.builder().backend(name).threads(2).readSettings(rs)
                             .set("zarrdirect.trackBuffers", "true").open()) {
                         ZarrArray onDev = Zarr.openArray(dev, store, "a");
                         String path = onDev.devicePath();
                         String what = name + " " + codecs.get(1).name() + " serialRunsPerCore=" + runsPerCore
-                                + " batches of " + batch + " via " + path + " (seed " + SEED + ")";
+                                + " batches of " + batch + (share ? " shared" : " one way") + " via " + path
+                                + " (seed " + SEED + ")";
                         assertTrue(path.startsWith("batched decode on"), what);
                         assertEquals(runsPerCore > 0, path.contains("serial runs"), what);
                         List<Selection> sels = new ArrayList<>(List.of(Selection.all(shape), Selection.parse("3:40,2:8,5:66", shape)));
@@ -96,8 +101,9 @@ class SerialRunRuleTest {
                         boolean timed = runsPerCore == def && batch == 48
                                 && runs >= (long) def * Runtime.getRuntime().availableProcessors();
                         if (timed) {
-                            // batches of runs enough for the device go the way timed faster: these
-                            // reads take both ways (two batches each) before it decides
+                            // batches of runs enough for the device are shared with the host, or go
+                            // the way timed faster: these reads take both ways (two batches each)
+                            // before it decides
                             for (int i = 0; i < 6; i++) {
                                 sels.add(Selection.all(shape));
                             }
@@ -107,7 +113,8 @@ class SerialRunRuleTest {
                             if (timed && r == 2) {
                                 // the next batches are the host's probes: a corrupt chunk, first or last,
                                 // fails the read naming it, as on the CPU, and the probe is tried again
-                                // by the reads after (the path then says both ways were timed)
+                                // by the reads after (the path then says both ways were timed); shared,
+                                // the first chunk is in the device's part and the last in the host's
                                 for (long bad : new long[] {0, 47}) {
                                     String key = "a/" + w.metadata().chunkKey(new long[] {bad, 0, 0});
                                     MemorySegment good = store.get(key, java.lang.foreign.Arena.global()).orElseThrow();
@@ -138,7 +145,11 @@ class SerialRunRuleTest {
                             }
                         }
                         DeviceReadConformanceTest.assertNoLiveBuffers(dev.backend());
-                        if (timed) {
+                        if (timed && share) {
+                            String after = onDev.devicePath();
+                            assertTrue(after.matches("(?s).*shared with the host: [0-9.]+ of each batch's ranges on the host"
+                                    + " \\(after [0-9]+ batches\\).*"), what + ": shared, then " + after);
+                        } else if (timed) {
                             String after = onDev.devicePath();
                             assertTrue(after.matches("(?s).*batches of 32-63 chunks: device [0-9.]+ GB/s host [0-9.]+ GB/s.*"),
                                     what + ": both ways timed, then " + after);

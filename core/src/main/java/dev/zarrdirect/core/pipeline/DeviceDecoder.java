@@ -107,6 +107,12 @@ public final class DeviceDecoder {
      * no serial runs (the device always wins there) or no host chain to compare with.
      */
     private final PathChoice pathChoice;
+    /**
+     * How batches with runs enough for the device are shared with the host when they have two
+     * ranges or more ({@code zarrdirect.hostShare}); null: each goes one way, as
+     * {@link #pathChoice} says.
+     */
+    private final HostShare hostShare;
     /** Scratch of the host decodes, one per chunk decoding at once, kept while this decoder lives. */
     private final java.util.concurrent.ConcurrentLinkedQueue<HostScratch> hostScratch =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -159,8 +165,10 @@ public final class DeviceDecoder {
     public String describePath() {
         return hostChain == null ? "batched decode on " + device + (serialRunsPerChunk == 0 ? ""
                 : " (a batch of fewer than " + serialMinRuns + " serial runs, " + serialRunsPerChunk
-                + " a chunk, decodes on the host: " + String.join(", ", serialStages) + "; larger ones go the way"
-                + " timed faster: " + pathChoice.describe() + ")")
+                + " a chunk, decodes on the host: " + String.join(", ", serialStages) + "; "
+                + (hostShare == null ? "" : "larger ones of two ranges or more are shared with the host: "
+                + hostShare.describe() + "; others ")
+                + "go the way timed faster: " + pathChoice.describe() + ")")
                 : "batched on " + device + ": decoded on the host during each batch's fetch (all cores, pinned "
                 + "memory, " + (overlap ? "two batches at once, copied to the device while they decode"
                 : "one batch at a time, one copy a batch") + ") because " + hostFallbacks() + " run on the CPU";
@@ -228,6 +236,17 @@ public final class DeviceDecoder {
      */
     public DeviceDecoder(Backend backend, CodecStages stages, CodecChain hostChain, boolean overlap,
                          int serialRunsPerCore, String where) {
+        this(backend, stages, hostChain, overlap, serialRunsPerCore,
+                dev.zarrdirect.core.ReadSettings.HOST_SHARE.defaultValue(), where);
+    }
+
+    /**
+     * As {@link #DeviceDecoder(Backend, CodecStages, CodecChain, boolean, int, String)}; {@code share}
+     * true shares each batch with runs enough for the device between the host and the device
+     * ({@code zarrdirect.hostShare}, {@link HostShare}) when it has two ranges or more.
+     */
+    public DeviceDecoder(Backend backend, CodecStages stages, CodecChain hostChain, boolean overlap,
+                         int serialRunsPerCore, boolean share, String where) {
         this.overlap = overlap;
         if (stages.sharding() != null) {
             throw new IllegalArgumentException("chain " + stages.describe() + " of " + where
@@ -251,6 +270,7 @@ public final class DeviceDecoder {
         this.serialStages = List.copyOf(serial);
         this.serialMinRuns = (long) serialRunsPerCore * Runtime.getRuntime().availableProcessors();
         this.pathChoice = serialRunsPerChunk > 0 ? new PathChoice(PathChoice.Path.DEVICE) : null;
+        this.hostShare = serialRunsPerChunk > 0 && share ? new HostShare() : null;
         this.maxEncoded = CodecChain.maxEncodedBytes(a2b.maxEncodedSize(a2bSpec), b2b);
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
         // decoded size from the input's size alone; reading a size out of device memory is not.
@@ -330,6 +350,18 @@ public final class DeviceDecoder {
         private long startNanos;
         /** Where to tell that the batch was dropped, until it is decoded; null when nobody is waiting. */
         private PathChoice choice;
+        /**
+         * A shared batch's host part ({@link HostShare}): the chunks the host decodes while the device
+         * decodes these, still under way; null when the batch is not shared. {@link #decode} waits for
+         * it and places it; {@link #close} waits for it too, since it copies into the destination.
+         */
+        private java.util.concurrent.CompletableFuture<Fetched> hostPart;
+        /** Tasks and ranges of {@link #hostPart}, and the ranges of this (the device's) part. */
+        private int hostTasks;
+        private int hostRanges;
+        private int deviceRanges;
+        /** When a host part's last chunk was decoded and copied ({@link System#nanoTime}). */
+        private long endNanos;
 
         private Fetched(List<Task> present, List<Task> missing, List<Buffer> slices, long encodedBytes,
                         List<Buffer> owned, long allocNanos, long readNanos, String readDetail) {
@@ -351,7 +383,7 @@ public final class DeviceDecoder {
 
         /** Tasks of this batch, present and missing. */
         public int taskCount() {
-            return present.size() + missing.size();
+            return present.size() + missing.size() + hostTasks;
         }
 
         /** Encoded bytes this batch moved (the gaps of coalesced ranges included). */
@@ -382,6 +414,9 @@ public final class DeviceDecoder {
                 return "nothing to decode";
             }
             String on = decoded ? "on the host" : "on the device";
+            if (hostTasks > 0) {
+                return on + ", and " + hostTasks + " more on the host at once (shared)";
+            }
             return way == null ? on : on + " (timed choice)";
         }
 
@@ -392,7 +427,23 @@ public final class DeviceDecoder {
             if (c != null) {
                 c.dropped(way, startNanos);
             }
-            closeAll(owned);
+            java.util.concurrent.CompletableFuture<Fetched> h = hostPart;
+            hostPart = null;
+            try {
+                closeAll(owned);
+            } finally {
+                if (h != null) {
+                    Fetched got = null;
+                    try {
+                        got = h.join(); // its copies land in the destination: they end before the caller goes on
+                    } catch (RuntimeException failed) {
+                        // nothing to close: a host part that fails closes what it held
+                    }
+                    if (got != null) {
+                        got.close();
+                    }
+                }
+            }
         }
     }
 
@@ -446,13 +497,17 @@ public final class DeviceDecoder {
             return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
         }
         boolean onHost = hostChain != null || fewSerialRuns(present.size());
+        if (!onHost && hostShare != null && groups.size() >= 2) {
+            return fetchShared(store, groups, missing, dest, destShape, destByteStrides);
+        }
         long start = System.nanoTime();
         PathChoice.Path way = onHost || pathChoice == null ? null : pathChoice.next(present.size(), start);
         Fetched f;
         try {
             if (onHost || way == PathChoice.Path.HOST) {
                 long[] direct = directOffsets(present, destShape, destByteStrides);
-                f = overlap ? fetchDecodedOverlapped(store, present, missing, total, started, dest, direct)
+                f = overlap ? fetchDecodedOverlapped(store, present, missing, total, started, dest, direct,
+                        Runtime.getRuntime().availableProcessors())
                         : fetchDecodedOnHost(store, present, missing, total, dest, direct);
             } else {
                 f = fetchEncoded(store, groups, present, missing, total);
@@ -465,6 +520,65 @@ public final class DeviceDecoder {
         }
         f.way = way;
         f.choice = way == null ? null : pathChoice;
+        f.startNanos = start;
+        return f;
+    }
+
+    /**
+     * {@link #fetch} of a batch shared between the host and the device ({@link HostShare}): its last
+     * ranges start decoding on the host, on a thread of their own and half the cores (the device's
+     * part needs cores too: its reads, launches and the split's planning; on an H200 host of 16
+     * cores the host part read faster leaving 8 than 4 on 6 of 9 reads), while this thread fetches
+     * the rest for the device; the host part goes on through the device part's {@link #decode},
+     * which waits for it and places it.
+     */
+    private Fetched fetchShared(Store store, List<Range> groups, List<Task> missing, Buffer dest, long[] destShape,
+                                long[] destByteStrides) {
+        long start = System.nanoTime();
+        int k = hostShare.hostRanges(groups.size());
+        List<Range> deviceGroups = groups.subList(0, groups.size() - k);
+        List<Range> hostGroups = groups.subList(groups.size() - k, groups.size());
+        List<Task> devicePresent = new ArrayList<>();
+        long deviceTotal = 0;
+        for (Range g : deviceGroups) {
+            devicePresent.addAll(g.tasks());
+            deviceTotal = Math.addExact(deviceTotal, g.length());
+        }
+        List<Task> hostPresent = new ArrayList<>();
+        long hostTotal = 0;
+        for (Range g : hostGroups) {
+            hostPresent.addAll(g.tasks());
+            hostTotal = Math.addExact(hostTotal, g.length());
+        }
+        long[] direct = directOffsets(hostPresent, destShape, destByteStrides);
+        long hostBytes = hostTotal;
+        int lanes = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+        java.util.concurrent.CompletableFuture<Fetched> host = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("zarr-direct-host-share").start(() -> {
+            try {
+                Fetched h = overlap ? fetchDecodedOverlapped(store, hostPresent, List.of(), hostBytes, null, dest, direct, lanes)
+                        : fetchDecodedOnHost(store, hostPresent, List.of(), hostBytes, dest, direct);
+                h.endNanos = System.nanoTime();
+                host.complete(h);
+            } catch (Throwable t) {
+                host.completeExceptionally(t);
+            }
+        });
+        Fetched f;
+        try {
+            f = fetchEncoded(store, deviceGroups, devicePresent, missing, deviceTotal);
+        } catch (RuntimeException | Error e) {
+            try {
+                host.join().close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        f.hostPart = host;
+        f.hostTasks = hostPresent.size();
+        f.hostRanges = k;
+        f.deviceRanges = deviceGroups.size();
         f.startNanos = start;
         return f;
     }
@@ -572,7 +686,7 @@ public final class DeviceDecoder {
      * {@link #HOST_BATCHES_IN_FLIGHT} batches decode at once (their pinned buffers stay within the pool).
      */
     private Fetched fetchDecodedOverlapped(Store store, List<Task> present, List<Task> missing, long total,
-                                           Runnable started, Buffer dest, long[] direct) {
+                                           Runnable started, Buffer dest, long[] direct, int cores) {
         hostBatches.acquireUninterruptibly();
         List<Buffer> owned = new ArrayList<>();
         try {
@@ -593,7 +707,7 @@ public final class DeviceDecoder {
             }
             java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            int lanes = Math.min(n, Runtime.getRuntime().availableProcessors());
+            int lanes = Math.min(n, cores);
             forEachParallel(lanes, lane -> {
                 try {
                     while (!stop.get()) {
@@ -815,6 +929,21 @@ public final class DeviceDecoder {
         f.choice = null;
         try {
             decodeBatch(f, dest, destOffset, destShape, destByteStrides);
+            java.util.concurrent.CompletableFuture<Fetched> host = f.hostPart;
+            if (host != null) {
+                long deviceEnd = System.nanoTime();
+                f.hostPart = null;
+                Fetched h;
+                try {
+                    h = host.join();
+                } catch (java.util.concurrent.CompletionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : e;
+                }
+                try (h) {
+                    decodeBatch(h, dest, destOffset, destShape, destByteStrides);
+                }
+                hostShare.ended(f.hostRanges, h.endNanos - f.startNanos, f.deviceRanges, deviceEnd - f.startNanos);
+            }
         } catch (RuntimeException | Error e) {
             if (choice != null) {
                 choice.dropped(f.way, f.startNanos);
