@@ -86,9 +86,9 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
 
     /**
      * {@code zarrdirect.hostShare}: share device batches of serial runs with the host; default true.
-     * H200 against 16 cores, three stores of 2-8 MB zlib chunks: a fixed share of 0.4 read 1.10-1.39x
-     * faster than sending each batch the way timed faster, on 8 of 9 reads (docs/performance.md,
-     * "Host and device at once").
+     * H200 against 16 cores, three stores of 2-8 MB zlib chunks read three ways each: 1.00-2.00x
+     * cpu+copy shared, 1.08-1.50x faster than sending each batch the way timed faster on 8 of 9
+     * reads, 0.98x on the ninth (docs/performance.md, "Host and device at once").
      */
     public static final Setting<Boolean> HOST_SHARE = Setting.of("zarrdirect.hostShare", SettingType.bool(), true,
             "core", "device batches whose codecs inflate serially (gzip, zlib, blosc zlib), with runs enough for the "

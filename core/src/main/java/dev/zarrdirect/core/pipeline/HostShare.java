@@ -15,11 +15,11 @@ import java.util.Locale;
  *
  * <p>Why share rather than send each batch one way (the timed choice, {@link PathChoice}): the two
  * ways read these stores within 2x of each other, so the side left idle was half the machine. On an
- * H200 with 16 cores, a fixed share of 0.4 with half the cores left to the device's part read the
- * three small-chunk deflate stores 1.10-1.39x faster than the timed choice on 8 of 9 reads, whole
- * arrays 1.47-1.69x cpu+copy (docs/performance.md, "Host and device at once").
+ * H200 with 16 cores, three small-chunk deflate stores read three ways each: sharing 1.00-2.00x
+ * cpu+copy (whole arrays 1.36-1.64x), and 1.08-1.50x the timed choice on 8 of 9 reads, 0.98x on the
+ * ninth (docs/performance.md, "Host and device at once").
  *
- * <p>Starts at {@value #START}, that measurement's best fixed share; stays within
+ * <p>Starts at {@value #START}, the best fixed share measured there; stays within
  * [{@value #MIN_SHARE}, {@value #MAX_SHARE}], so that neither side's figure goes stale. Thread-safe.
  */
 final class HostShare {
