@@ -36,9 +36,10 @@ import java.util.List;
  *                         decoded on the host instead when it has fewer than this many runs per host
  *                         core: one device thread reads a deflate stream about 15 times slower than a
  *                         CPU core, so the device wins only with many streams at once (0..4096;
- *                         default 8; 0: always on the device). A batch with runs enough goes the way
- *                         its size of batch was timed faster, the device or the host (both are timed
- *                         on its first batches, and rechecked now and then)
+ *                         default 8; 0: always on the device). A batch with runs enough is shared
+ *                         with the host ({@code hostShare}), or goes the way its size of batch was
+ *                         timed faster, the device or the host (both are timed on its first batches,
+ *                         and rechecked now and then)
  * @param hostShare        a device batch with runs enough for the device ({@code serialRunsPerCore})
  *                         and two ranges or more is shared: the host decodes some of its chunks while
  *                         the device decodes the rest, the host's share moved batch by batch towards
@@ -81,8 +82,9 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
     public static final Setting<Integer> SERIAL_RUNS_PER_CORE = Setting.of("zarrdirect.serialRunsPerCore",
             SettingType.intRange(0, 4096), 8, "core",
             "device batches whose codecs inflate each chunk (or blosc block) serially (gzip, zlib, blosc zlib) "
-                    + "decode on the host when they have fewer runs than this per host core, and larger ones go the way "
-                    + "timed faster (device or host); 0: always on the device");
+                    + "decode on the host when they have fewer runs than this per host core, and larger ones are shared "
+                    + "with the host (zarrdirect.hostShare) or go the way timed faster (device or host); 0: always on the "
+                    + "device");
 
     /**
      * {@code zarrdirect.hostShare}: share device batches of serial runs with the host; default true.
