@@ -937,6 +937,10 @@ public final class DeviceDecoder {
                 try {
                     h = host.join();
                 } catch (java.util.concurrent.CompletionException e) {
+                    // the host part's own failure (a corrupt chunk: the CPU's exception), not the wrapper
+                    if (e.getCause() instanceof Error err) {
+                        throw err;
+                    }
                     throw e.getCause() instanceof RuntimeException r ? r : e;
                 }
                 try (h) {
