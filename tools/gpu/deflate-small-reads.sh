@@ -6,9 +6,11 @@
 #   float32 2 MB TensorStore zlib 1 v2, 256 steps of [4, 256, 512]:          calls of 64, 256, windows of 32
 #   int16 8.3 MB make_netcdf_like_store.py, 4 channels of [1442, 2880]:     calls of 4, 24, windows of 2
 # WAY=choice (default): every batch on `cuda` (zarrdirect.serialRunsPerCore=0) against cpu+copy in
-#   the same bench, then the timed choice (the defaults); PASSES passes (default 4).
+#   the same bench, then the defaults (batches shared with the host: zarrdirect.hostShare), then the
+#   timed choice alone (zarrdirect.hostShare=false); PASSES passes (default 4).
 # WAY=opencl: every batch on the device, `cuda` then `opencl` (NVIDIA's, same GPU); PASSES default 3.
-# docs/performance.md, "The writers' own barrier", has both tables this prints.
+# docs/performance.md, "The writers' own barrier" and "The device's cold passes", has the tables this
+# printed before batches were shared; "Host and device at once" the shared and timed-choice figures.
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -41,7 +43,8 @@ for s in 2 f 8; do
     # shellcheck disable=SC2086 # $how is a list of options
     if [ "$way" = choice ]; then
       bench "$s device $how" "$A" --backend cuda $how --passes "$passes" --compare-cpu --set zarrdirect.serialRunsPerCore=0
-      bench "$s choice $how" "$A" --backend cuda $how --passes "$passes"
+      bench "$s shared $how" "$A" --backend cuda $how --passes "$passes"
+      bench "$s choice $how" "$A" --backend cuda $how --passes "$passes" --set zarrdirect.hostShare=false
     else
       for b in cuda opencl; do
         bench "$s $b $how" "$A" --backend $b $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0
