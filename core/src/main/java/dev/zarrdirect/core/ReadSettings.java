@@ -171,7 +171,8 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
     /**
      * The defaults, with nothing read from the environment.
      *
-     * @return depth 3, batch size and bytes from the backend, no ramp, no trace, host decode overlap on
+     * @return depth 3, batch size and bytes from the backend, no ramp, no trace, host decode overlap on,
+     *         8 serial runs a core, batches of serial runs shared with the host
      */
     public static ReadSettings defaults() {
         return new ReadSettings(3, 0, 0, 0, false, true, SERIAL_RUNS_PER_CORE.defaultValue(), HOST_SHARE.defaultValue());
