@@ -497,8 +497,9 @@ public final class DeviceDecoder {
             return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
         }
         boolean onHost = hostChain != null || fewSerialRuns(present.size());
-        if (!onHost && hostShare != null && groups.size() >= 2) {
-            return fetchShared(store, groups, missing, dest, destShape, destByteStrides);
+        int hostRanges = !onHost && hostShare != null && groups.size() >= 2 ? hostShare.hostRanges(groups.size()) : 0;
+        if (hostRanges > 0) {
+            return fetchShared(store, groups, hostRanges, missing, dest, destShape, destByteStrides);
         }
         long start = System.nanoTime();
         PathChoice.Path way = onHost || pathChoice == null ? null : pathChoice.next(present.size(), start);
@@ -526,16 +527,15 @@ public final class DeviceDecoder {
 
     /**
      * {@link #fetch} of a batch shared between the host and the device ({@link HostShare}): its last
-     * ranges start decoding on the host, on a thread of their own and half the cores (the device's
+     * {@code k} ranges start decoding on the host, on a thread of their own and half the cores (the device's
      * part needs cores too: its reads, launches and the split's planning; on an H200 host of 16
      * cores the host part read faster leaving 8 than 4 on 6 of 9 reads), while this thread fetches
      * the rest for the device; the host part goes on through the device part's {@link #decode},
      * which waits for it and places it.
      */
-    private Fetched fetchShared(Store store, List<Range> groups, List<Task> missing, Buffer dest, long[] destShape,
-                                long[] destByteStrides) {
+    private Fetched fetchShared(Store store, List<Range> groups, int k, List<Task> missing, Buffer dest,
+                                long[] destShape, long[] destByteStrides) {
         long start = System.nanoTime();
-        int k = hostShare.hostRanges(groups.size());
         List<Range> deviceGroups = groups.subList(0, groups.size() - k);
         List<Range> hostGroups = groups.subList(groups.size() - k, groups.size());
         List<Task> devicePresent = new ArrayList<>();

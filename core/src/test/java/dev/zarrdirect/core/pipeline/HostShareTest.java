@@ -50,11 +50,30 @@ class HostShareTest {
         run(s, 50, 64, 1, 1_000_000_000); // the device hopeless
         assertEquals(HostShare.MAX_SHARE, s.share(), 1e-12);
         assertEquals(60, s.hostRanges(64));
-        // two ranges: one each way, whatever the share
+        // two ranges: one each way while the host is the faster
         assertEquals(1, s.hostRanges(2));
         run(s, 50, 64, 1_000_000_000, 1);
-        assertEquals(1, s.hostRanges(2));
-        assertEquals(1, s.hostRanges(3), "a sixteenth of 3 rounds to 0: at least one");
+        // the host hopeless: one range of 2 or 3 would hold the batch up past the device's whole time
+        assertEquals(0, s.hostRanges(2));
+        assertEquals(0, s.hostRanges(3));
+    }
+
+    @Test
+    void aBatchTooCoarseToCutGoesOneWay() {
+        // the host's cores a quarter as fast as the device a range: the balance is 0.2
+        HostShare s = new HostShare();
+        run(s, 40, 64, 4_000_000, 1_000_000);
+        assertEquals(0.2, s.share(), 0.01);
+        // 64 ranges: 13 on the host end in 52 ms, the other 51 on the device in 51: shared
+        assertEquals(13, s.hostRanges(64));
+        // 3 ranges (3 large chunks): one on the host takes 4 ms, the device all three 3: one way; 2 too
+        assertEquals(0, s.hostRanges(3));
+        assertEquals(0, s.hostRanges(2));
+        // 5: one on the host (4 ms) against the device's 5 for all: shared; 16: 3 (12) against 16
+        assertEquals(1, s.hostRanges(5));
+        assertEquals(3, s.hostRanges(16));
+        // the share stays where it was: a batch that went one way says nothing about it
+        assertEquals(0.2, s.share(), 0.01);
     }
 
     @Test
