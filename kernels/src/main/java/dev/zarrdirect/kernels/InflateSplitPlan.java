@@ -2,7 +2,6 @@
 package dev.zarrdirect.kernels;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
