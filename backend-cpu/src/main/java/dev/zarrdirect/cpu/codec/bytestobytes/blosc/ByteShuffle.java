@@ -233,43 +233,13 @@ public final class ByteShuffle {
      * {@code out}: room for {@code w * typesize} words.
      */
     static void unshuffleWords(long[] streams, long[] out, int w, int typesize, MemorySegment dst, long dstOff) {
-        unshuffleWords(streams, out, w, typesize, BitDeposit.FAST);
-        MemorySegment.copy(out, 0, dst, LE_LONG, dstOff, w * typesize);
-    }
-
-    /**
-     * {@link #unshuffleWords} into {@code out} only; 2-byte elements with bit deposits
-     * ({@link Long#expand}) when {@code deposit}, else with shifts and masks.
-     */
-    static void unshuffleWords(long[] streams, long[] out, int w, int typesize, boolean deposit) {
         switch (typesize) {
-            case 2 -> {
-                if (deposit) {
-                    unshuffle2Deposit(streams, out, w);
-                } else {
-                    unshuffle2(streams, out, w);
-                }
-            }
-            // 4-byte elements with 16 deposits a step read 2.3-2.4 GB/s against 2.1 (dev machine): kept as they are
+            case 2 -> unshuffle2(streams, out, w);
             case 4 -> unshuffle4(streams, out, w);
             case 8 -> unshuffle8(streams, out, w);
             default -> throw new IllegalArgumentException("words of " + typesize + "-byte elements");
         }
-    }
-
-    /**
-     * {@link #unshuffle2} with one bit deposit a stream's half word: byte i of the 4 low bytes goes to
-     * byte 2i (the low stream) or 2i + 1 (the high one). Where {@code PDEP} is one instruction this is
-     * 2.5x the shifts and masks (dev machine, AMD EPYC: 8.0-9.7 GB/s against 3.1-3.7, the loop alone),
-     * and a whole unshuffle of 2 MB about 1.8x (5.6-6.5 GB/s against 2.3-3.3).
-     */
-    private static void unshuffle2Deposit(long[] in, long[] out, int w) {
-        for (int k = 0; k < w; k++) {
-            long p0 = in[k];
-            long p1 = in[w + k];
-            out[2 * k] = Long.expand(p0, 0x00FF00FF00FF00FFL) | Long.expand(p1, 0xFF00FF00FF00FF00L);
-            out[2 * k + 1] = Long.expand(p0 >>> 32, 0x00FF00FF00FF00FFL) | Long.expand(p1 >>> 32, 0xFF00FF00FF00FF00L);
-        }
+        MemorySegment.copy(out, 0, dst, LE_LONG, dstOff, w * typesize);
     }
 
     /** netCDF-like int16: byte k of each stream to the low and high byte of element k, 8 elements a step. */

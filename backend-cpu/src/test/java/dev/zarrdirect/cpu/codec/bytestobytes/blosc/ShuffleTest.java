@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -113,48 +112,6 @@ class ShuffleTest {
                 }
             }
         }
-    }
-
-    @Test
-    void bothWaysOfInterleavingTwoByteElementsGiveTheReferenceBytes() {
-        // every byte value in both streams, in every position of a word (a deposit that took the
-        // wrong half word, or a mask one byte off, moves some of them)
-        Random rnd = new Random(49);
-        for (int w : new int[] {1, 3, 1024}) {
-            long[] streams = new long[2 * w];
-            for (int i = 0; i < streams.length; i++) {
-                streams[i] = i < 32 ? 0x0102030405060708L * (i + 1) ^ (i % 2 == 0 ? 0xFF00FF00FF00FF00L : -1L) : rnd.nextLong();
-            }
-            long[] expect = new long[2 * w];
-            for (int e = 0; e < 8 * w; e++) { // element e: low byte from stream 0, high byte from stream 1
-                long lo = (streams[e / 8] >>> (8 * (e % 8))) & 0xFF;
-                long hi = (streams[w + e / 8] >>> (8 * (e % 8))) & 0xFF;
-                expect[e / 4] |= (lo | hi << 8) << (16 * (e % 4));
-            }
-            for (boolean deposit : new boolean[] {false, true}) {
-                long[] out = new long[2 * w];
-                java.util.Arrays.fill(out, 0x5A5A5A5A5A5A5A5AL);
-                ByteShuffle.unshuffleWords(streams, out, w, 2, deposit);
-                assertArrayEquals(expect, out, "w " + w + (deposit ? ", deposits" : ", shifts and masks"));
-            }
-        }
-    }
-
-    @Test
-    void bitDepositsAreUsedWhereTheyAreOneInstruction() {
-        List<String> intel = List.of("processor\t: 0", "vendor_id\t: GenuineIntel", "cpu family\t: 6",
-                "flags\t\t: fpu sse4_2 avx2 bmi1 bmi2 adx", "", "processor\t: 1", "flags\t\t: fpu");
-        assertTrue(BitDeposit.fast("amd64", intel));
-        assertFalse(BitDeposit.fast("aarch64", intel), "a loop in Java there");
-        assertFalse(BitDeposit.fast("amd64", List.of()), "nothing known");
-        List<String> zen2 = List.of("vendor_id\t: AuthenticAMD", "cpu family\t: 23", "flags\t\t: avx2 bmi2");
-        assertFalse(BitDeposit.fast("amd64", zen2), "microcoded before Zen 3");
-        List<String> zen3 = List.of("vendor_id\t: AuthenticAMD", "cpu family\t: 25", "flags\t\t: avx2 bmi2");
-        assertTrue(BitDeposit.fast("x86_64", zen3));
-        List<String> noBmi2 = List.of("vendor_id\t: GenuineIntel", "cpu family\t: 6", "flags\t\t: avx2 bmi1");
-        assertFalse(BitDeposit.fast("amd64", noBmi2));
-        List<String> odd = List.of("vendor_id\t: AuthenticAMD", "cpu family\t: ?", "flags\t\t: bmi2");
-        assertFalse(BitDeposit.fast("amd64", odd));
     }
 
     @Test
