@@ -486,12 +486,8 @@ public final class DeviceDecoder {
                 }
             }
         }
-        List<Task> present = new ArrayList<>();
-        long total = 0;
-        for (Range g : groups) {
-            present.addAll(g.tasks());
-            total = Math.addExact(total, g.length());
-        }
+        List<Task> present = tasksOf(groups);
+        long total = bytesOf(groups);
         List<Buffer> owned = new ArrayList<>();
         if (present.isEmpty()) {
             return new Fetched(present, missing, List.of(), 0, owned, 0, 0, "nothing to read");
@@ -527,31 +523,22 @@ public final class DeviceDecoder {
 
     /**
      * {@link #fetch} of a batch shared between the host and the device ({@link HostShare}): its last
-     * {@code k} ranges start decoding on the host, on a thread of their own and half the cores (the device's
-     * part needs cores too: its reads, launches and the split's planning; on an H200 host of 16
-     * cores the host part read faster leaving 8 than 4 on 6 of 9 reads), while this thread fetches
+     * {@code k} ranges start decoding on the host, on a thread of their own and half the cores (the
+     * device's part needs cores too: its reads, launches and the split's planning; on an H200 host of
+     * 16 cores the host part read faster leaving 8 than 4 on 6 of 9 reads), while this thread fetches
      * the rest for the device; the host part goes on through the device part's {@link #decode},
-     * which waits for it and places it.
+     * which waits for it and places it. With {@code zarrdirect.hostDecodeOverlap} off the host part
+     * takes the one-batch path, on every core.
      */
     private Fetched fetchShared(Store store, List<Range> groups, int k, List<Task> missing, Buffer dest,
                                 long[] destShape, long[] destByteStrides) {
         long start = System.nanoTime();
         List<Range> deviceGroups = groups.subList(0, groups.size() - k);
         List<Range> hostGroups = groups.subList(groups.size() - k, groups.size());
-        List<Task> devicePresent = new ArrayList<>();
-        long deviceTotal = 0;
-        for (Range g : deviceGroups) {
-            devicePresent.addAll(g.tasks());
-            deviceTotal = Math.addExact(deviceTotal, g.length());
-        }
-        List<Task> hostPresent = new ArrayList<>();
-        long hostTotal = 0;
-        for (Range g : hostGroups) {
-            hostPresent.addAll(g.tasks());
-            hostTotal = Math.addExact(hostTotal, g.length());
-        }
+        List<Task> devicePresent = tasksOf(deviceGroups);
+        List<Task> hostPresent = tasksOf(hostGroups);
+        long hostBytes = bytesOf(hostGroups);
         long[] direct = directOffsets(hostPresent, destShape, destByteStrides);
-        long hostBytes = hostTotal;
         int lanes = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
         java.util.concurrent.CompletableFuture<Fetched> host = new java.util.concurrent.CompletableFuture<>();
         Thread.ofPlatform().daemon().name("zarr-direct-host-share").start(() -> {
@@ -566,7 +553,7 @@ public final class DeviceDecoder {
         });
         Fetched f;
         try {
-            f = fetchEncoded(store, deviceGroups, devicePresent, missing, deviceTotal);
+            f = fetchEncoded(store, deviceGroups, devicePresent, missing, bytesOf(deviceGroups));
         } catch (RuntimeException | Error e) {
             try {
                 host.join().close();
@@ -581,6 +568,24 @@ public final class DeviceDecoder {
         f.deviceRanges = deviceGroups.size();
         f.startNanos = start;
         return f;
+    }
+
+    /** The tasks of {@code groups}, in order. */
+    private static List<Task> tasksOf(List<Range> groups) {
+        List<Task> tasks = new ArrayList<>();
+        for (Range g : groups) {
+            tasks.addAll(g.tasks());
+        }
+        return tasks;
+    }
+
+    /** The encoded bytes {@code groups} span. */
+    private static long bytesOf(List<Range> groups) {
+        long total = 0;
+        for (Range g : groups) {
+            total = Math.addExact(total, g.length());
+        }
+        return total;
     }
 
     /** {@link #fetch} of a batch the device decodes: its encoded bytes into device memory. */
