@@ -270,7 +270,7 @@ public final class DeviceDecoder {
         this.serialStages = List.copyOf(serial);
         this.serialMinRuns = (long) serialRunsPerCore * Runtime.getRuntime().availableProcessors();
         this.pathChoice = serialRunsPerChunk > 0 ? new PathChoice(PathChoice.Path.DEVICE) : null;
-        this.hostShare = serialRunsPerChunk > 0 && share ? new HostShare() : null;
+        this.hostShare = serialRunsPerChunk > 0 && share ? new HostShare(shareLanes()) : null;
         this.maxEncoded = CodecChain.maxEncodedBytes(a2b.maxEncodedSize(a2bSpec), b2b);
         // A stage of data-dependent size (crc32c after zstd) is fine when its codec can tell its
         // decoded size from the input's size alone; reading a size out of device memory is not.
@@ -539,7 +539,7 @@ public final class DeviceDecoder {
         List<Task> hostPresent = tasksOf(hostGroups);
         long hostBytes = bytesOf(hostGroups);
         long[] direct = directOffsets(hostPresent, destShape, destByteStrides);
-        int lanes = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+        int lanes = shareLanes();
         java.util.concurrent.CompletableFuture<Fetched> host = new java.util.concurrent.CompletableFuture<>();
         Thread.ofPlatform().daemon().name("zarr-direct-host-share").start(() -> {
             try {
@@ -568,6 +568,12 @@ public final class DeviceDecoder {
         f.deviceRanges = deviceGroups.size();
         f.startNanos = start;
         return f;
+    }
+
+    /** Threads a shared batch's host part decodes on: half the cores, or every core without the overlap. */
+    private int shareLanes() {
+        int cores = Runtime.getRuntime().availableProcessors();
+        return overlap ? Math.max(1, cores / 2) : cores;
     }
 
     /** The tasks of {@code groups}, in order. */

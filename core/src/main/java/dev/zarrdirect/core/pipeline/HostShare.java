@@ -20,7 +20,18 @@ import java.util.Locale;
  * ninth (docs/performance.md, "Host and device at once").
  *
  * <p>Starts at {@value #START}, the best fixed share measured there; stays within
- * [{@value #MIN_SHARE}, {@value #MAX_SHARE}], so that neither side's figure goes stale. Thread-safe.
+ * [{@value #MIN_SHARE}, {@value #MAX_SHARE}], so that neither side's figure goes stale.
+ *
+ * <p>A range decodes on one host core from start to end, so a batch of a few large ranges cannot be
+ * cut finely: a batch of four 66 MB zlib streams, one or two of them on the host (one core each),
+ * took 185-190 ms where the device alone took 86 (H200: 1.40-1.44 against 3.06-3.07 GB/s). So a
+ * batch is shared only while one of its ranges on the host, by the last shared batch's figures (a
+ * range's time on one of the host's lanes, the device's time a range), would end before the device
+ * would have decoded the whole batch; else it goes one way ({@link PathChoice}). The
+ * {@value #FIRST_RECHECK}th batch so declined is shared all the same, then the 8th after it, up to
+ * every {@value #LAST_RECHECK}th, so that figures from one slow batch (a cold first one, a
+ * collection) do not decide for good.
+ * Thread-safe.
  */
 final class HostShare {
 
@@ -35,9 +46,29 @@ final class HostShare {
      * by something else (a collection, a page fault storm) moves it only half as far.
      */
     static final double GAIN = 0.5;
+    /** Batches declined (too coarse to share) before the first one shared anyway to time both sides again. */
+    static final int FIRST_RECHECK = 4;
+    /** The most batches declined between two shared anyway. */
+    static final int LAST_RECHECK = 64;
 
+    /** Threads the host part decodes on: that many of its ranges decode at once. */
+    private final int lanes;
     private double share = START;
     private long batches;
+    /** From the last shared batch: one range's nanoseconds on one host lane, and the device's a range; -1 before. */
+    private double hostRangeNanos = -1;
+    private double deviceRangeNanos = -1;
+    /** Batches declined since the last shared one, and how many are declined before the next recheck. */
+    private int declined;
+    private int recheckAfter = FIRST_RECHECK;
+
+    /** A share for host parts that decode on {@code lanes} threads. */
+    HostShare(int lanes) {
+        if (lanes < 1) {
+            throw new IllegalArgumentException(lanes + " lanes: the host part needs one or more");
+        }
+        this.lanes = lanes;
+    }
 
     /** The share of the next batch's ranges that the host decodes. */
     synchronized double share() {
@@ -46,20 +77,26 @@ final class HostShare {
 
     /**
      * How many of {@code ranges} (at least 2) go to the host: the share of them, rounded, at least
-     * one and leaving the device at least one; or 0, not shared, when that many would keep the host
-     * busy longer than the device takes for the whole batch. At the share, the host's rate per range
-     * is {@code share / (1 - share)} of the device's, so k ranges on the host end first only while
-     * {@code k < ranges x share / (1 - share)}: a batch of a few large chunks (4 streams of 66 MB, one
-     * core each on the host, many thread blocks each on the device) cannot be cut finely enough, and
-     * goes one way. (Reasoned from that store's figures in earlier stops, not measured with sharing;
-     * the nine reads measured with it all pass this test at the shares they settled at.)
+     * one and leaving the device at least one; or 0, not shared, when by the last shared batch's
+     * figures even one range on the host would take as long as the device would for the whole batch
+     * (bar a recheck). A share too large for its batch is the share's to correct, batch by batch.
      */
     synchronized int hostRanges(int ranges) {
         if (ranges < 2) {
             throw new IllegalArgumentException(ranges + " ranges: a shared batch needs two or more");
         }
         int k = (int) Math.clamp(Math.round(share * ranges), 1, ranges - 1);
-        return k < ranges * share / (1 - share) ? k : 0;
+        if (hostRangeNanos < 0 || hostRangeNanos < ranges * deviceRangeNanos) {
+            declined = 0;
+            recheckAfter = FIRST_RECHECK;
+            return k;
+        }
+        if (++declined < recheckAfter) {
+            return 0;
+        }
+        declined = 0;
+        recheckAfter = Math.min(2 * recheckAfter, LAST_RECHECK);
+        return k;
     }
 
     /**
@@ -74,6 +111,8 @@ final class HostShare {
         double device = deviceRanges / (double) Math.max(1, deviceNanos);
         double balance = host / (host + device);
         share = Math.clamp(share + GAIN * (balance - share), MIN_SHARE, MAX_SHARE);
+        hostRangeNanos = Math.max(1, hostNanos) / (double) ((hostRanges + lanes - 1) / lanes);
+        deviceRangeNanos = Math.max(1, deviceNanos) / (double) deviceRanges;
         batches++;
     }
 
