@@ -455,11 +455,16 @@ public final class ClMemory {
 
     /** Blocking write of {@code n} bytes of {@code src} from {@code srcOff} into {@code mem} at {@code memOff}. */
     public void write(long mem, long memOff, MemorySegment src, long srcOff, long n) {
+        write(backend.laneQueue(), mem, memOff, src, srcOff, n);
+    }
+
+    /** {@link #write(long, long, MemorySegment, long, long)} on {@code queue}. */
+    private void write(long queue, long mem, long memOff, MemorySegment src, long srcOff, long n) {
         if (n == 0) {
             return;
         }
         if (src.isNative()) {
-            ClErrors.check(nclEnqueueWriteBuffer(backend.laneQueue(), mem, CL_TRUE, memOff, n, src.address() + srcOff, 0, 0, 0),
+            ClErrors.check(nclEnqueueWriteBuffer(queue, mem, CL_TRUE, memOff, n, src.address() + srcOff, 0, 0, 0),
                     "clEnqueueWriteBuffer", "of " + n + " bytes to offset " + memOff + " on " + device);
             backend.counters().blockingWrites.incrementAndGet();
             backend.counters().bytesWritten.addAndGet(n);
@@ -471,13 +476,18 @@ public final class ClMemory {
             for (long done = 0; done < n; done += chunk) {
                 long k = Math.min(chunk, n - done);
                 MemorySegment.copy(src, srcOff + done, tmp, 0, k);
-                write(mem, memOff + done, tmp, 0, k);
+                write(queue, mem, memOff + done, tmp, 0, k);
             }
         }
     }
 
     /** Blocking read of {@code n} bytes of {@code mem} from {@code memOff} into {@code dst} at {@code dstOff}. */
     public void read(long mem, long memOff, MemorySegment dst, long dstOff, long n) {
+        read(backend.laneQueue(), mem, memOff, dst, dstOff, n);
+    }
+
+    /** {@link #read(long, long, MemorySegment, long, long)} on {@code queue}. */
+    private void read(long queue, long mem, long memOff, MemorySegment dst, long dstOff, long n) {
         if (n == 0) {
             return;
         }
@@ -485,7 +495,7 @@ public final class ClMemory {
             throw new IllegalArgumentException("cannot read device memory into a read-only segment " + dst);
         }
         if (dst.isNative()) {
-            ClErrors.check(nclEnqueueReadBuffer(backend.laneQueue(), mem, CL_TRUE, memOff, n, dst.address() + dstOff, 0, 0, 0),
+            ClErrors.check(nclEnqueueReadBuffer(queue, mem, CL_TRUE, memOff, n, dst.address() + dstOff, 0, 0, 0),
                     "clEnqueueReadBuffer", "of " + n + " bytes from offset " + memOff + " on " + device);
             backend.counters().blockingReads.incrementAndGet();
             backend.counters().bytesRead.addAndGet(n);
@@ -496,7 +506,7 @@ public final class ClMemory {
             MemorySegment tmp = a.allocate(chunk, 64);
             for (long done = 0; done < n; done += chunk) {
                 long k = Math.min(chunk, n - done);
-                read(mem, memOff + done, tmp, 0, k);
+                read(queue, mem, memOff + done, tmp, 0, k);
                 MemorySegment.copy(tmp, 0, dst, dstOff + done, k);
             }
         }
@@ -504,6 +514,11 @@ public final class ClMemory {
 
     /** Device-side copy between two {@code cl_mem}s (or within one, when the ranges do not overlap). */
     public void copyMem(long src, long srcOff, long dst, long dstOff, long n) {
+        copyMem(backend.laneQueue(), src, srcOff, dst, dstOff, n);
+    }
+
+    /** {@link #copyMem(long, long, long, long, long)} on {@code queue}. */
+    private void copyMem(long queue, long src, long srcOff, long dst, long dstOff, long n) {
         if (n == 0) {
             return;
         }
@@ -513,8 +528,8 @@ public final class ClMemory {
             }
             long tmp = createMem(n, CL_MEM_READ_WRITE, "overlapping-copy staging");
             try {
-                copyMem(src, srcOff, tmp, 0, n);
-                copyMem(tmp, 0, dst, dstOff, n);
+                copyMem(queue, src, srcOff, tmp, 0, n);
+                copyMem(queue, tmp, 0, dst, dstOff, n);
             } finally {
                 clReleaseMemObject(tmp);
             }
@@ -522,7 +537,7 @@ public final class ClMemory {
         }
         try (MemoryStack stack = MemoryStack.stackPush()) {
             PointerBuffer ev = stack.mallocPointer(1);
-            ClErrors.check(clEnqueueCopyBuffer(backend.laneQueue(), src, dst, srcOff, dstOff, n, null, ev), "clEnqueueCopyBuffer",
+            ClErrors.check(clEnqueueCopyBuffer(queue, src, dst, srcOff, dstOff, n, null, ev), "clEnqueueCopyBuffer",
                     "of " + n + " bytes on " + device);
             backend.await(ev.get(0), "clEnqueueCopyBuffer of " + n + " bytes");
         }
@@ -557,7 +572,8 @@ public final class ClMemory {
 
     /**
      * The body of {@link OpenClBackend#copy}: a host copy, a blocking write or read, or a
-     * device-side copy, as the two buffers lie.
+     * device-side copy, as the two buffers lie; on the thread's transfer queue
+     * ({@link OpenClBackend#transferQueue()}), so that it does not wait behind launches.
      */
     void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes) {
         checkRange("copy source", src, srcOffset, bytes);
@@ -570,11 +586,11 @@ public final class ClMemory {
         if (ds == null && dd == null) {
             MemorySegment.copy(src.segment(), srcOffset, dst.segment(), dstOffset, bytes);
         } else if (ds == null) {
-            write(dd.mem(), dd.offset() + dstOffset, src.segment(), srcOffset, bytes);
+            write(backend.transferQueue(), dd.mem(), dd.offset() + dstOffset, src.segment(), srcOffset, bytes);
         } else if (dd == null) {
-            read(ds.mem(), ds.offset() + srcOffset, dst.segment(), dstOffset, bytes);
+            read(backend.transferQueue(), ds.mem(), ds.offset() + srcOffset, dst.segment(), dstOffset, bytes);
         } else {
-            copyMem(ds.mem(), ds.offset() + srcOffset, dd.mem(), dd.offset() + dstOffset, bytes);
+            copyMem(backend.transferQueue(), ds.mem(), ds.offset() + srcOffset, dd.mem(), dd.offset() + dstOffset, bytes);
         }
     }
 

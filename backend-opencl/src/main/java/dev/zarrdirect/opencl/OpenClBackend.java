@@ -39,7 +39,12 @@ import static org.lwjgl.opencl.CL10.*;
  * follow. Each thread keeps to one of {@code zarrdirect.opencl.queues} in-order queues (given out
  * in turn as threads first use the backend): a thread's own commands stay in order (a launch that
  * is not waited for is followed by one that is), and the threads of different queues run at once.
- * Each command waits on its own event, never on a whole queue.
+ * Each command waits on its own event, never on a whole queue. {@link #copy} goes on a second queue
+ * of the thread's lane, one that holds transfers only: a thread copying a decoded chunk from host
+ * memory does not wait behind a kernel that another thread of its lane launched (a batch shared
+ * with the host copies its host part while the device decodes the rest). That is safe because
+ * every method returns with its work done: a thread has nothing pending on its launch queue when it
+ * copies.
  *
  * <h2>Leaks</h2>
  * {@link #liveBuffers()} and {@link #assertNoLiveBuffers()} report buffers not yet closed, with the
@@ -61,9 +66,14 @@ public final class OpenClBackend implements Backend {
     private final ClDevices.Info info;
     private final Device device;
     private final long context;
-    /** The in-order queues; a thread keeps to {@code queues[lane]}. */
+    /**
+     * The in-order queues: a thread keeps to {@code queues[lane]} for launches and the transfers
+     * inside them, and to {@code queues[lanes + lane]} for {@link #copy}.
+     */
     private final long[] queues;
-    private final ThreadLocal<long[]> lane = new ThreadLocal<>();
+    /** Lanes: half the length of {@link #queues}. */
+    private final int lanes;
+    private final ThreadLocal<int[]> lane = new ThreadLocal<>();
     private final java.util.concurrent.atomic.AtomicInteger nextLane = new java.util.concurrent.atomic.AtomicInteger();
     private final ProgramCache programs;
     private final int localSize;
@@ -90,7 +100,7 @@ public final class OpenClBackend implements Backend {
         this.info = info;
         this.device = info.device();
         long ctx = 0;
-        long[] qs = new long[settings.queues()];
+        long[] qs = new long[2 * settings.queues()];
         boolean ok = false;
         try (MemoryStack stack = MemoryStack.stackPush()) {
             IntBuffer err = stack.mallocInt(1);
@@ -117,6 +127,7 @@ public final class OpenClBackend implements Backend {
         }
         this.context = ctx;
         this.queues = qs;
+        this.lanes = settings.queues();
         this.programs = new ProgramCache(ctx, info.id(), device.toString(), counters);
         this.localSize = (int) Math.min(64, Long.highestOneBit(Math.max(1, info.maxWorkGroupSize())));
         this.computeUnits = (int) Math.max(1, Math.min(1 << 16, ClDevices.deviceLong(info.id(), CL_DEVICE_MAX_COMPUTE_UNITS)));
@@ -188,17 +199,26 @@ public final class OpenClBackend implements Backend {
 
     /** {@link #queue()} without the check that the backend is open: for releasing memory while it closes. */
     long laneQueue() {
-        long[] q = lane.get();
-        if (q == null) {
-            q = new long[]{queues[Math.floorMod(nextLane.getAndIncrement(), queues.length)]};
-            lane.set(q);
-        }
-        return q[0];
+        return queues[laneIndex()];
     }
 
-    /** How many command queues the backend has ({@code zarrdirect.opencl.queues}). */
+    /** The calling thread's queue for {@link #copy}: transfers only, beside its launch queue. */
+    long transferQueue() {
+        return queues[lanes + laneIndex()];
+    }
+
+    private int laneIndex() {
+        int[] l = lane.get();
+        if (l == null) {
+            l = new int[]{Math.floorMod(nextLane.getAndIncrement(), lanes)};
+            lane.set(l);
+        }
+        return l[0];
+    }
+
+    /** How many launch queues the backend has ({@code zarrdirect.opencl.queues}); as many again hold copies. */
     public int queueCount() {
-        return queues.length;
+        return lanes;
     }
 
     /** The {@code cl_device_id}. */

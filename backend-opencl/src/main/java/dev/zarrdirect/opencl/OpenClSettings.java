@@ -57,7 +57,7 @@ public record OpenClSettings(String device, long zstdLocalSize, String zstdBuild
      * one after another on an H100 and read 2.4x slower than CUDA's, whose streams overlap them.
      */
     public static final Setting<Integer> QUEUES = Setting.of("zarrdirect.opencl.queues", SettingType.intRange(1, 64), 4,
-            "opencl", "in-order command queues; each thread keeps to one, so threads on different queues run at once");
+            "opencl", "in-order command queues; each thread keeps to one, so threads on different queues run at once (and as many more hold copies)");
 
     /** Every setting of the OpenCL backend. */
     public static final List<Setting<?>> SETTINGS = List.of(DEVICE, ZSTD_LOCAL_SIZE, ZSTD_BUILD_OPTIONS, KERNELS_DIR,

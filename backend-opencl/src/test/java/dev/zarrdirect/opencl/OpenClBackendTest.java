@@ -210,6 +210,29 @@ class OpenClBackendTest {
     }
 
     @Test
+    void copiesGoOnAQueueOfTheirOwnBesideEachLanesLaunches() throws Exception {
+        // a copy must not wait behind a kernel another thread of its lane launched: the transfer
+        // queues are none of the launch queues, and each thread keeps to one of them too
+        int n = backend.queueCount();
+        java.util.Set<Long> launch = new java.util.HashSet<>();
+        java.util.Set<Long> transfer = new java.util.HashSet<>();
+        for (int t = 0; t < n; t++) {
+            long[] q = new long[3];
+            Thread th = Thread.ofPlatform().start(() -> {
+                q[0] = backend.queue();
+                q[1] = backend.transferQueue();
+                q[2] = backend.transferQueue();
+            });
+            th.join();
+            assertEquals(q[1], q[2], "thread " + t + " keeps to one transfer queue");
+            launch.add(q[0]);
+            transfer.add(q[1]);
+        }
+        assertEquals(n, transfer.size(), "a transfer queue for each lane");
+        assertTrue(java.util.Collections.disjoint(launch, transfer), launch + " and " + transfer);
+    }
+
+    @Test
     void threadsOnDifferentQueuesCopyFillAndLaunchWithoutSeeingEachOthersWork() throws Exception {
         // each thread writes, fills, copies on the device and reads back in a loop, on its own
         // queue; a command that ran before the one it follows on another thread would show here
