@@ -9,6 +9,8 @@
 #   the same bench, then the defaults (batches shared with the host: zarrdirect.hostShare), then the
 #   timed choice alone (zarrdirect.hostShare=false); PASSES passes (default 4).
 # WAY=opencl: every batch on the device, `cuda` then `opencl` (NVIDIA's, same GPU); PASSES default 3.
+# WAY=defaults: `cuda` then `opencl` with their defaults (batches shared with the host), what a user
+#   gets on each; PASSES default 4.
 # docs/performance.md, "The writers' own barrier" and "The device's cold passes", has the tables this
 # printed before batches were shared; "Host and device at once" the shared and timed-choice figures.
 set -u
@@ -19,7 +21,8 @@ way=${WAY:-choice}
 case "$way" in
 choice) passes=${PASSES:-4} ;;
 opencl) passes=${PASSES:-3} ;;
-*) echo "WAY is choice or opencl" >&2; exit 2 ;;
+defaults) passes=${PASSES:-4} ;;
+*) echo "WAY is choice, opencl or defaults" >&2; exit 2 ;;
 esac
 python3 benchmarks/python/make_netcdf_like_store.py /tmp/st --steps 24 >/tmp/mk1.txt 2>&1 || tail -5 /tmp/mk1.txt
 python3 benchmarks/python/make_netcdf_like_store.py /tmp/st8 --steps 24 --channels 4 --lat 1442 --lon 2880 \
@@ -45,9 +48,13 @@ for s in 2 f 8; do
       bench "$s device $how" "$A" --backend cuda $how --passes "$passes" --compare-cpu --set zarrdirect.serialRunsPerCore=0
       bench "$s shared $how" "$A" --backend cuda $how --passes "$passes"
       bench "$s choice $how" "$A" --backend cuda $how --passes "$passes" --set zarrdirect.hostShare=false
-    else
+    elif [ "$way" = opencl ]; then
       for b in cuda opencl; do
         bench "$s $b $how" "$A" --backend $b $how --passes "$passes" --set zarrdirect.serialRunsPerCore=0
+      done
+    else
+      for b in cuda opencl; do
+        bench "$s $b default $how" "$A" --backend $b $how --passes "$passes"
       done
     fi
   done

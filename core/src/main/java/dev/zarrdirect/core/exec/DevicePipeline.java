@@ -473,6 +473,13 @@ final class DevicePipeline implements AutoCloseable {
                 }
                 if (engine.listening()) {
                     engine.listener().span(job.id, "decode " + f.index(), t0, System.nanoTime(), tasks + " tasks");
+                    DeviceDecoder.SharedParts p = got.sharedParts();
+                    if (p != null) {
+                        engine.listener().span(job.id, "device part " + f.index(), p.startNanos(), p.deviceEndNanos(),
+                                p.deviceRanges() + " ranges");
+                        engine.listener().span(job.id, "host part " + f.index(), p.startNanos(), p.hostEndNanos(),
+                                p.hostRanges() + " ranges");
+                    }
                 }
                 return null;
             });

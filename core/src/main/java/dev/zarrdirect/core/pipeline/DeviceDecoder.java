@@ -325,6 +325,13 @@ public final class DeviceDecoder {
     }
 
     /**
+     * How a shared batch's parts went ({@link HostShare}), for traces: ranges each, the fetch's start
+     * and each part's end ({@link System#nanoTime}); the host part ends when its last copy has landed.
+     */
+    public record SharedParts(int hostRanges, int deviceRanges, long startNanos, long deviceEndNanos, long hostEndNanos) {
+    }
+
+    /**
      * One batch whose encoded bytes are on the device (or known missing), ready to decode. Owns the
      * device memory it holds: close it after {@link #decode}. Closing twice is harmless.
      */
@@ -362,6 +369,8 @@ public final class DeviceDecoder {
         private int deviceRanges;
         /** When a host part's last chunk was decoded and copied ({@link System#nanoTime}). */
         private long endNanos;
+        /** A shared batch's two parts once {@link #decode} placed both; null before, or when not shared. */
+        private SharedParts parts;
 
         private Fetched(List<Task> present, List<Task> missing, List<Buffer> slices, long encodedBytes,
                         List<Buffer> owned, long allocNanos, long readNanos, String readDetail) {
@@ -384,6 +393,14 @@ public final class DeviceDecoder {
         /** Tasks of this batch, present and missing. */
         public int taskCount() {
             return present.size() + missing.size() + hostTasks;
+        }
+
+        /**
+         * For traces: how a shared batch's two parts went, once it is decoded; null when the batch was
+         * not shared or is not decoded yet.
+         */
+        public SharedParts sharedParts() {
+            return parts;
         }
 
         /** Encoded bytes this batch moved (the gaps of coalesced ranges included). */
@@ -958,6 +975,7 @@ public final class DeviceDecoder {
                     decodeBatch(h, dest, destOffset, destShape, destByteStrides);
                 }
                 hostShare.ended(f.hostRanges, h.endNanos - f.startNanos, f.deviceRanges, deviceEnd - f.startNanos);
+                f.parts = new SharedParts(f.hostRanges, f.deviceRanges, f.startNanos, deviceEnd, h.endNanos);
             }
         } catch (RuntimeException | Error e) {
             if (choice != null) {

@@ -61,6 +61,8 @@ final class HostShare {
     /** Batches declined since the last shared one, and how many are declined before the next recheck. */
     private int declined;
     private int recheckAfter = FIRST_RECHECK;
+    /** Batches declined in all. */
+    private long declinedTotal;
 
     /** A share for host parts that decode on {@code lanes} threads. */
     HostShare(int lanes) {
@@ -92,6 +94,7 @@ final class HostShare {
             return k;
         }
         if (++declined < recheckAfter) {
+            declinedTotal++;
             return 0;
         }
         declined = 0;
@@ -116,9 +119,13 @@ final class HostShare {
         batches++;
     }
 
-    /** For {@code devicePath}: e.g. "0.42 of each batch on the host (after 12 batches)". */
+    /**
+     * For {@code devicePath}: e.g. "0.42 of each batch's ranges on the host (after 12 batches)", and
+     * ", 40 more too coarse to share" when some went one way.
+     */
     synchronized String describe() {
-        return String.format(Locale.ROOT, "%.2f of each batch's ranges on the host (%s)", share,
-                batches == 0 ? "to start with" : "after " + batches + (batches == 1 ? " batch" : " batches"));
+        return String.format(Locale.ROOT, "%.2f of each batch's ranges on the host (%s%s)", share,
+                batches == 0 ? "to start with" : "after " + batches + (batches == 1 ? " batch" : " batches"),
+                declinedTotal == 0 ? "" : ", " + declinedTotal + " more too coarse to share");
     }
 }

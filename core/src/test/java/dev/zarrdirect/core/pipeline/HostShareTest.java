@@ -110,6 +110,7 @@ class HostShareTest {
         assertEquals(1, shared[3 + 8 + 16 + 32 + 64 + 64]);
         int total = java.util.Arrays.stream(shared).sum();
         assertEquals(9, total, "rechecks back off to one batch in 64");
+        assertTrue(s.describe().endsWith("on the host (after 10 batches, 391 more too coarse to share)"), s.describe());
         // a batch of 16 of them: its host part, a stream a lane, ends in 190 ms, before the device
         // would end all 16 (320)
         assertTrue(s.hostRanges(16) > 0);
