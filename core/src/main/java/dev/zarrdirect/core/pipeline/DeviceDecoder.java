@@ -118,6 +118,15 @@ public final class DeviceDecoder {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** Host-decoded batches overlap (two at once, copies while decoding); false: the one-batch-then-copy path. */
     private final boolean overlap;
+    /**
+     * Threads of shared batches' host parts ({@link HostShare}): a host part and its lanes run here,
+     * not in the common pool, whose workers the device part's parallel reads need meanwhile (two host
+     * parts of 8 lanes filled the 15 workers of a 16-core host, and an OpenCL device part's reads,
+     * which go through that pool, waited for the host's: 183 ms for a read of 19 ms, H200). Idle
+     * threads end after a minute.
+     */
+    private final java.util.concurrent.ExecutorService shareThreads = java.util.concurrent.Executors.newCachedThreadPool(
+            Thread.ofPlatform().daemon().name("zarr-direct-host-share-", 0).factory());
     /** Bounds the host-decoded batches decoding at once (their pinned buffers). */
     private final java.util.concurrent.Semaphore hostBatches = new java.util.concurrent.Semaphore(HOST_BATCHES_IN_FLIGHT);
 
@@ -521,8 +530,8 @@ public final class DeviceDecoder {
             if (onHost || way == PathChoice.Path.HOST) {
                 long[] direct = directOffsets(present, destShape, destByteStrides);
                 f = overlap ? fetchDecodedOverlapped(store, present, missing, total, started, dest, direct,
-                        Runtime.getRuntime().availableProcessors())
-                        : fetchDecodedOnHost(store, present, missing, total, dest, direct);
+                        Runtime.getRuntime().availableProcessors(), null)
+                        : fetchDecodedOnHost(store, present, missing, total, dest, direct, null);
             } else {
                 f = fetchEncoded(store, groups, present, missing, total);
             }
@@ -558,10 +567,11 @@ public final class DeviceDecoder {
         long[] direct = directOffsets(hostPresent, destShape, destByteStrides);
         int lanes = shareLanes();
         java.util.concurrent.CompletableFuture<Fetched> host = new java.util.concurrent.CompletableFuture<>();
-        Thread.ofPlatform().daemon().name("zarr-direct-host-share").start(() -> {
+        shareThreads.execute(() -> {
             try {
-                Fetched h = overlap ? fetchDecodedOverlapped(store, hostPresent, List.of(), hostBytes, null, dest, direct, lanes)
-                        : fetchDecodedOnHost(store, hostPresent, List.of(), hostBytes, dest, direct);
+                Fetched h = overlap
+                        ? fetchDecodedOverlapped(store, hostPresent, List.of(), hostBytes, null, dest, direct, lanes, shareThreads)
+                        : fetchDecodedOnHost(store, hostPresent, List.of(), hostBytes, dest, direct, shareThreads);
                 h.endNanos = System.nanoTime();
                 host.complete(h);
             } catch (Throwable t) {
@@ -674,7 +684,7 @@ public final class DeviceDecoder {
      * what the backend's pinned pool keeps.
      */
     private Fetched fetchDecodedOnHost(Store store, List<Task> present, List<Task> missing, long total, Buffer dest,
-                                       long[] direct) {
+                                       long[] direct, java.util.concurrent.ExecutorService on) {
         List<Buffer> owned = new ArrayList<>();
         try {
             long t0 = System.nanoTime();
@@ -684,7 +694,7 @@ public final class DeviceDecoder {
                     Math.max(1, decodedTotal)));
             Landing landing = land(owned, present.size(), dest, direct);
             long t1 = System.nanoTime();
-            forEachParallel(present.size(),
+            forEachOn(on, Runtime.getRuntime().availableProcessors(), present.size(),
                     i -> decodeOnHost(store, present.get(i), decodedHost.segment().asSlice(i * chunkBytes, chunkBytes)));
             int copies = landing.copy(decodedHost, 0, present.size());
             // the pinned buffer is done with: give it back now rather than with the batch
@@ -714,7 +724,8 @@ public final class DeviceDecoder {
      * {@link #HOST_BATCHES_IN_FLIGHT} batches decode at once (their pinned buffers stay within the pool).
      */
     private Fetched fetchDecodedOverlapped(Store store, List<Task> present, List<Task> missing, long total,
-                                           Runnable started, Buffer dest, long[] direct, int cores) {
+                                           Runnable started, Buffer dest, long[] direct, int cores,
+                                           java.util.concurrent.ExecutorService on) {
         hostBatches.acquireUninterruptibly();
         List<Buffer> owned = new ArrayList<>();
         try {
@@ -736,7 +747,7 @@ public final class DeviceDecoder {
             java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
             int lanes = Math.min(n, cores);
-            forEachParallel(lanes, lane -> {
+            forEachOn(on, lanes, lanes, lane -> {
                 try {
                     while (!stop.get()) {
                         int i = next.getAndIncrement();
@@ -889,6 +900,70 @@ public final class DeviceDecoder {
     /** Every range of {@code groups} into {@code staging} at {@code groupAt}, in parallel; every read ends before this returns. */
     private static void readAll(Store store, List<Range> groups, long[] groupAt, Buffer staging) {
         forEachParallel(groups.size(), g -> readInto(store, groups.get(g), groupAt[g], staging));
+    }
+
+    /**
+     * Runs {@code body} for 0..n-1: in the common pool ({@link #forEachParallel}) when {@code on} is
+     * null, else on {@code threads} threads of {@code on} (the calling thread one of them), each
+     * taking the next index until none is left or a call failed. Every call ends before this
+     * returns; the first failure is thrown, later ones suppressed.
+     */
+    static void forEachOn(java.util.concurrent.ExecutorService on, int threads, int n,
+                                  java.util.function.IntConsumer body) {
+        if (on == null) {
+            forEachParallel(n, body);
+            return;
+        }
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        Runnable worker = () -> {
+            for (int i; failed.get() == null && (i = next.getAndIncrement()) < n; ) {
+                try {
+                    body.accept(i);
+                } catch (RuntimeException | Error e) {
+                    if (!failed.compareAndSet(null, e)) {
+                        failed.get().addSuppressed(e);
+                    }
+                }
+            }
+        };
+        int others = Math.clamp(threads, 1, Math.max(1, n)) - 1;
+        List<java.util.concurrent.Future<?>> started = new ArrayList<>(others);
+        for (int t = 0; t < others; t++) {
+            started.add(on.submit(worker));
+        }
+        worker.run();
+        // every thread ends before this returns, interrupted or not: they write into the caller's buffers
+        boolean interrupted = false;
+        for (java.util.concurrent.Future<?> f : started) {
+            while (true) {
+                try {
+                    f.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // the worker catches what body throws: only a failure of its own lands here
+                    if (!failed.compareAndSet(null, e.getCause())) {
+                        failed.get().addSuppressed(e.getCause());
+                    }
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        Throwable t = failed.get();
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        if (t != null) {
+            throw new ZarrDirectException("a host decode thread failed", t);
+        }
     }
 
     /** Runs {@code body} for 0..n-1 on all cores; every call ends before this returns; the first failure is thrown. */
