@@ -52,27 +52,30 @@ class ForEachOnTest {
 
     @Test
     void aFailureStopsTheRestAndIsThrownAfterEveryThreadEnded() {
+        // one lane other than the caller is slow (300 ms) when another hits a corrupt chunk: the
+        // failure must wait for it, since the lanes write into buffers the caller frees on failure
+        Thread caller = Thread.currentThread();
+        java.util.concurrent.atomic.AtomicBoolean slow = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicInteger running = new AtomicInteger();
-        AtomicInteger after = new AtomicInteger();
+        AtomicInteger ran = new AtomicInteger();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> DeviceDecoder.forEachOn(POOL, 4, 1000, i -> {
             running.incrementAndGet();
             try {
                 if (i == 3) {
                     throw new IllegalStateException("chunk 3 is corrupt");
                 }
-                try {
-                    Thread.sleep(2);
-                } catch (InterruptedException x) {
-                    Thread.currentThread().interrupt();
-                }
+                Thread.sleep(Thread.currentThread() != caller && slow.compareAndSet(false, true) ? 300 : 1);
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
             } finally {
                 running.decrementAndGet();
-                after.incrementAndGet();
+                ran.incrementAndGet();
             }
         }));
         assertEquals("chunk 3 is corrupt", e.getMessage());
+        assertTrue(slow.get(), "a lane other than the caller ran");
         assertEquals(0, running.get(), "a lane still ran when the failure was thrown");
-        assertTrue(after.get() < 1000, "the lanes stopped taking indices: " + after.get());
+        assertTrue(ran.get() < 1000, "the lanes stopped taking indices: " + ran.get());
     }
 
     @Test
