@@ -193,16 +193,12 @@ public final class ClMemory {
         BlockPool.Block blk = b;
         boolean ok = false;
         try {
-            long id = track(MemoryKind.DEVICE, bytes, () -> {
-                if (!devicePool.giveBack(blk)) {
-                    clReleaseMemObject(blk.mem());
-                }
-            });
+            long id = track(MemoryKind.DEVICE, bytes, () -> keep(devicePool, blk));
             ok = true;
             return new OpenClBuffer(backend, null, blk.mem(), 0, bytes, id, new AtomicBoolean());
         } finally {
-            if (!ok && !devicePool.giveBack(blk)) {
-                clReleaseMemObject(blk.mem());
+            if (!ok) {
+                keep(devicePool, blk);
             }
         }
     }
@@ -228,18 +224,14 @@ public final class ClMemory {
             BlockPool.Block blk = block;
             long id = track(MemoryKind.HOST_PINNED, bytes, () -> {
                 arena.close();
-                if (!pinned.giveBack(blk)) {
-                    unmapAndRelease(blk.mem(), blk.ptr());
-                }
+                keep(pinned, blk);
             });
             ok = true;
             return HostBuffer.of(seg, MemoryKind.HOST_PINNED, Device.CPU, () -> untrack(id));
         } finally {
             if (!ok) {
                 arena.close();
-                if (!pinned.giveBack(block)) {
-                    unmapAndRelease(block.mem(), block.ptr());
-                }
+                keep(pinned, block);
             }
         }
     }
@@ -297,8 +289,17 @@ public final class ClMemory {
                 return;
             }
             closed = true;
-            if (!scratchPool.giveBack(block)) {
-                clReleaseMemObject(block.mem());
+            keep(scratchPool, block);
+        }
+    }
+
+    /** Gives {@code b} back to {@code pool} and frees what the pool does not keep (mapped blocks are unmapped first). */
+    private void keep(BlockPool pool, BlockPool.Block b) {
+        for (BlockPool.Block f : pool.giveBack(b)) {
+            if (f.ptr() != 0) {
+                unmapAndRelease(f.mem(), f.ptr());
+            } else {
+                clReleaseMemObject(f.mem());
             }
         }
     }
