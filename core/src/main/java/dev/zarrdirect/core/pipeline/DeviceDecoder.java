@@ -120,10 +120,9 @@ public final class DeviceDecoder {
     private final boolean overlap;
     /**
      * Threads of shared batches' host parts ({@link HostShare}): a host part and its lanes run here,
-     * not in the common pool, whose workers the device part's parallel reads need meanwhile (two host
-     * parts of 8 lanes filled the 15 workers of a 16-core host, and an OpenCL device part's reads,
-     * which go through that pool, waited for the host's: 183 ms for a read of 19 ms, H200). Idle
-     * threads end after a minute.
+     * not in the common pool, whose workers the device part's parallel reads need meanwhile (an
+     * OpenCL device part reads through that pool; in a trace on an H200 its read took 183 ms beside
+     * a host part, 19 ms in another pass). Idle threads end after a minute.
      */
     private final java.util.concurrent.ExecutorService shareThreads = java.util.concurrent.Executors.newCachedThreadPool(
             Thread.ofPlatform().daemon().name("zarr-direct-host-share-", 0).factory());
