@@ -908,7 +908,7 @@ public final class DeviceDecoder {
      * returns; the first failure is thrown, later ones suppressed.
      */
     static void forEachOn(java.util.concurrent.ExecutorService on, int threads, int n,
-                                  java.util.function.IntConsumer body) {
+                          java.util.function.IntConsumer body) {
         if (on == null) {
             forEachParallel(n, body);
             return;
