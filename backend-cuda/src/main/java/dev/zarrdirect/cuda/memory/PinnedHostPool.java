@@ -8,8 +8,8 @@ import dev.zarrdirect.api.buffer.Sizes;
 import dev.zarrdirect.cuda.driver.CudaDriver;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,8 +18,9 @@ import java.util.Map;
  * <h2>What is pooled and why</h2>
  * Pinning is slow (page faults and page-table updates, milliseconds per hundred MiB), and the core
  * allocates a pinned staging buffer per batch. Blocks are therefore rounded up to a power of two
- * (at least 64 KiB) and kept on free lists when their buffer closes, up to
- * {@code retainedBytes} in all; beyond that, and for blocks over 1 GiB, they are freed at once.
+ * (at least 64 KiB) and kept on free lists when their buffer closes, up to {@code retainedBytes} in
+ * all ({@link FreeBlocks}: a block given back makes room by letting the oldest free ones go, and a
+ * request may take a free block of up to twice its size); blocks over 1 GiB are freed at once.
  * Memory is not zeroed: it is staging that callers overwrite.
  *
  * <h2>Lifetime</h2>
@@ -34,10 +35,8 @@ public final class PinnedHostPool implements AutoCloseable {
     private final CudaDriver driver;
     private final Runnable makeCurrent;
     private final Device device;
-    private final long retainedBytes;
-    private final Map<Long, ArrayDeque<Long>> free = new HashMap<>();
+    private final FreeBlocks free;
     private final Map<Long, Long> inUse = new HashMap<>(); // address -> block size
-    private long retained;
     private boolean closed;
 
     /**
@@ -50,7 +49,7 @@ public final class PinnedHostPool implements AutoCloseable {
         this.driver = driver;
         this.makeCurrent = makeCurrent;
         this.device = device;
-        this.retainedBytes = retainedBytes;
+        this.free = new FreeBlocks(retainedBytes);
     }
 
     /** The block size a request of {@code bytes} uses: a power of two from 64 KiB, or {@code bytes} itself above 1 GiB. */
@@ -73,12 +72,10 @@ public final class PinnedHostPool implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("pinned pool of " + device + " is closed; cannot allocate " + bytes + " bytes");
             }
-            ArrayDeque<Long> q = free.get(block);
-            Long a = q == null ? null : q.pollFirst();
-            if (a != null) {
-                retained -= block;
-                address = a;
-                inUse.put(address, block);
+            FreeBlocks.Block b = block > MAX_POOLED ? null : free.take(block);
+            if (b != null) {
+                address = b.address();
+                inUse.put(address, b.size());
             } else {
                 address = 0;
             }
@@ -100,29 +97,23 @@ public final class PinnedHostPool implements AutoCloseable {
     }
 
     private void giveBack(long address) {
-        boolean freeNow;
-        long block;
+        List<Long> toFree;
         synchronized (this) {
             Long b = inUse.remove(address);
             if (b == null) {
                 return; // the pool was closed and freed it already
             }
-            block = b;
-            freeNow = block > MAX_POOLED || retained + block > retainedBytes;
-            if (!freeNow) {
-                free.computeIfAbsent(block, k -> new ArrayDeque<>()).addFirst(address);
-                retained += block;
-            }
+            toFree = b > MAX_POOLED ? List.of(address) : free.giveBack(address, b);
         }
-        if (freeNow) {
+        if (!toFree.isEmpty()) {
             makeCurrent.run();
-            driver.memFreeHost(address);
+            toFree.forEach(driver::memFreeHost);
         }
     }
 
     /** Bytes held on the free lists. */
     public synchronized long retainedBytes() {
-        return retained;
+        return free.retainedBytes();
     }
 
     @Override
@@ -133,11 +124,9 @@ public final class PinnedHostPool implements AutoCloseable {
                 return;
             }
             closed = true;
-            free.forEach((size, q) -> q.forEach(a -> all.put(a, size)));
+            free.clear().forEach(b -> all.put(b.address(), b.size()));
             all.putAll(inUse);
-            free.clear();
             inUse.clear();
-            retained = 0;
         }
         if (!all.isEmpty()) {
             makeCurrent.run();
@@ -147,6 +136,6 @@ public final class PinnedHostPool implements AutoCloseable {
 
     @Override
     public synchronized String toString() {
-        return "PinnedHostPool[" + device + ", " + inUse.size() + " in use, " + Sizes.human(retained) + " retained]";
+        return "PinnedHostPool[" + device + ", " + inUse.size() + " in use, " + Sizes.human(free.retainedBytes()) + " retained]";
     }
 }
