@@ -693,7 +693,7 @@ public final class DeviceDecoder {
                     Math.max(1, decodedTotal)));
             Landing landing = land(owned, present.size(), dest, direct);
             long t1 = System.nanoTime();
-            forEachOn(on, Runtime.getRuntime().availableProcessors(), present.size(),
+            HostLanes.forEach(on, Runtime.getRuntime().availableProcessors(), present.size(),
                     i -> decodeOnHost(store, present.get(i), decodedHost.segment().asSlice(i * chunkBytes, chunkBytes)));
             int copies = landing.copy(decodedHost, 0, present.size());
             // the pinned buffer is done with: give it back now rather than with the batch
@@ -746,7 +746,7 @@ public final class DeviceDecoder {
             java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
             int lanes = Math.min(n, cores);
-            forEachOn(on, lanes, lanes, lane -> {
+            HostLanes.forEach(on, lanes, lanes, lane -> {
                 try {
                     while (!stop.get()) {
                         int i = next.getAndIncrement();
@@ -898,91 +898,7 @@ public final class DeviceDecoder {
 
     /** Every range of {@code groups} into {@code staging} at {@code groupAt}, in parallel; every read ends before this returns. */
     private static void readAll(Store store, List<Range> groups, long[] groupAt, Buffer staging) {
-        forEachParallel(groups.size(), g -> readInto(store, groups.get(g), groupAt[g], staging));
-    }
-
-    /**
-     * Runs {@code body} for 0..n-1: in the common pool ({@link #forEachParallel}) when {@code on} is
-     * null, else on {@code threads} threads of {@code on} (the calling thread one of them), each
-     * taking the next index until none is left or a call failed. Every call ends before this
-     * returns; the first failure is thrown, later ones suppressed.
-     */
-    static void forEachOn(java.util.concurrent.ExecutorService on, int threads, int n,
-                          java.util.function.IntConsumer body) {
-        if (on == null) {
-            forEachParallel(n, body);
-            return;
-        }
-        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
-        Runnable worker = () -> {
-            for (int i; failed.get() == null && (i = next.getAndIncrement()) < n; ) {
-                try {
-                    body.accept(i);
-                } catch (RuntimeException | Error e) {
-                    if (!failed.compareAndSet(null, e)) {
-                        failed.get().addSuppressed(e);
-                    }
-                }
-            }
-        };
-        int others = Math.clamp(threads, 1, Math.max(1, n)) - 1;
-        List<java.util.concurrent.Future<?>> started = new ArrayList<>(others);
-        for (int t = 0; t < others; t++) {
-            started.add(on.submit(worker));
-        }
-        worker.run();
-        // every thread ends before this returns, interrupted or not: they write into the caller's buffers
-        boolean interrupted = false;
-        for (java.util.concurrent.Future<?> f : started) {
-            while (true) {
-                try {
-                    f.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    // the worker catches what body throws: only a failure of its own lands here
-                    if (!failed.compareAndSet(null, e.getCause())) {
-                        failed.get().addSuppressed(e.getCause());
-                    }
-                    break;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        Throwable t = failed.get();
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        if (t != null) {
-            throw new ZarrDirectException("a host decode thread failed", t);
-        }
-    }
-
-    /** Runs {@code body} for 0..n-1 on all cores; every call ends before this returns; the first failure is thrown. */
-    private static void forEachParallel(int n, java.util.function.IntConsumer body) {
-        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.stream.IntStream.range(0, n).parallel().forEach(i -> {
-            if (failed.get() != null) {
-                return;
-            }
-            try {
-                body.accept(i);
-            } catch (RuntimeException e) {
-                if (!failed.compareAndSet(null, e)) {
-                    failed.get().addSuppressed(e);
-                }
-            }
-        });
-        if (failed.get() != null) {
-            throw failed.get();
-        }
+        HostLanes.forEachInCommonPool(groups.size(), g -> readInto(store, groups.get(g), groupAt[g], staging));
     }
 
     private static void readInto(Store store, Range g, long at, Buffer staging) {

@@ -13,11 +13,11 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** The host part's lanes on threads of their own ({@link DeviceDecoder#forEachOn}). */
-class ForEachOnTest {
+/** The host part's lanes on threads of their own ({@link HostLanes}). */
+class HostLanesTest {
 
     private static final ExecutorService POOL = Executors.newCachedThreadPool(
-            Thread.ofPlatform().daemon().name("for-each-on-test-", 0).factory());
+            Thread.ofPlatform().daemon().name("host-lanes-test-", 0).factory());
 
     @AfterAll
     static void shutDown() {
@@ -30,7 +30,7 @@ class ForEachOnTest {
             for (int n : new int[] {0, 1, 5, 100}) {
                 AtomicIntegerArray runs = new AtomicIntegerArray(Math.max(1, n));
                 Set<Thread> seen = ConcurrentHashMap.newKeySet();
-                DeviceDecoder.forEachOn(POOL, threads, n, i -> {
+                HostLanes.forEach(POOL, threads, n, i -> {
                     runs.incrementAndGet(i);
                     seen.add(Thread.currentThread());
                     Thread.onSpinWait();
@@ -46,7 +46,7 @@ class ForEachOnTest {
     @Test
     void theCommonPoolIsLeftAlone() {
         Set<Thread> seen = ConcurrentHashMap.newKeySet();
-        DeviceDecoder.forEachOn(POOL, 4, 64, i -> seen.add(Thread.currentThread()));
+        HostLanes.forEach(POOL, 4, 64, i -> seen.add(Thread.currentThread()));
         assertTrue(seen.stream().noneMatch(t -> t.getName().startsWith("ForkJoinPool")), seen.toString());
     }
 
@@ -58,7 +58,7 @@ class ForEachOnTest {
         java.util.concurrent.atomic.AtomicBoolean slow = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicInteger running = new AtomicInteger();
         AtomicInteger ran = new AtomicInteger();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> DeviceDecoder.forEachOn(POOL, 4, 1000, i -> {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> HostLanes.forEach(POOL, 4, 1000, i -> {
             running.incrementAndGet();
             try {
                 if (i == 3) {
@@ -80,7 +80,7 @@ class ForEachOnTest {
 
     @Test
     void anErrorIsThrownAsItself() {
-        assertThrows(OutOfMemoryError.class, () -> DeviceDecoder.forEachOn(POOL, 3, 10, i -> {
+        assertThrows(OutOfMemoryError.class, () -> HostLanes.forEach(POOL, 3, 10, i -> {
             if (i == 7) {
                 throw new OutOfMemoryError("pinned memory");
             }
@@ -90,7 +90,7 @@ class ForEachOnTest {
     @Test
     void withoutAnExecutorTheCommonPoolRunsIt() {
         AtomicIntegerArray runs = new AtomicIntegerArray(50);
-        DeviceDecoder.forEachOn(null, 4, 50, runs::incrementAndGet);
+        HostLanes.forEach(null, 4, 50, runs::incrementAndGet);
         for (int i = 0; i < 50; i++) {
             assertEquals(1, runs.get(i));
         }
