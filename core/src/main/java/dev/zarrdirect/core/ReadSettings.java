@@ -95,8 +95,9 @@ public record ReadSettings(int decodeDepth, int deviceBatchSize, long deviceBatc
     public static final Setting<Boolean> HOST_SHARE = Setting.of("zarrdirect.hostShare", SettingType.bool(), true,
             "core", "device batches whose codecs inflate serially (gzip, zlib, blosc zlib), with runs enough for the "
                     + "device and two ranges or more, are shared: the host decodes some of their chunks while the device "
-                    + "decodes the rest, its share moved towards where both end together; false: each batch goes the way "
-                    + "timed faster");
+                    + "decodes the rest, its share moved towards where both end together (a batch too coarse to cut, "
+                    + "where one chunk on the host would outlast the device's whole batch, goes one way); false: each "
+                    + "batch goes the way timed faster");
 
     /** Every setting of this record, in component order. */
     public static final List<Setting<?>> SETTINGS = List.of(DECODE_DEPTH, DEVICE_BATCH_SIZE, DEVICE_BATCH_BYTES,
