@@ -12,7 +12,8 @@
 # WAY=defaults: `cuda` then `opencl` with their defaults (batches shared with the host), what a user
 #   gets on each; PASSES default 4.
 # docs/performance.md, "The writers' own barrier" and "The device's cold passes", has the tables this
-# printed before batches were shared; "Host and device at once" the shared and timed-choice figures.
+# printed before batches were shared; "Host and device at once" the shared and timed-choice figures;
+# "Shared batches: coarse ones, and OpenCL's" those of WAY=defaults.
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
