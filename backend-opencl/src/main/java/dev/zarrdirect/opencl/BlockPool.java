@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.opencl;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
+import dev.zarrdirect.kernels.FreeBlocks;
+
 import java.util.List;
 
 /**
  * Free {@code cl_mem} blocks of one kind kept for reuse, by size class: a request is rounded up to a
  * power of two from 64 KiB, or with {@code steps} above 1 to the next of {@code steps} even steps
  * between two powers of two (at most 1/steps wasted), and requests over {@link #MAX_POOLED} are their
- * own size and never kept. A request takes a free block of its class or, failing that, the smallest
- * free one of up to twice its class; a block given back is kept, and when that would hold more than
- * {@code retainedBytes} the blocks given back longest ago make room (the caller frees them).
- *
- * <p>Why not refuse the newcomer, as a fixed budget would: the sizes a read asks for drift (a shared
- * batch's host part is its share of the batch, and the share moves), and a pool full of blocks of
- * classes no longer asked for made every batch map and release a new pinned block: a host part of 33
- * chunks of 8.3 MB (a 512 MiB class) beside 1 GiB kept of 128 and 256 MiB blocks, on NVIDIA's OpenCL
- * (H200), where pinning 512 MiB costs more than the copies through it. The caller makes and frees
- * the blocks; the pool only remembers them. Thread-safe.
+ * own size and never kept. The free lists are the device backends' shared {@link FreeBlocks}: a
+ * request may take a free block of up to twice its class, and a block given back makes room by
+ * letting the oldest go (the caller frees them). The caller makes and frees the blocks; the pool only
+ * remembers them. Thread-safe.
  */
 final class BlockPool {
 
@@ -29,13 +23,8 @@ final class BlockPool {
     static final long MIN_CLASS = 64L << 10;
     static final long MAX_POOLED = 1L << 30;
 
-    private final long retainedBytes;
     private final int steps;
-    /** Free blocks by size, smallest first; in each list the most recently given back first. */
-    private final java.util.TreeMap<Long, ArrayDeque<Block>> free = new java.util.TreeMap<>();
-    /** Every free block, given back longest ago first: the order blocks leave to make room. */
-    private final java.util.LinkedHashSet<Block> byAge = new java.util.LinkedHashSet<>();
-    private long retained;
+    private final FreeBlocks<Block> free;
     private boolean closed;
 
     /** A pool of power-of-two classes. */
@@ -48,8 +37,8 @@ final class BlockPool {
         if (steps < 1 || Integer.bitCount(steps) != 1) {
             throw new IllegalArgumentException("steps per doubling must be a power of two, not " + steps);
         }
-        this.retainedBytes = retainedBytes;
         this.steps = steps;
+        this.free = new FreeBlocks<>(retainedBytes, Block::size);
     }
 
     /** The size of the block a request of {@code bytes} uses. */
@@ -70,20 +59,7 @@ final class BlockPool {
      */
     synchronized Block take(long bytes) {
         long size = blockSize(bytes);
-        if (size > MAX_POOLED) {
-            return null;
-        }
-        var e = free.ceilingEntry(size);
-        if (e == null || e.getKey() > 2 * size) {
-            return null;
-        }
-        Block b = e.getValue().pollFirst();
-        if (e.getValue().isEmpty()) {
-            free.remove(e.getKey());
-        }
-        byAge.remove(b);
-        retained -= b.size();
-        return b;
+        return size > MAX_POOLED ? null : free.take(size);
     }
 
     /**
@@ -92,38 +68,20 @@ final class BlockPool {
      * (the pool is closed, {@code b} is not of a size class or is larger than the pool keeps).
      */
     synchronized List<Block> giveBack(Block b) {
-        if (closed || b.size() > MAX_POOLED || b.size() != blockSize(b.size()) || b.size() > retainedBytes) {
+        if (closed || b.size() > MAX_POOLED || b.size() != blockSize(b.size())) {
             return List.of(b);
         }
-        List<Block> out = new ArrayList<>();
-        while (retained + b.size() > retainedBytes) {
-            Block old = byAge.removeFirst();
-            ArrayDeque<Block> q = free.get(old.size());
-            q.remove(old);
-            if (q.isEmpty()) {
-                free.remove(old.size());
-            }
-            retained -= old.size();
-            out.add(old);
-        }
-        free.computeIfAbsent(b.size(), k -> new ArrayDeque<>()).addFirst(b);
-        byAge.addLast(b);
-        retained += b.size();
-        return out;
+        return free.giveBack(b);
     }
 
     /** Empties the pool for good and returns the blocks it held, for the caller to free. */
     synchronized List<Block> close() {
         closed = true;
-        List<Block> all = new ArrayList<>(byAge);
-        free.clear();
-        byAge.clear();
-        retained = 0;
-        return all;
+        return free.clear();
     }
 
     /** Bytes of the blocks kept. */
     synchronized long retainedBytes() {
-        return retained;
+        return free.retainedBytes();
     }
 }

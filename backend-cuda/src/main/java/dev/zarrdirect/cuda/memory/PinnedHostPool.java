@@ -6,6 +6,7 @@ import dev.zarrdirect.api.buffer.HostBuffer;
 import dev.zarrdirect.api.buffer.MemoryKind;
 import dev.zarrdirect.api.buffer.Sizes;
 import dev.zarrdirect.cuda.driver.CudaDriver;
+import dev.zarrdirect.kernels.FreeBlocks;
 
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
@@ -19,8 +20,8 @@ import java.util.Map;
  * Pinning is slow (page faults and page-table updates, milliseconds per hundred MiB), and the core
  * allocates a pinned staging buffer per batch. Blocks are therefore rounded up to a power of two
  * (at least 64 KiB) and kept on free lists when their buffer closes, up to {@code retainedBytes} in
- * all ({@link FreeBlocks}: a block given back makes room by letting the oldest free ones go, and a
- * request may take a free block of up to twice its size); blocks over 1 GiB are freed at once.
+ * all (the device backends' shared {@link FreeBlocks}: a block given back makes room by letting the
+ * oldest free ones go, and a request may take a free block of up to twice its size); blocks over 1 GiB are freed at once.
  * Memory is not zeroed: it is staging that callers overwrite.
  *
  * <h2>Lifetime</h2>
@@ -35,7 +36,11 @@ public final class PinnedHostPool implements AutoCloseable {
     private final CudaDriver driver;
     private final Runnable makeCurrent;
     private final Device device;
-    private final FreeBlocks free;
+    /** A free block: its address and size. */
+    private record Free(long address, long size) {
+    }
+
+    private final FreeBlocks<Free> free;
     private final Map<Long, Long> inUse = new HashMap<>(); // address -> block size
     private boolean closed;
 
@@ -49,7 +54,7 @@ public final class PinnedHostPool implements AutoCloseable {
         this.driver = driver;
         this.makeCurrent = makeCurrent;
         this.device = device;
-        this.free = new FreeBlocks(retainedBytes);
+        this.free = new FreeBlocks<>(retainedBytes, Free::size);
     }
 
     /** The block size a request of {@code bytes} uses: a power of two from 64 KiB, or {@code bytes} itself above 1 GiB. */
@@ -72,7 +77,7 @@ public final class PinnedHostPool implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("pinned pool of " + device + " is closed; cannot allocate " + bytes + " bytes");
             }
-            FreeBlocks.Block b = block > MAX_POOLED ? null : free.take(block);
+            Free b = block > MAX_POOLED ? null : free.take(block);
             if (b != null) {
                 address = b.address();
                 inUse.put(address, b.size());
@@ -103,7 +108,8 @@ public final class PinnedHostPool implements AutoCloseable {
             if (b == null) {
                 return; // the pool was closed and freed it already
             }
-            toFree = b > MAX_POOLED ? List.of(address) : free.giveBack(address, b);
+            toFree = b > MAX_POOLED ? List.of(address)
+                    : free.giveBack(new Free(address, b)).stream().map(Free::address).toList();
         }
         if (!toFree.isEmpty()) {
             makeCurrent.run();
