@@ -15,6 +15,24 @@ class BenchCommandTest {
     Path tmp;
 
     @Test
+    void theFileReadLimitReadsEveryStoredByteOfFilesOfAnySize() throws Exception {
+        // ranges of 4 MiB: files shorter than one, of exactly one, one byte past, and several with a tail
+        long[] sizes = {0, 1, 4 << 20, (4 << 20) + 1, (9L << 20) + 3};
+        Path dir = Files.createDirectories(tmp.resolve("files"));
+        var r = new java.util.Random(7);
+        for (int i = 0; i < sizes.length; i++) {
+            byte[] b = new byte[(int) sizes[i]];
+            r.nextBytes(b);
+            Files.write(dir.resolve("c" + i), b);
+        }
+        Files.writeString(dir.resolve("zarr.json"), "{}");
+        var store = dev.zarrdirect.core.store.fs.FileSystemStore.openReadOnly(dir);
+        // it throws when the bytes read are not the files' sizes summed
+        assertTrue(BenchCommand.fileReadRate(store, "the test files", 3) > 0);
+        assertTrue(BenchCommand.fileReadRate(store, "the test files", 1) > 0);
+    }
+
+    @Test
     void benchGeneratesBothLayoutsWithTheSameElementsAndReportsAMedian() {
         Path plain = tmp.resolve("plain");
         Path sharded = tmp.resolve("sharded");
