@@ -4,8 +4,8 @@
  * BloscKernelTest does. Run by BloscOpenClTest where libOpenCL.so.1 and a platform exist.
  *   gcc -O1 -o blosc-ocl src/test/c/zd_blosc_opencl_run.c -ldl
  *   ./blosc-ocl target/classes/dev/zarrdirect/kernels/opencl/zd_blosc_flat.cl src/test/resources/blosc/corpus.bin [quick]
- * quick: zd_blosc_decode_lz on groups of 8, zd_blosc_decode_lz_thread on groups of 1 and
- * zd_blosc_decode_lz_resolve on groups of 32 only (each
+ * quick: zd_blosc_decode_lz on groups of 8, zd_blosc_decode_lz_thread on groups of 1,
+ * zd_blosc_decode_lz_resolve on groups of 32 and zd_blosc_decode_lz_overlap on groups of 64 only (each
  * work-group size is a compilation of its own on PoCL). ZD_OCL_ZSTD=1 adds zd_blosc_decode (the entry
  * with the zstd and zlib decoders), which PoCL 3.1 fails to compile (an assertion in its ParallelRegion pass).
  * No OpenCL headers needed: the few entry points are looked up with dlsym. Exit 0: all good; 1: a
@@ -171,15 +171,16 @@ int main(int argc, char **argv) {
     cl_mem m_status = buffer(4u * n, NULL), m_dst = buffer(dstn, NULL);
     const cl_ulong spg = (1u << 20) + 256u * 1024u; /* ZD_BLOSC_SCRATCH_PER_GROUP(1 MiB) */
     const char *entries[] = {"zd_blosc_decode", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread",
-                             "zd_blosc_decode_lz_resolve"};
-    const size_t locals[] = {1u, 8u, 32u};
+                             "zd_blosc_decode_lz_resolve", "zd_blosc_decode_lz_overlap"};
+    const size_t locals[] = {1u, 8u, 32u, 64u};
     cl_kernel plan = CreateKernel(prog, "zd_blosc_plan", &e);
     CHECK(e, "clCreateKernel zd_blosc_plan");
     int fails = 0;
     int first = getenv("ZD_OCL_ZSTD") != NULL ? 0 : 1; /* see BloscOpenClTest: PoCL 3.1 cannot compile the zstd entry */
-    for (int en = first; en < 4; en++) {
-        for (int li = 0; li < 3; li++) {
-            if (argc > 3 && !((en == 1 && li == 1) || (en == 2 && li == 0) || (en == 3 && li == 2))) continue;
+    for (int en = first; en < 5; en++) {
+        for (int li = 0; li < 4; li++) {
+            if (argc > 3 && !((en == 1 && li == 1) || (en == 2 && li == 0) || (en == 3 && li == 2) || (en == 4 && li == 3)))
+                continue;
             cl_uint groups = 5u;
             size_t local = locals[li], global = local * groups, plan_local = 64u;
             cl_mem m_scratch = buffer(spg * groups, NULL);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // Manual device check and benchmark of the blosc kernels (not part of the Maven build).
 //  1. With a corpus (kernels/src/test/resources/blosc/corpus.bin, frames written by c-blosc 1.21):
-//     every frame in one batch, through zd_blosc_decode and zd_blosc_decode_lz, several grid and
+//     every frame in one batch, through every entry (zd_blosc_decode, the lz ones), several grid and
 //     group sizes; statuses as the host tests expect them (zstd and zlib in decode_lz:
 //     BLOSC_CODEC_UNSUPPORTED or 0), bytes equal to the raw data, guard bytes around every chunk intact.
 //  2. Generated lz4 + byte-shuffle chunks (float32 fields of zd_bench_data.h, framed here by a
@@ -92,7 +92,7 @@ struct Dev {
         CK(cudaMemcpy(st.data(), status, 4 * (size_t)n, cudaMemcpyDeviceToHost));
     }
     // plan + decode (entry: 0 zd_blosc_decode, 1 zd_blosc_decode_lz, 2 zd_blosc_decode_lz_thread,
-    // 3 zd_blosc_decode_lz_resolve, 5 zd_blosc_decode_zstd, 6 zd_blosc_decode_zlib);
+    // 3 zd_blosc_decode_lz_resolve, 4 zd_blosc_decode_lz_overlap, 5 zd_blosc_decode_zstd, 6 zd_blosc_decode_zlib);
     // returns the time of both launches in ms
     float run(zd_u32 n, int entry, zd_u32 groups, zd_u32 items, zd_u64 spg) {
         need_scratch(spg * groups);
@@ -106,6 +106,8 @@ struct Dev {
             zd_blosc_decode_lz_thread<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else if (entry == 3)
             zd_blosc_decode_lz_resolve<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
+        else if (entry == 4)
+            zd_blosc_decode_lz_overlap<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else if (entry == 5)
             zd_blosc_decode_zstd<<<groups, items>>>(src, so, ss, dst, dof, ds, plan, scratch, spg, status, n);
         else if (entry == 6)
@@ -146,8 +148,8 @@ static int corpus_check(const std::string &path) {
     std::vector<zd_u32> st(nc);
     int fails = 0;
     static const char *entries[] = {"zd_blosc_decode", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread",
-                                    "zd_blosc_decode_lz_resolve"};
-    for (int lz = 0; lz < 4; lz++)
+                                    "zd_blosc_decode_lz_resolve", "zd_blosc_decode_lz_overlap"};
+    for (int lz = 0; lz < 5; lz++)
         for (zd_u32 items : {32u, 128u})
             for (zd_u32 groups : {1u, 7u, 264u}) {
                 zd_u64 spg = lz ? ZD_BLOSC_LZ_SCRATCH_PER_GROUP(1 << 20) : ZD_BLOSC_SCRATCH_PER_GROUP(1 << 20);
@@ -192,11 +194,13 @@ static int bench(double gib, zd_u32 chunk, zd_u32 block, int reps) {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev_id));
     int fails = 0;
     zd_u64 spg = ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
-    static const char *names[] = {"", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread", "zd_blosc_decode_lz_resolve"};
-    for (int entry : {1, 3, 2})
+    static const char *names[] = {"", "zd_blosc_decode_lz", "zd_blosc_decode_lz_thread", "zd_blosc_decode_lz_resolve",
+                                  "zd_blosc_decode_lz_overlap"};
+    for (int entry : {1, 4, 3, 2})
     for (zd_u32 items : {32u, 64u, 128u})
         for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
             zd_u32 groups = per_sm * (zd_u32)sms;
+            if (entry == 4 && items <= 32u) continue; // the overlap needs a second warp
             dev.run_checked((zd_u32)n, entry, groups, items, spg, out, st); // warm-up, and the run that is checked
             int bad = 0;
             for (size_t i = 0; i < n; i++) {
@@ -241,7 +245,8 @@ static int frames_bench(const std::string &manifest, double gib, int reps) {
     const unsigned char *h = frames[0].data();
     zd_u32 codec = h[2] >> 5, typesize = h[3];
     int entry = codec == 4 ? 5 : codec == 3 ? 6 : 1;
-    const char *names_of[] = {"", "zd_blosc_decode_lz", "", "", "", "zd_blosc_decode_zstd", "zd_blosc_decode_zlib"};
+    const char *names_of[] = {"", "zd_blosc_decode_lz", "", "", "zd_blosc_decode_lz_overlap", "zd_blosc_decode_zstd",
+                              "zd_blosc_decode_zlib"};
     size_t copies = std::max<size_t>(1, (size_t)(gib * 1073741824.0 / raw_sum + 0.5));
     Batch b;
     std::vector<size_t> which;
@@ -259,10 +264,13 @@ static int frames_bench(const std::string &manifest, double gib, int reps) {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev_id));
     zd_u64 spg = entry == 5 ? ZD_BLOSC_SCRATCH_PER_GROUP(block) : ZD_BLOSC_LZ_SCRATCH_PER_GROUP(block);
     int fails = 0;
+    int lz = entry == 1;
+    for (int pass = 0; pass < (lz ? 2 : 1); pass++, entry = lz ? 4 : entry) // lz: also with the parse overlapped
     for (zd_u32 items : {32u, 64u, 128u})
         for (zd_u32 per_sm : {4u, 8u, 16u, 32u}) {
             zd_u32 groups = per_sm * (zd_u32)sms;
             if ((double)spg * groups > 8.0 * 1073741824.0) continue; // scratch past 8 GiB
+            if (entry == 4 && items <= 32u) continue; // the overlap needs a second warp
             dev.run_checked(n, entry, groups, items, spg, out, st);
             int bad = 0;
             for (zd_u32 i = 0; i < n; i++) {

@@ -142,16 +142,25 @@ ZD_INLINE zd_u32 zd_lz_search(const ZD_LOCAL zd_u32 *pfx, zd_u32 lo, zd_u32 hi, 
     return lo;
 }
 
-/* Phases 2 and 3 for the batches bs[0..m) of m streams side by side: stream s reads
-   src + in_pos[s] and writes dst + s * stride. Their literals are copied together, then wave w of
-   every stream together (streams are independent, so only each stream's own wave order matters),
-   in pieces (see the header comment). Every load of a piece may come before its stores: every byte
-   a match reads lies before its own output (out - offset + k mod offset for an overlapping one), so
-   no piece reads what it writes. Every item calls; ends with a barrier, after which the batches'
-   owners may parse again: so no field of bs is read after the last barrier (the counts are cached). */
-ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos, ZD_GLOBAL zd_u8 *dst,
-                                   zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs, zd_u32 m) {
-    zd_u32 lid = zd_local_id(), ls = zd_local_size();
+/* The barrier of the items that execute: the whole group (first 0), or items first .. local_size - 1
+   (ZD_TAIL_BARRIER, where ZD_TAIL_BARRIER_OK(first)). */
+ZD_INLINE void zd_lz_exec_barrier(zd_u32 first) {
+    if (first > 0u) ZD_TAIL_BARRIER(first);
+    else ZD_BARRIER();
+}
+
+/* Phases 2 and 3 for the batches bs[0..m) of m streams side by side, by items first ..
+   local_size - 1 (first 0: the whole group; else only where ZD_TAIL_BARRIER_OK(first)): stream s
+   reads src + in_pos[s] and writes dst + s * stride. Their literals are copied together, then wave
+   w of every stream together (streams are independent, so only each stream's own wave order
+   matters), in pieces (see the header comment). Every load of a piece may come before its stores:
+   every byte a match reads lies before its own output (out - offset + k mod offset for an
+   overlapping one), so no piece reads what it writes. Every executing item calls; ends with a
+   barrier of theirs, after which (with first 0) the batches' owners may parse again: so no field
+   of bs is read after the last barrier (the counts are cached). */
+ZD_INLINE void zd_lz_execute_items(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos, ZD_GLOBAL zd_u8 *dst,
+                                   zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs, zd_u32 m, zd_u32 first) {
+    zd_u32 lid = zd_local_id() - first, ls = zd_local_size() - first;
     zd_u32 lit_base[ZD_LZ_STREAMS + 1u], nwaves = 0u;
     lit_base[0] = 0u;
     for (zd_u32 s = 0; s < ZD_LZ_STREAMS; s++) {
@@ -178,7 +187,7 @@ ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd
         for (zd_u32 t = 0; t < ZD_LZ_PIECE; t++)
             if (t < len) o[t] = v[t];
     }
-    ZD_BARRIER();
+    zd_lz_exec_barrier(first);
     for (zd_u32 w = 0; w < nwaves; w++) {
         zd_u32 base[ZD_LZ_STREAMS + 1u];
         base[0] = 0u;
@@ -218,8 +227,14 @@ ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd
             for (zd_u32 t = 0; t < ZD_LZ_PIECE; t++)
                 if (t < len) o[i0 + t] = v[t];
         }
-        ZD_BARRIER();
+        zd_lz_exec_barrier(first);
     }
+}
+
+/* zd_lz_execute_items by the whole group. */
+ZD_INLINE void zd_lz_execute_group(const ZD_GLOBAL zd_u8 *src, const ZD_LOCAL zd_u32 *in_pos, ZD_GLOBAL zd_u8 *dst,
+                                   zd_u64 stride, const ZD_LOCAL zd_lz_batch *bs, zd_u32 m) {
+    zd_lz_execute_items(src, in_pos, dst, stride, bs, m, 0u);
 }
 
 /* Phases 2 and 3 in one pass, without waves: the byte at a match position is found by following

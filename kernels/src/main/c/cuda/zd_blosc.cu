@@ -15,7 +15,10 @@
  *                       scratch per block ZD_BLOSC_LZ_SCRATCH_PER_GROUP(max_block); each lz stream decoded by
  *                       the whole block (one thread per stream parses, all copy, in pieces of ZD_LZ_PIECE bytes).
  *   zd_blosc_decode_lz_thread  as zd_blosc_decode_lz, but one thread per lz stream (for comparison).
- *   zd_blosc_decode_lz_resolve as zd_blosc_decode_lz, matches resolved by copy chains, no waves (for comparison). */
+ *   zd_blosc_decode_lz_resolve as zd_blosc_decode_lz, matches resolved by copy chains, no waves (for comparison).
+ *   zd_blosc_decode_lz_overlap as zd_blosc_decode_lz, each batch parsed by the first warp while the other warps
+ *                       execute the batch before (blocks of whole warps, two or more; twice the batches'
+ *                       shared memory). */
 #include "zd_portable.h"
 #include "blosc/zd_blosc.h"
 
@@ -35,3 +38,5 @@ ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_thread, zd_blosc_lz_lds, &st, ZD_BLOSC_
                       ZD_BLOSC_MODE_LZ_THREAD)
 ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_resolve, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
                       ZD_BLOSC_MODE_LZ_RESOLVE)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_overlap, zd_blosc_lz2_lds, &st.part[0], ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
+                      ZD_BLOSC_MODE_LZ_OVERLAP)

@@ -477,7 +477,8 @@ static void zd_host_blosc_decode_body(void *p) {
 /* A batch as the device runs it: the plan kernel (one group of local_size items), then the decode
    kernel on n_groups groups; mode (ZD_BLOSC_MODE_* bits) picks the entry: ZD_BLOSC_MODE_ZSTD |
    ZD_BLOSC_MODE_ZLIB zd_blosc_decode, ZD_BLOSC_MODE_ZSTD zd_blosc_decode_zstd, 0 zd_blosc_decode_lz, ZD_BLOSC_MODE_LZ_THREAD zd_blosc_decode_lz_thread,
-   ZD_BLOSC_MODE_LZ_RESOLVE zd_blosc_decode_lz_resolve (bits may be combined).
+   ZD_BLOSC_MODE_LZ_RESOLVE zd_blosc_decode_lz_resolve, ZD_BLOSC_MODE_LZ_OVERLAP zd_blosc_decode_lz_overlap (bits
+   may be combined; the decoders' region holds the overlap's two parts of batches).
    scratch: n_groups * scratch_per_group bytes. plan: ZD_BLOSC_PLAN_BYTES(n_chunks) bytes, or NULL
    to use a temporary one. Returns 0, or -1 when a group could not run. */
 ZD_KERNEL int zd_host_blosc_decode_batch(const zd_u8 *src, const zd_u64 *src_offsets, const zd_u64 *src_sizes,

@@ -23,3 +23,5 @@ ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_thread, zd_blosc_lz_lds, &st, ZD_BLOSC_
                       ZD_BLOSC_MODE_LZ_THREAD)
 ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_resolve, zd_blosc_lz_lds, &st, ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
                       ZD_BLOSC_MODE_LZ_RESOLVE)
+ZD_BLOSC_DECODE_ENTRY(zd_blosc_decode_lz_overlap, zd_blosc_lz2_lds, &st.part[0], ZD_BLOSC_NO_ZSTD, ZD_BLOSC_NO_ZLIB,
+                      ZD_BLOSC_MODE_LZ_OVERLAP)

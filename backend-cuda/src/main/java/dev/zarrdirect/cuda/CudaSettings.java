@@ -41,13 +41,15 @@ import java.util.List;
  * @param bloscScratchBytes   device scratch one blosc decode launch takes at most; {@link #DERIVED}:
  *                            by the device's memory ({@link #bloscScratchBytes(long)})
  * @param inflateSplitBytes   range of a deflate stream decoded by many blocks (0: each stream by one)
+ * @param bloscOverlap        blosc lz4/blosclz blocks parse each batch of sequences beside the execution of
+ *                            the batch before ({@link #BLOSC_OVERLAP})
  * @param zstd                the zstd kernel settings that were set (the device decides the rest)
  */
 public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int batchSize, long batchBytes,
                            String reader, int readerThreads, long readerTaskBytes, boolean readerTrace,
                            int cufileThreads, long cufileBounceBytes, boolean cufileStrict, String schedule,
                            String kernelImage, boolean trackBuffers, long bloscScratchBytes, long inflateSplitBytes,
-                           ZstdKernelPolicy.Overrides zstd) {
+                           boolean bloscOverlap, ZstdKernelPolicy.Overrides zstd) {
 
     /** {@link #poolRetainedBytes()}, {@link #bloscScratchBytes()}: derived from the device. */
     public static final long DERIVED = -1;
@@ -105,6 +107,18 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
     public static final Setting<Long> INFLATE_SPLIT = Setting.of("zarrdirect.cuda.inflateSplitBytes",
             SettingType.byteSize(0, 1L << 27), 64L << 10, "cuda",
             "largest encoded range of a gzip or zlib stream decoded by many thread blocks (0: one block a stream)");
+    /**
+     * blosc lz4 and blosclz blocks decode with {@code zd_blosc_decode_lz_overlap}: the first warp of a
+     * thread block parses each batch of a block's streams while the other warps execute the batch
+     * before, so a block takes about the longer of its parse and its copies, not their sum. The kernel
+     * alone on an H200, TensorStore-written frames (lz4 + shuffle, 512 KiB blocks): 4 chunks 5.98 ms
+     * with the entry before (128 threads) against 3.96 (128 threads), 24 chunks 12.38 ms (32 threads, 32
+     * blocks a SM) against 10.43 (64 threads, 16 a SM); docs/performance.md, "A block's parse beside its
+     * copies".
+     */
+    public static final Setting<Boolean> BLOSC_OVERLAP = Setting.of("zarrdirect.cuda.bloscOverlap", SettingType.bool(),
+            true, "cuda", "blosc lz4 and blosclz blocks parse each batch of sequences while the thread block's other"
+                    + " warps copy the batch before (false: one after the other, as before)");
     public static final Setting<String> KERNEL_IMAGE = Setting.derived(KernelImage.FILE_PROPERTY,
             SettingType.text("a path to an nvcc fatbin"), "the kernels jar's fatbin", "cuda",
             "a fatbin file to load instead of the kernels jar's (kernel work)");
@@ -115,7 +129,8 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
     static {
         List<Setting<?>> all = new ArrayList<>(List.of(POOL_RETAINED, PINNED_RETAINED, BATCH_SIZE, BATCH_BYTES, READER,
                 READER_THREADS, READER_TASK_BYTES, READER_TRACE, CUFILE_THREADS, CUFILE_BOUNCE_BYTES, CUFILE_STRICT,
-                SCHEDULE, KERNEL_IMAGE, CommonBackendSettings.TRACK_BUFFERS, BLOSC_SCRATCH, INFLATE_SPLIT));
+                SCHEDULE, KERNEL_IMAGE, CommonBackendSettings.TRACK_BUFFERS, BLOSC_SCRATCH, INFLATE_SPLIT,
+                BLOSC_OVERLAP));
         all.addAll(ZstdKernelPolicy.SETTINGS);
         SETTINGS = List.copyOf(all);
     }
@@ -138,7 +153,7 @@ public record CudaSettings(long poolRetainedBytes, long pinnedRetainedBytes, int
                 r.get(BATCH_BYTES), r.get(READER), r.get(READER_THREADS), r.get(READER_TASK_BYTES), r.get(READER_TRACE),
                 r.get(CUFILE_THREADS), r.get(CUFILE_BOUNCE_BYTES), r.get(CUFILE_STRICT), r.get(SCHEDULE),
                 r.get(KERNEL_IMAGE), r.get(CommonBackendSettings.TRACK_BUFFERS),
-                bloscScratch == null ? DERIVED : bloscScratch, r.get(INFLATE_SPLIT),
+                bloscScratch == null ? DERIVED : bloscScratch, r.get(INFLATE_SPLIT), r.get(BLOSC_OVERLAP),
                 ZstdKernelPolicy.Overrides.from(r));
     }
 

@@ -23,7 +23,8 @@ class CudaSettingsTest {
     void theDefaultsAreTheMeasuredValues() {
         CudaSettings d = CudaSettings.defaults();
         assertEquals(new CudaSettings(CudaSettings.DERIVED, 1L << 30, 128, 1L << 30, "auto", 8, 4L << 20, false, 8,
-                16L << 20, false, "auto", null, false, CudaSettings.DERIVED, 64L << 10, ZstdKernelPolicy.Overrides.NONE), d);
+                16L << 20, false, "auto", null, false, CudaSettings.DERIVED, 64L << 10, true,
+                ZstdKernelPolicy.Overrides.NONE), d);
         assertEquals(1L << 30, d.bloscScratchBytes(80L << 30), "1 GiB on an H100");
         assertEquals(512L << 20, d.bloscScratchBytes(16L << 30), "512 MiB on a 16 GiB card");
         assertEquals(4L << 30, d.poolRetainedBytes(8L << 30), "at least 4 GiB");

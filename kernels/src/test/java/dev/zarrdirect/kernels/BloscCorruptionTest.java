@@ -77,24 +77,29 @@ class BloscCorruptionTest {
             Arrays.fill(lens, c.raw().length);
             long spg = scratchPerGroup(128 << 10, ALL);
             // the serial decoders on one item, against the cooperative executor on groups of 4 and 16 (waves)
-            // and of 8 (copy chains resolved), and on groups of 5
+            // and of 8 (copy chains resolved), and on groups of 5; and of 36, each batch parsed by items 0-3
+            // while items 32-35 execute the batch before
             Batch a = decode(frames, lens, 1, 1, spg, ALL | LZ_THREAD);
             Batch b = decode(frames, lens, 7, 4, spg, ALL);
             Batch d = decode(frames, lens, 3, 16, spg, ALL);
             Batch e = decode(frames, lens, 2, 8, spg, ALL | LZ_RESOLVE);
             Batch g = decode(frames, lens, 3, 5, spg, ALL);
-            assertTrue(a.guardsIntact() && b.guardsIntact() && d.guardsIntact() && e.guardsIntact() && g.guardsIntact(),
+            Batch o = decode(frames, lens, 2, 36, spg, ALL | LZ_OVERLAP);
+            assertTrue(a.guardsIntact() && b.guardsIntact() && d.guardsIntact() && e.guardsIntact() && g.guardsIntact()
+                    && o.guardsIntact(),
                     "guards " + c.name() + " seed=" + SEED);
             for (int i = 0; i < frames.size(); i++) {
                 assertEquals(a.status()[i], b.status()[i], c.name() + " flip " + i + " seed=" + SEED);
                 assertEquals(a.status()[i], d.status()[i], c.name() + " flip " + i + " seed=" + SEED);
                 assertEquals(a.status()[i], e.status()[i], c.name() + " flip " + i + " seed=" + SEED);
                 assertEquals(a.status()[i], g.status()[i], c.name() + " flip " + i + " seed=" + SEED);
+                assertEquals(a.status()[i], o.status()[i], c.name() + " flip " + i + " seed=" + SEED);
                 if (a.status()[i] == 0) {
                     assertArrayEquals(a.out()[i], b.out()[i], c.name() + " flip " + i + " seed=" + SEED);
                     assertArrayEquals(a.out()[i], d.out()[i], c.name() + " flip " + i + " seed=" + SEED);
                     assertArrayEquals(a.out()[i], e.out()[i], c.name() + " flip " + i + " seed=" + SEED);
                     assertArrayEquals(a.out()[i], g.out()[i], c.name() + " flip " + i + " seed=" + SEED);
+                    assertArrayEquals(a.out()[i], o.out()[i], c.name() + " flip " + i + " seed=" + SEED);
                 } else {
                     rejected++;
                 }

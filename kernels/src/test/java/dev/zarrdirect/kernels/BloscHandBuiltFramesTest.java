@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class BloscHandBuiltFramesTest {
     static final int BLOSCLZ = 0, LZ4 = 1;
     static final int[][] SCHEDULES = {{1, 1, 0}, {2, 4, 0}, {3, 32, 0}, {2, 3, LZ_THREAD}, {2, 4, LZ_RESOLVE},
-        {4, 5, 0}, {3, 5, 0}};
+        {4, 5, 0}, {3, 5, 0}, {2, 40, LZ_OVERLAP}, {1, 64, LZ_OVERLAP}, {2, 4, LZ_OVERLAP}};
 
     /** One block of one stream ("don't split"), typesize 1, no shuffle. A stream as long as nbytes is a raw one. */
     static byte[] frame(int codec, int nbytes, byte[] stream) {

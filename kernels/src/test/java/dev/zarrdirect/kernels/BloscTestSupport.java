@@ -22,7 +22,7 @@ final class BloscTestSupport {
     static final byte POISON = (byte) 0xA5;
     static final long SEED = Long.getLong("zd.seed", 0xB105CL);
     /** Mode bits of zd_host_blosc_decode_batch (ZD_BLOSC_MODE_*): which kernel entry runs. */
-    static final int ZSTD = 1, LZ_THREAD = 2, LZ_RESOLVE = 4, ZLIB = 8;
+    static final int ZSTD = 1, LZ_THREAD = 2, LZ_RESOLVE = 4, ZLIB = 8, LZ_OVERLAP = 16;
     /** The modes of zd_blosc_decode, the entry for every compressor. */
     static final int ALL = ZSTD | ZLIB;
 

@@ -65,6 +65,20 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
      */
     static final int LZ_THREADS_FEW_BLOCKS = 128;
     /**
+     * The entry {@link BloscKernel#LZ}'s launches use with {@code zarrdirect.cuda.bloscOverlap}: the first
+     * warp parses each batch while the others copy the batch before ({@code blosc/zd_blosc.h},
+     * {@code zd_lz_decode_overlap_group}); twice the LZ entry's shared memory.
+     */
+    static final String OVERLAP_ENTRY = "zd_blosc_decode_lz_overlap";
+    /**
+     * Threads per group of {@link #OVERLAP_ENTRY} when the launch has many blocks: two warps, one parsing
+     * and one copying. The kernel alone on an H200, 24 TensorStore-written chunks of 66 MB (512 KiB
+     * blocks): 10.43 ms at 64 threads and 16 groups a SM, 12.00 at 128; the LZ entry's best, 32 threads
+     * at 32 a SM, 12.38. With few blocks the overlap takes {@link #LZ_THREADS_FEW_BLOCKS} (4 of those
+     * chunks: 3.96 ms, 4.88 at 64 threads).
+     */
+    static final int OVERLAP_THREADS = 64;
+    /**
      * Threads per group of {@code zd_blosc_decode[_zstd]} (zstd or zlib inside): two warps, the zstd
      * decoder's group, as measured before pieces; the zlib decoder's entropy decoding then has the
      * first warp to itself while the second writes.
@@ -83,12 +97,15 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
 
     /** Scratch one launch takes at most ({@link dev.zarrdirect.cuda.CudaSettings#BLOSC_SCRATCH}). */
     private final long scratchBytes;
+    /** {@link dev.zarrdirect.cuda.CudaSettings#BLOSC_OVERLAP}: lz4/blosclz launches use {@link #OVERLAP_ENTRY}. */
+    private final boolean overlap;
 
     private CudaBloscCodec(CudaBackend backend, CudaDevice device, BloscSpec spec, BloscKernel firstPass) {
         super(backend, device, NAME);
         this.spec = spec;
         this.firstPass = firstPass;
         this.scratchBytes = backend.cudaSettings().bloscScratchBytes(device.totalMemory());
+        this.overlap = backend.cudaSettings().bloscOverlap();
     }
 
     /**
@@ -230,13 +247,17 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             long dstOff = table + t.dstOffsetsAt(), dstSz = table + t.dstSizesAt(), st = table + t.statusAt();
             w.launch("zd_blosc_plan", 1, 1024, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz).u64(plan).u64(st).u32(n));
+            boolean few = BloscBlockSizes.fewBlocks(ds, block, device.multiprocessors());
+            boolean overlap = kernel == BloscKernel.LZ && this.overlap;
             int threads = kernel != BloscKernel.LZ ? THREADS
-                    : BloscBlockSizes.fewBlocks(ds, block, device.multiprocessors()) ? LZ_THREADS_FEW_BLOCKS : LZ_THREADS;
-            w.launch(kernel.entry(), groups, threads, 0, new KernelArgs()
+                    : overlap ? (few ? LZ_THREADS_FEW_BLOCKS : OVERLAP_THREADS)
+                    : few ? LZ_THREADS_FEW_BLOCKS : LZ_THREADS;
+            String entry = overlap ? OVERLAP_ENTRY : kernel.entry();
+            w.launch(entry, groups, threads, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(t.dstBase()).u64(dstOff).u64(dstSz)
                     .u64(plan).u64(scratch).u64(perGroup).u64(st).u32(n));
             w.download(st, host, t.statusAt(), 4L * n);
-            w.sync(kernel.entry() + " over " + n + " blosc chunks starting with " + batch.label(item[0]));
+            w.sync(entry + " over " + n + " blosc chunks starting with " + batch.label(item[0]));
             boolean retried = false;
             for (int k = 0; k < n; k++) {
                 status[k] = host.get(ValueLayout.JAVA_INT, t.statusAt() + 4L * k);
