@@ -32,7 +32,9 @@
  * streams are copied by the whole group; lz4/blosclz streams are decoded by the whole group, up
  * to ZD_LZ_STREAMS side by side (blosc/zd_lz_group.h: one item per stream parses a batch of
  * sequences, every item copies their bytes, in pieces of up to ZD_LZ_PIECE bytes; with ZD_BLOSC_MODE_LZ_RESOLVE matches are resolved
- * by walking copy chains instead of in waves), or with ZD_BLOSC_MODE_LZ_THREAD one stream per item (items s, s + local_size, ...
+ * by walking copy chains instead of in waves; with ZD_BLOSC_MODE_LZ_OVERLAP, where a part of the group can meet at a
+ * barrier of its own (CUDA), the first warp parses each batch while the others copy the batch before), or with
+ * ZD_BLOSC_MODE_LZ_THREAD one stream per item (items s, s + local_size, ...
  * of the up to 16 split streams, each copying its own bytes); zstd and zlib streams are decoded one
  * after another by the whole group (one stream is serial in both formats: its entropy decoding runs
  * on one item while the others write). Without a shuffle, streams decode straight into dst;

@@ -26,7 +26,9 @@ import java.util.Optional;
  * single block checks every chunk's header and lays out the work units (one per blosc block of
  * every chunk), then a fixed grid decodes the units, so the blocks of one chunk decode in parallel.
  * Byte shuffle and bitshuffle are undone in the same kernel. Internal compressors lz4, lz4hc and
- * blosclz use {@code zd_blosc_decode_lz} (8.5 KiB of shared memory, so many groups per SM); zstd
+ * blosclz use {@code zd_blosc_decode_lz_overlap} (the first warp parses each batch of sequences while the
+ * others copy the batch before; {@code zd_blosc_decode_lz}, 8.5 KiB of shared memory, with
+ * {@code zarrdirect.cuda.bloscOverlap=false}); zstd
  * uses {@code zd_blosc_decode_zstd}, which carries the zstd decoder's state, and zlib
  * {@code zd_blosc_decode_zlib}, which carries the deflate decoder's. The
  * kernel is chosen from the array's {@code cname} ({@link BloscKernel}); frames that use another
