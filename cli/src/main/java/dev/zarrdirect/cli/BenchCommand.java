@@ -299,7 +299,7 @@ final class BenchCommand implements Callable<Integer> {
      * {@value #READ_TASK_BYTES} bytes on one thread per core, best of {@value #READ_PASSES} passes, GB/s of
      * stored bytes. A limit must be what the machine can do: one pass with a file a task on 8 threads
      * gave 26.35 GB/s on an H200 host of 16 cores, where the CUDA backend's own reader fetched the same
-     * files at 33.6 (docs/performance.md, "The blosc store's limit").
+     * files at 33.6 (docs/performance.md, "The blosc store against its limit, measured again").
      */
     static double fileReadRate(FileSystemStore store, String what, int threads) {
         List<Path> files = new ArrayList<>();
