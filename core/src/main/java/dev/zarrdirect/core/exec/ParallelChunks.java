@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.exec;
 
-import dev.zarrdirect.api.ZarrDirectException;
+import dev.zarrdirect.core.pipeline.Futures;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
@@ -78,16 +78,7 @@ public final class ParallelChunks implements AutoCloseable {
     public void await() {
         slots.acquireUninterruptibly(capacity);
         slots.release(capacity);
-        Throwable t = failure.get();
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        if (t != null) {
-            throw new ZarrDirectException(t.toString(), t);
-        }
+        Futures.rethrow(failure.get(), Throwable::toString);
     }
 
     @Override

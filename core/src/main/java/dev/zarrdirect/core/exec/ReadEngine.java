@@ -11,6 +11,7 @@ import dev.zarrdirect.core.ReadSettings;
 import dev.zarrdirect.core.pipeline.ChunkSource;
 import dev.zarrdirect.core.pipeline.CodecChain;
 import dev.zarrdirect.core.pipeline.DeviceDecoder;
+import dev.zarrdirect.core.pipeline.Futures;
 import dev.zarrdirect.core.pipeline.HostRegion;
 import dev.zarrdirect.core.pipeline.HostScratch;
 import dev.zarrdirect.core.pipeline.StoreChunkSource;
@@ -424,16 +425,7 @@ public final class ReadEngine implements AutoCloseable {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            Throwable t = failure.get();
-            if (t instanceof RuntimeException e) {
-                throw e;
-            }
-            if (t instanceof Error e) {
-                throw e;
-            }
-            if (t != null) {
-                throw new ZarrDirectException(t.toString(), t);
-            }
+            Futures.rethrow(failure.get(), Throwable::toString);
         }
     }
 

@@ -6,8 +6,9 @@ import dev.zarrdirect.api.ZarrDirectException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 
-/** Waiting for the pipeline's futures (plans, fetches, decodes) and rethrowing what they failed with. */
+/** Waiting for the pipeline's futures (plans, fetches, decodes, host threads) and rethrowing what they failed with. */
 public final class Futures {
 
     private Futures() {
@@ -27,16 +28,27 @@ public final class Futures {
             while (cause instanceof CompletionException c && c.getCause() != null) {
                 cause = c.getCause();
             }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new ZarrDirectException(failed + ": " + cause, cause);
+            rethrow(cause, t -> failed + ": " + t);
+            throw new IllegalStateException("unreachable: rethrow returned for " + cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ZarrDirectException(interrupted, e);
+        }
+    }
+
+    /**
+     * Throws {@code t} as it is when unchecked, else wrapped in a {@link ZarrDirectException} of
+     * {@code message}'s text for it; returns when {@code t} is null (nothing failed).
+     */
+    public static void rethrow(Throwable t, Function<Throwable, String> message) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        if (t != null) {
+            throw new ZarrDirectException(message.apply(t), t);
         }
     }
 }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.zarrdirect.core.pipeline;
 
-import dev.zarrdirect.api.ZarrDirectException;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -76,16 +74,7 @@ final class HostLanes {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        Throwable t = failed.get();
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        if (t != null) {
-            throw new ZarrDirectException("a host decode thread failed", t);
-        }
+        Futures.rethrow(failed.get(), t -> "a host decode thread failed");
     }
 
     /** Runs {@code body} for 0..n-1 on all cores; every call ends before this returns; the first failure is thrown. */
