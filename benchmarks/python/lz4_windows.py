@@ -133,7 +133,7 @@ def main() -> int:
     frames = ((f, open(f, "rb").read()) for f in a.frames) if a.frames else frames_from_generator(a.steps, a.channels)
     serial = 0
     win = {w: 0 for w in widths}
-    nseq = next_ext = blocks = 0
+    nseq = n_ext = blocks = 0
     enc = raw = stored = 0
     for name, frame in frames:
         raw += struct.unpack_from("<I", frame, 4)[0]
@@ -145,7 +145,7 @@ def main() -> int:
             parsed = [sequences(s) for s in streams]
             for s, q in zip(streams, parsed):
                 nseq += len(q)
-                next_ext += sum(1 for _, e in q if e)
+                n_ext += sum(1 for _, e in q if e)
                 enc += len(s)
             longest = max(range(len(streams)), key=lambda k: len(parsed[k]))
             serial += len(parsed[longest])
@@ -157,7 +157,7 @@ def main() -> int:
         print("no lz4 block found")
         return 1
     print(f"frames: ratio {raw / stored:.2f}; blocks: {blocks}; sequences: {nseq} ({enc / nseq:.2f} encoded bytes each), "
-          f"{100.0 * next_ext / nseq:.2f}% with a length extension")
+          f"{100.0 * n_ext / nseq:.2f}% with a length extension")
     print(f"serial steps of each block's longest stream, summed: {serial} ({serial / blocks:.0f} a block)")
     for w in widths:
         print(f"window of {w} bytes: {win[w]} steps ({win[w] / blocks:.0f} a block), {serial / win[w]:.2f}x fewer")

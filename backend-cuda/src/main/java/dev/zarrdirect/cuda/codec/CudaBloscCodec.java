@@ -250,11 +250,11 @@ public final class CudaBloscCodec extends CudaDecodeOnlyCodec {
             w.launch("zd_blosc_plan", 1, 1024, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(dstSz).u64(plan).u64(st).u32(n));
             boolean few = BloscBlockSizes.fewBlocks(ds, block, device.multiprocessors());
-            boolean overlap = kernel == BloscKernel.LZ && this.overlap;
+            boolean lzOverlap = kernel == BloscKernel.LZ && overlap;
             int threads = kernel != BloscKernel.LZ ? THREADS
-                    : overlap ? (few ? LZ_THREADS_FEW_BLOCKS : OVERLAP_THREADS)
+                    : lzOverlap ? (few ? LZ_THREADS_FEW_BLOCKS : OVERLAP_THREADS)
                     : few ? LZ_THREADS_FEW_BLOCKS : LZ_THREADS;
-            String entry = overlap ? OVERLAP_ENTRY : kernel.entry();
+            String entry = lzOverlap ? OVERLAP_ENTRY : kernel.entry();
             w.launch(entry, groups, threads, 0, new KernelArgs()
                     .u64(t.srcBase()).u64(srcOff).u64(srcSz).u64(t.dstBase()).u64(dstOff).u64(dstSz)
                     .u64(plan).u64(scratch).u64(perGroup).u64(st).u32(n));
